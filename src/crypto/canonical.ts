@@ -1,0 +1,114 @@
+/**
+ * RFC 8785 JSON Canonicalization Scheme (JCS), wrapped once.
+ *
+ * Owns: the only call into `canonicalize`. Must not import anything outside src/crypto.
+ *
+ * `canonicalize` implements RFC 8785 itself, but it silently drops `undefined` members, honours
+ * `toJSON` (a Date becomes a string) and accepts any integer-valued double. Signed bytes must mean
+ * one thing in every language, so before calling it we walk the value and refuse:
+ *  - anything that is not a JSON value: undefined, functions, symbols, bigint, class instances
+ *    (Date, Map, Buffer, …), objects with `toJSON`, sparse arrays, cycles;
+ *  - strings with lone surrogates (RFC 8785 §3.2.2.2 requires well-formed Unicode);
+ *  - non-finite numbers, and integers beyond 2^53−1 (RFC 7493 I-JSON §2.2: other languages
+ *    parse them into int64/uint64 and re-serialise them differently; DESIGN §4 says such values go
+ *    as decimal strings). Non-integer finite numbers use the ECMAScript form RFC 8785 §3.2.2.3 fixes.
+ * Inputs here are often attacker-controlled (tool parameters, receipts read from files), so the
+ * walk is bounded in depth and reports the JSON path of the first offending value.
+ */
+import canonicalize from 'canonicalize';
+import { ChioError } from '../errors.js';
+
+/** Deep enough for any real tool parameters; shallow enough that the walk can never exhaust the stack. */
+export const MAX_JSON_DEPTH = 128;
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+const encoder = new TextEncoder();
+
+function refuse(path: string, reason: string): never {
+  throw new ChioError('CHIO-CRYPTO-NOT-CANONICAL', `cannot canonicalize ${path}: ${reason}`, {
+    details: { path, reason },
+  });
+}
+
+function memberPath(path: string, key: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+function check(value: unknown, path: string, depth: number, ancestors: Set<object>): void {
+  switch (typeof value) {
+    case 'string':
+      if (!value.isWellFormed()) refuse(path, 'string contains a lone surrogate');
+      return;
+    case 'number':
+      if (!Number.isFinite(value)) refuse(path, `number ${value} is not finite`);
+      if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+        refuse(path, `integer ${value} is beyond 2^53-1; send it as a decimal string`);
+      }
+      return;
+    case 'boolean':
+      return;
+    case 'object':
+      break;
+    default:
+      refuse(path, `${typeof value} is not a JSON value`);
+  }
+  if (value === null) return;
+  if (depth >= MAX_JSON_DEPTH) refuse(path, `nesting deeper than ${MAX_JSON_DEPTH} levels`);
+  if (ancestors.has(value)) refuse(path, 'circular reference');
+  ancestors.add(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) refuse(`${path}[${i}]`, 'sparse array hole');
+      check(value[i], `${path}[${i}]`, depth + 1, ancestors);
+    }
+  } else {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) {
+      refuse(path, `${proto?.constructor?.name ?? 'exotic'} object is not a plain JSON object`);
+    }
+    if (typeof (value as { toJSON?: unknown }).toJSON === 'function') refuse(path, 'object has a toJSON method');
+    if (Object.getOwnPropertySymbols(value).length > 0) refuse(path, 'object has symbol keys');
+    for (const key of Object.keys(value)) {
+      if (!key.isWellFormed()) refuse(path, 'member name contains a lone surrogate');
+      check((value as Record<string, unknown>)[key], memberPath(path, key), depth + 1, ancestors);
+    }
+  }
+  ancestors.delete(value);
+}
+
+/** Throws `CHIO-CRYPTO-NOT-CANONICAL` unless `value` is a JSON value JCS can represent without loss. */
+export function assertCanonicalizable(value: unknown): asserts value is JsonValue {
+  check(value, '$', 0, new Set());
+}
+
+/** RFC 8785 canonical JSON text of `value`. */
+export function canonicalJson(value: unknown): string {
+  assertCanonicalizable(value);
+  const text = canonicalize(value);
+  if (text === undefined) refuse('$', 'value has no JSON form');
+  return text;
+}
+
+/** RFC 8785 canonical JSON as UTF-8 bytes (the form that is hashed and signed). */
+export function canonicalBytes(value: unknown): Uint8Array {
+  return encoder.encode(canonicalJson(value));
+}
+
+/**
+ * JCS of a plain object whose member values are already canonical texts. RFC 8785 §3.2.3 sorts
+ * members by their names' UTF-16 code units, which is what Array.prototype.sort does on strings;
+ * names are escaped exactly as JSON.stringify (and so `canonicalize`) escapes them.
+ * Lets the receipt signer canonicalize each member once and assemble the id input, the signed
+ * body and the stored body from the same pieces.
+ */
+export function joinCanonicalMembers(members: ReadonlyMap<string, string>): string {
+  const names = [...members.keys()].sort();
+  let out = '{';
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    if (i > 0) out += ',';
+    out += JSON.stringify(name) + ':' + members.get(name)!;
+  }
+  return out + '}';
+}

@@ -1,0 +1,136 @@
+/**
+ * Ed25519 (RFC 8032 §5.1) signing and verification.
+ *
+ * Owns: keys, signatures, and the choice of verification policy. Must not import anything
+ * outside src/crypto. The only importer of @noble/ed25519 and @noble/hashes.
+ *
+ * Two implementations, one behaviour:
+ *  - the hot path uses node:crypto `KeyObject`s (OpenSSL), created once per key and reused,
+ *    because creating a KeyObject per call costs more than the signature itself;
+ *  - @noble/ed25519 is the reference, used by tests and benchmarks to prove the hot path right.
+ * Ed25519 signatures are deterministic (RFC 8032 §5.1.6), so both must give identical bytes.
+ * Verification is the strict RFC 8032 §5.1.7 reading: S must be < L, and A and R must be
+ * canonical encodings. noble is run with `{ zip215: false }` to match that (its default, ZIP-215,
+ * is deliberately permissive); a property test pins that both agree.
+ */
+import { Buffer } from 'node:buffer';
+import { createPrivateKey, createPublicKey, randomBytes, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import * as noble from '@noble/ed25519';
+import { sha512 } from '@noble/hashes/sha2.js';
+import { ChioError } from '../errors.js';
+import { fromHex, isHex, toHex } from './hex.js';
+
+// noble's synchronous API needs a SHA-512 wired in once.
+noble.hashes.sha512 = sha512;
+
+export const SEED_BYTES = 32;
+export const PUBLIC_KEY_BYTES = 32;
+export const SIGNATURE_BYTES = 64;
+
+// DER prefixes that wrap a raw 32-byte key (RFC 8410 §7 PKCS#8 private key, §4 SPKI public key).
+const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+export interface Ed25519Signer {
+  /** 64 lowercase hex characters: the raw RFC 8032 public key. */
+  readonly publicKeyHex: string;
+  /** RFC 8032 signature (64 bytes) over `message`. */
+  sign(message: Uint8Array | string): Uint8Array;
+}
+
+function assertSeed(seed: Uint8Array): void {
+  if (!(seed instanceof Uint8Array) || seed.length !== SEED_BYTES) {
+    throw new ChioError('CHIO-CRYPTO-BAD-KEY', `an Ed25519 seed is ${SEED_BYTES} bytes, got ${seed?.length ?? typeof seed}`);
+  }
+}
+
+/** A signer backed by a node:crypto KeyObject built once from the 32-byte seed. */
+export function signerFromSeed(seed: Uint8Array): Ed25519Signer {
+  assertSeed(seed);
+  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
+  const publicKeyHex = toHex(spki.subarray(SPKI_PREFIX.length));
+  return Object.freeze({
+    publicKeyHex,
+    sign(message: Uint8Array | string): Uint8Array {
+      const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
+      return new Uint8Array(nodeSign(null, data, privateKey));
+    },
+  });
+}
+
+export function generateSeed(): Uint8Array {
+  return new Uint8Array(randomBytes(SEED_BYTES));
+}
+
+/**
+ * Reads a seed as stored in a seed file: 64 hex characters (surrounding whitespace allowed), or
+ * exactly 32 raw bytes. Anything else is refused rather than guessed at.
+ */
+export function parseSeed(contents: Uint8Array): Uint8Array {
+  const text = Buffer.from(contents).toString('latin1').trim().toLowerCase();
+  if (isHex(text, SEED_BYTES)) return fromHex(text);
+  if (contents.length === SEED_BYTES) return new Uint8Array(contents);
+  throw new ChioError('CHIO-CRYPTO-BAD-KEY', 'a seed file holds 64 hex characters (or 32 raw bytes)');
+}
+
+export function parsePublicKeyHex(text: string): string {
+  const hex = text.trim().toLowerCase();
+  if (!isHex(hex, PUBLIC_KEY_BYTES)) {
+    throw new ChioError('CHIO-CRYPTO-BAD-KEY', 'an Ed25519 public key is 64 hex characters');
+  }
+  return hex;
+}
+
+// Verification keys are few (one per kernel) and used many times: cache their KeyObjects.
+const PUBLIC_KEY_CACHE_LIMIT = 1024;
+const publicKeyCache = new Map<string, KeyObject | null>();
+
+function publicKeyObject(publicKeyHex: string): KeyObject | null {
+  let key = publicKeyCache.get(publicKeyHex);
+  if (key !== undefined) return key;
+  try {
+    key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, fromHex(publicKeyHex)]), format: 'der', type: 'spki' });
+  } catch {
+    key = null; // not a decodable point: every signature under it is invalid
+  }
+  if (publicKeyCache.size >= PUBLIC_KEY_CACHE_LIMIT) publicKeyCache.clear();
+  publicKeyCache.set(publicKeyHex, key);
+  return key;
+}
+
+/**
+ * Strict RFC 8032 verification on the hot path. Returns false (never throws) for any malformed
+ * key or signature: those are attacker-controlled and a bad one is simply not a valid signature.
+ */
+export function verifySignature(publicKeyHex: string, message: Uint8Array | string, signatureHex: string): boolean {
+  if (!isHex(publicKeyHex, PUBLIC_KEY_BYTES) || !isHex(signatureHex, SIGNATURE_BYTES)) return false;
+  const key = publicKeyObject(publicKeyHex);
+  if (key === null) return false;
+  const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
+  try {
+    return nodeVerify(null, data, key, Buffer.from(signatureHex, 'hex'));
+  } catch {
+    return false;
+  }
+}
+
+/** The reference implementation (@noble/ed25519), for tests and benchmarks. Same contract as above. */
+export const referenceEd25519 = Object.freeze({
+  publicKey(seed: Uint8Array): Uint8Array {
+    assertSeed(seed);
+    return noble.getPublicKey(seed);
+  },
+  sign(seed: Uint8Array, message: Uint8Array): Uint8Array {
+    assertSeed(seed);
+    return noble.sign(message, seed);
+  },
+  verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+    try {
+      return noble.verify(signature, message, publicKey, { zip215: false });
+    } catch {
+      return false;
+    }
+  },
+});

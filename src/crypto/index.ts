@@ -1,0 +1,20 @@
+/**
+ * The crypto area: canonical JSON, SHA-256, Ed25519, hex. Pure functions, no I/O beyond
+ * randomness. Must not import anything outside src/crypto (and src/errors.ts).
+ */
+export { canonicalJson, canonicalBytes, assertCanonicalizable, joinCanonicalMembers, MAX_JSON_DEPTH } from './canonical.js';
+export type { JsonValue } from './canonical.js';
+export { sha256Hex, hashCanonical, NULL_CONTENT_HASH } from './sha256.js';
+export {
+  signerFromSeed,
+  generateSeed,
+  parseSeed,
+  parsePublicKeyHex,
+  verifySignature,
+  referenceEd25519,
+  SEED_BYTES,
+  PUBLIC_KEY_BYTES,
+  SIGNATURE_BYTES,
+} from './ed25519.js';
+export type { Ed25519Signer } from './ed25519.js';
+export { toHex, fromHex, isHex } from './hex.js';

@@ -1,0 +1,187 @@
+/**
+ * The product's one error type and its catalogue of stable codes.
+ *
+ * Owns: `ChioError`, the code catalogue (summary, help, exit code) and the mapping from a code to
+ * its URN and docs anchor (DESIGN §8). `spec/errors/chio-error-registry.v1.json` is generated from
+ * this catalogue (`npm run errors:registry`) and a test keeps the two identical.
+ * Must not import anything from the rest of the project: every area imports this file.
+ *
+ * Exceptions are for faults and refused input; verification outcomes are values, never errors.
+ */
+
+/** Exit codes of the CLI (DESIGN §8), plus 3 for faults that are neither bad input nor a failed check. */
+export const EXIT = { ok: 0, verificationFailed: 1, badInput: 2, fault: 3 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+interface CatalogueEntry {
+  /** When the error fires. */
+  readonly summary: string;
+  /** What the user can do about it; printed as the `help:` line. */
+  readonly help: string;
+  readonly exit: ExitCode;
+}
+
+/** Every code the product can emit. Adding one here and regenerating the registry is the only way to add a code. */
+export const ERROR_CATALOGUE = {
+  'CHIO-CRYPTO-NOT-CANONICAL': {
+    summary: 'a value cannot be written as RFC 8785 canonical JSON without loss',
+    help: 'use plain JSON values only: no undefined, functions, class instances, lone surrogates, non-finite numbers or integers beyond 2^53-1 (send wide integers as decimal strings)',
+    exit: EXIT.badInput,
+  },
+  'CHIO-CRYPTO-BAD-KEY': {
+    summary: 'an Ed25519 seed or public key is not 32 bytes of hex (or raw bytes)',
+    help: 'a seed file holds 64 hex characters (32 bytes); create one with `chio keys generate --out <file>`',
+    exit: EXIT.badInput,
+  },
+  'CHIO-RECEIPT-INVALID': {
+    summary: 'a receipt does not match the chio.receipt.v1 schema',
+    help: 'check the fields named in the message against the receipt format in the README',
+    exit: EXIT.badInput,
+  },
+  'CHIO-RECEIPT-SEMANTICS': {
+    summary: 'receipt_kind, boundary_class, trust_level and decision do not form an allowed combination',
+    help: 'mediated_decision/prevent/mediated needs a decision; trace_observation/detect_only/verified and advisory_evaluation/advisory_only/advisory must have none',
+    exit: EXIT.badInput,
+  },
+  'CHIO-RECEIPT-PARAMETER-HASH': {
+    summary: 'action.parameter_hash is not the hash of action.parameters on an unredacted receipt',
+    help: 'parameter_hash must be sha256 of the RFC 8785 form of the parameters as the caller sent them',
+    exit: EXIT.badInput,
+  },
+  'CHIO-RECEIPT-UNVERIFIED': {
+    summary: 'a receipt offered for appending fails verification (id, semantics, signature or parameter hash)',
+    help: 'append only receipts as their signer produced them; run `chio receipt verify` on the receipt to see which check fails',
+    exit: EXIT.badInput,
+  },
+  'CHIO-LEDGER-NOT-FOUND': {
+    summary: 'no receipt database exists at the given path',
+    help: 'pass --receipt-db <path> of an existing ledger, or append a receipt first to create one',
+    exit: EXIT.badInput,
+  },
+  'CHIO-LEDGER-NOT-SQLITE': {
+    summary: 'the file is not an SQLite database',
+    help: 'pass --receipt-db <path> of a Chio ledger; the file was left unchanged',
+    exit: EXIT.badInput,
+  },
+  'CHIO-LEDGER-FOREIGN-DATABASE': {
+    summary: 'the file is an SQLite database but not a Chio ledger',
+    help: 'pass --receipt-db <path> of a Chio ledger, or a new path to create one; the file was left unchanged',
+    exit: EXIT.badInput,
+  },
+  'CHIO-LEDGER-SCHEMA-TOO-NEW': {
+    summary: 'the ledger was written by a newer version of Chio with a schema this version does not know',
+    help: 'upgrade chio to read this ledger; the file was left unchanged',
+    exit: EXIT.badInput,
+  },
+  'CHIO-LEDGER-CORRUPT': {
+    summary: 'SQLite reports the ledger file as damaged, or the ledger tables are missing',
+    help: 'restore the file from a copy; run `chio ledger verify` on the copy before trusting it',
+    exit: EXIT.badInput,
+  },
+  'CHIO-LEDGER-PRAGMA': {
+    summary: 'a required SQLite setting (WAL journal, synchronous, foreign keys) could not be applied',
+    help: 'put the ledger on a local file system that supports WAL (not a network share)',
+    exit: EXIT.fault,
+  },
+  'CHIO-LEDGER-DUPLICATE-RECEIPT': {
+    summary: 'a receipt with this id is already in the ledger',
+    help: 'each receipt is appended once; sign a new receipt (a new signing nonce gives a new id)',
+    exit: EXIT.badInput,
+  },
+  'CHIO-LEDGER-APPEND-FAILED': {
+    summary: 'the append transaction could not be committed (I/O error, database busy, read-only file)',
+    help: 'check that the ledger file and its directory are writable and not locked by a stuck process; nothing was appended',
+    exit: EXIT.fault,
+  },
+  'CHIO-LEDGER-CLOSED': {
+    summary: 'an append was offered to a ledger writer that has been closed',
+    help: 'open the ledger again before appending',
+    exit: EXIT.fault,
+  },
+  'CHIO-CLI-USAGE': {
+    summary: 'the command line is not valid (unknown command or flag, missing or malformed value)',
+    help: 'run `chio --help` or `chio <command> --help`',
+    exit: EXIT.badInput,
+  },
+  'CHIO-CLI-FILE-EXISTS': {
+    summary: 'the output file already exists and chio never overwrites it',
+    help: 'choose a new path, or move the existing file away first',
+    exit: EXIT.badInput,
+  },
+  'CHIO-CLI-IO': {
+    summary: 'a file named on the command line could not be read or written',
+    help: 'check the path and its permissions',
+    exit: EXIT.badInput,
+  },
+  'CHIO-CLI-BAD-JSON': {
+    summary: 'input that should be JSON (or JSON Lines) could not be parsed',
+    help: 'pass one JSON receipt, or one receipt per line',
+    exit: EXIT.badInput,
+  },
+  'CHIO-CLI-SQL-WRITE': {
+    summary: 'chio sql refused a statement that would change the database',
+    help: 'chio sql runs read-only queries (SELECT, read-only PRAGMA, EXPLAIN); the ledger is append-only',
+    exit: EXIT.badInput,
+  },
+  'CHIO-CLI-SQL-ERROR': {
+    summary: 'SQLite rejected the query',
+    help: 'check the query; `chio sql "select name from sqlite_schema"` lists the tables and views',
+    exit: EXIT.badInput,
+  },
+  'CHIO-CLI-RECEIPT-NOT-FOUND': {
+    summary: 'no receipt with this id (or id prefix) is in the ledger',
+    help: 'list receipt ids with `chio receipt list`; a prefix must be at least 8 hex characters and unique',
+    exit: EXIT.badInput,
+  },
+  'CHIO-INTERNAL': {
+    summary: 'an unexpected fault inside chio',
+    help: 'this is a bug; report it with the command line and the message',
+    exit: EXIT.fault,
+  },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ChioErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** `CHIO-CLI-SESSION-EMPTY` → `urn:chio:error:cli:session-empty` (DESIGN §8). */
+export function errorUrn(code: string): string {
+  const [, domain, ...rest] = code.toLowerCase().split('-');
+  return rest.length === 0 ? `urn:chio:error:${domain}` : `urn:chio:error:${domain}:${rest.join('-')}`;
+}
+
+/** `CHIO-CLI-SESSION-EMPTY` → `https://chio.computer/docs/reference/errors#error-cli-session-empty`. */
+export function errorDocsUrl(code: string): string {
+  return `https://chio.computer/docs/reference/errors#error-${code.toLowerCase().replace(/^chio-/, '')}`;
+}
+
+export class ChioError extends Error {
+  readonly code: ChioErrorCode;
+  readonly help: string;
+  readonly exitCode: ExitCode;
+  /** Structured facts for `--json` output and for callers that branch on them. */
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+
+  constructor(
+    code: ChioErrorCode,
+    message: string,
+    options: { cause?: unknown; help?: string; details?: Record<string, unknown> } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ChioError';
+    this.code = code;
+    this.help = options.help ?? ERROR_CATALOGUE[code].help;
+    this.exitCode = ERROR_CATALOGUE[code].exit;
+    this.details = options.details;
+  }
+
+  get urn(): string {
+    return errorUrn(this.code);
+  }
+
+  get docs(): string {
+    return errorDocsUrl(this.code);
+  }
+}
+
+export function isChioError(e: unknown): e is ChioError {
+  return e instanceof ChioError;
+}

@@ -1,0 +1,47 @@
+/**
+ * Chio's curated public API: named exports only. What is not listed here is internal.
+ */
+export { ChioError, isChioError, ERROR_CATALOGUE, EXIT, errorUrn, errorDocsUrl } from './errors.js';
+export type { ChioErrorCode, ExitCode } from './errors.js';
+
+// crypto
+export {
+  canonicalJson,
+  hashCanonical,
+  sha256Hex,
+  signerFromSeed,
+  generateSeed,
+  parseSeed,
+  parsePublicKeyHex,
+  verifySignature,
+  NULL_CONTENT_HASH,
+} from './crypto/index.js';
+export type { Ed25519Signer, JsonValue } from './crypto/index.js';
+
+// receipts
+export { signReceipt, verifyReceipt, ReceiptSchema, ReceiptDraftSchema, RECEIPT_SCHEMA_ID, SIGNING_NONCE_KEY } from './receipt/index.js';
+export type { Receipt, ReceiptDraft, ReceiptVerdict, ReceiptCheck, Decision, GuardEvidence } from './receipt/index.js';
+
+// ledger
+export {
+  openLedger,
+  appendReceiptSync,
+  LedgerWriter,
+  verifyChain,
+  rebuildSessions,
+  readSessions,
+  listEntries,
+  findEntry,
+  ledgerStats,
+  LEDGER_SCHEMA_VERSION,
+} from './ledger/index.js';
+export type {
+  Ledger,
+  OpenLedgerOptions,
+  AppendRequest,
+  AppendResult,
+  ChainVerdict,
+  ChainCheck,
+  EntryFilter,
+  LedgerStats,
+} from './ledger/index.js';

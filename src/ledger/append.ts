@@ -1,0 +1,142 @@
+/**
+ * The synchronous append (DESIGN §6): one `BEGIN IMMEDIATE` transaction reads the heads, links,
+ * inserts and updates the sessions projection. Nothing in it awaits: better-sqlite3 runs the
+ * transaction function synchronously, so no other producer in this process can interleave, and
+ * the IMMEDIATE lock keeps producers in other processes out until COMMIT.
+ * Owns: turning a receipt into a ledger row. Must not import kernel, edges or cli.
+ *
+ * Signing happens before this (a receipt does not depend on its position). A receipt this
+ * process signed is appended as signed; any other receipt object is verified in full first, and
+ * an invalid one is refused before the transaction starts, so nothing is appended.
+ */
+import type Database from 'better-sqlite3';
+import { ChioError } from '../errors.js';
+import { trustedBodyText, verifyReceipt } from '../receipt/index.js';
+import type { Receipt } from '../receipt/index.js';
+import { entryHash, GENESIS_PREV_HASH, projectReceipt, receiptSha256 } from './entry.js';
+import type { ProjectedColumns } from './entry.js';
+import type { Ledger } from './open.js';
+
+export interface AppendRequest {
+  receipt: Receipt;
+  /** The session the receipt belongs to (ACP session, MCP session); omit for none. */
+  sessionId?: string | null | undefined;
+  /** Label for queries: which producer appended it. Not signed. */
+  producer?: string | undefined;
+}
+
+export interface AppendResult {
+  seq: number;
+  receiptId: string;
+  entryHash: string;
+  prevHash: string;
+  sessionId: string | null;
+  sessionPrevSeq: number | null;
+}
+
+/** An append request checked and encoded outside the transaction. */
+export interface PreparedEntry {
+  receiptId: string;
+  body: string;
+  receiptSha256: string;
+  sessionId: string | null;
+  producer: string;
+  columns: ProjectedColumns;
+}
+
+const MAX_LABEL_LENGTH = 256;
+
+function checkLabel(what: string, value: unknown): void {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_LABEL_LENGTH || !value.isWellFormed()) {
+    throw new ChioError('CHIO-RECEIPT-INVALID', `${what} must be a non-empty string of at most ${MAX_LABEL_LENGTH} characters`);
+  }
+}
+
+/** Validates and encodes; throws (appending nothing) for an invalid receipt or label. */
+export function prepareEntry(request: AppendRequest): PreparedEntry {
+  const sessionId = request.sessionId ?? null;
+  if (sessionId !== null) checkLabel('session_id', sessionId);
+  const producer = request.producer ?? 'library';
+  checkLabel('producer', producer);
+  let receipt = request.receipt;
+  let body = trustedBodyText(receipt);
+  if (body === undefined) {
+    const verdict = verifyReceipt(receipt);
+    if (!verdict.ok) {
+      throw new ChioError('CHIO-RECEIPT-UNVERIFIED', `receipt refused (${verdict.check}): ${verdict.message}`, {
+        details: { check: verdict.check, issues: verdict.issues },
+      });
+    }
+    receipt = verdict.receipt;
+    body = verdict.body;
+  }
+  return { receiptId: receipt.id, body, receiptSha256: receiptSha256(body), sessionId, producer, columns: projectReceipt(receipt) };
+}
+
+/** Prepared statements for one connection; the append itself is `appendPrepared`. */
+export class EntryInserter {
+  private readonly head: Database.Statement<[], { seq: number; entry_hash: string }>;
+  private readonly sessionHead: Database.Statement<[string], { seq: number | null }>;
+  private readonly insert: Database.Statement;
+  private readonly upsertSession: Database.Statement;
+
+  constructor(readonly ledger: Ledger) {
+    const db = ledger.db;
+    this.head = db.prepare('SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1');
+    this.sessionHead = db.prepare('SELECT max(seq) AS seq FROM ledger_entries WHERE session_id = ?');
+    this.insert = db.prepare(
+      `INSERT INTO ledger_entries (seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body,
+         timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer)
+       VALUES (?, 'receipt', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.upsertSession = db.prepare(
+      `INSERT INTO ledger_sessions (session_id, first_seq, last_seq, entry_count, first_timestamp, last_timestamp, head_entry_hash)
+       VALUES (?1, ?2, ?2, 1, ?3, ?3, ?4)
+       ON CONFLICT (session_id) DO UPDATE SET
+         last_seq = excluded.last_seq,
+         entry_count = entry_count + 1,
+         first_timestamp = min(first_timestamp, excluded.first_timestamp),
+         last_timestamp = max(last_timestamp, excluded.last_timestamp),
+         head_entry_hash = excluded.head_entry_hash`,
+    );
+  }
+
+  /** Links and inserts one entry. Must run inside a write transaction. */
+  insertLinked(entry: PreparedEntry): AppendResult {
+    const head = this.head.get();
+    const seq = (head?.seq ?? 0) + 1;
+    const prevHash = head?.entry_hash ?? GENESIS_PREV_HASH;
+    const sessionPrevSeq = entry.sessionId === null ? null : (this.sessionHead.get(entry.sessionId)?.seq ?? null);
+    const hash = entryHash({ seq, prevHash, receiptSha256: entry.receiptSha256, sessionId: entry.sessionId, sessionPrevSeq });
+    const c = entry.columns;
+    try {
+      this.insert.run(seq, entry.receiptId, entry.sessionId, sessionPrevSeq, prevHash, hash, entry.body, c.timestamp,
+        c.capabilityId, c.toolServer, c.toolName, c.verdict, c.receiptKind, c.trustLevel, c.kernelKey, c.tenantId, entry.producer);
+    } catch (e) {
+      if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && String((e as Error).message).includes('receipt_id')) {
+        throw new ChioError('CHIO-LEDGER-DUPLICATE-RECEIPT', `receipt ${entry.receiptId} is already in the ledger`, { cause: e });
+      }
+      throw e;
+    }
+    if (entry.sessionId !== null) this.upsertSession.run(entry.sessionId, seq, c.timestamp, hash);
+    return { seq, receiptId: entry.receiptId, entryHash: hash, prevHash, sessionId: entry.sessionId, sessionPrevSeq };
+  }
+}
+
+export function appendFailed(e: unknown): ChioError {
+  if (e instanceof ChioError) return e;
+  return new ChioError('CHIO-LEDGER-APPEND-FAILED', `append not committed: ${(e as Error).message}`, { cause: e });
+}
+
+/**
+ * Appends one receipt in its own `BEGIN IMMEDIATE` transaction and returns after COMMIT.
+ * For many producers use `LedgerWriter`, which commits concurrent appends together.
+ */
+export function appendReceiptSync(ledger: Ledger, request: AppendRequest, inserter = new EntryInserter(ledger)): AppendResult {
+  const entry = prepareEntry(request);
+  try {
+    return ledger.db.transaction(() => inserter.insertLinked(entry)).immediate();
+  } catch (e) {
+    throw appendFailed(e);
+  }
+}

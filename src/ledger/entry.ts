@@ -1,0 +1,64 @@
+/**
+ * The `chio.ledger.entry.v1` hash (DESIGN §6) and the columns an entry projects from its receipt.
+ * Owns: what entry_hash commits to. Must not import kernel, edges or cli.
+ *
+ * entry_hash = H({schema, seq, prev_hash, receipt_sha256, session_id, session_prev_seq}) with JSON
+ * null for absent session fields; receipt_sha256 = sha256_hex(body), body being the receipt's exact
+ * RFC 8785 text. Committing to session_id and session_prev_seq makes each session's own chain part
+ * of the global one: re-linking a session means re-hashing everything after it.
+ */
+import { hashCanonical, sha256Hex } from '../crypto/index.js';
+import type { Receipt } from '../receipt/index.js';
+
+export const LEDGER_ENTRY_SCHEMA_ID = 'chio.ledger.entry.v1';
+export const GENESIS_PREV_HASH = '0'.repeat(64);
+
+export interface EntryLink {
+  seq: number;
+  prevHash: string;
+  receiptSha256: string;
+  sessionId: string | null;
+  sessionPrevSeq: number | null;
+}
+
+export function entryHash(link: EntryLink): string {
+  return hashCanonical({
+    schema: LEDGER_ENTRY_SCHEMA_ID,
+    seq: link.seq,
+    prev_hash: link.prevHash,
+    receipt_sha256: link.receiptSha256,
+    session_id: link.sessionId,
+    session_prev_seq: link.sessionPrevSeq,
+  });
+}
+
+export function receiptSha256(body: string): string {
+  return sha256Hex(body);
+}
+
+/** Columns copied from the receipt for indexing; verify checks they still match the body. */
+export interface ProjectedColumns {
+  timestamp: number;
+  capabilityId: string;
+  toolServer: string;
+  toolName: string;
+  verdict: string | null;
+  receiptKind: string;
+  trustLevel: string;
+  kernelKey: string;
+  tenantId: string | null;
+}
+
+export function projectReceipt(r: Receipt): ProjectedColumns {
+  return {
+    timestamp: r.timestamp,
+    capabilityId: r.capability_id,
+    toolServer: r.tool_server,
+    toolName: r.tool_name,
+    verdict: r.decision?.verdict ?? null,
+    receiptKind: r.receipt_kind,
+    trustLevel: r.trust_level,
+    kernelKey: r.kernel_key,
+    tenantId: r.tenant_id ?? null,
+  };
+}

@@ -1,0 +1,19 @@
+/**
+ * THE CENTRE: the append-only, hash-chained receipt ledger in SQLite (DESIGN §6).
+ * Imports src/crypto and src/receipt. Must not import kernel, edges, proxy or cli.
+ */
+export { openLedger } from './open.js';
+export type { Ledger, OpenLedgerOptions, SynchronousMode } from './open.js';
+export { CHIO_APPLICATION_ID, LEDGER_SCHEMA_VERSION } from './migrate.js';
+export { appendReceiptSync, prepareEntry, EntryInserter } from './append.js';
+export type { AppendRequest, AppendResult, PreparedEntry } from './append.js';
+export { LedgerWriter } from './writer.js';
+export type { LedgerWriterOptions, LedgerWriterStats } from './writer.js';
+export { verifyChain } from './verify-chain.js';
+export type { ChainVerdict, ChainCheck, ChainHead, VerifyChainOptions } from './verify-chain.js';
+export { rebuildSessions, readSessions } from './sessions.js';
+export { listEntries, findEntry, ledgerStats } from './read.js';
+export type { EntryFilter, EntryPage, LedgerStats } from './read.js';
+export { entryHash, receiptSha256, GENESIS_PREV_HASH, LEDGER_ENTRY_SCHEMA_ID } from './entry.js';
+export { ledgerEntries, ledgerSessions } from './schema.js';
+export type { LedgerEntryRow, LedgerSessionRow } from './schema.js';

@@ -1,0 +1,58 @@
+/**
+ * Applies the drizzle-kit migrations in `migrations/` to a ledger file.
+ * Owns: the schema version (PRAGMA user_version = number of migrations applied) and the file's
+ * identity (PRAGMA application_id). Must not import kernel, edges or cli.
+ *
+ * drizzle-orm's own `migrate()` reads the applied set, then begins a DEFERRED transaction; two
+ * processes opening a new ledger at once would both decide to run `CREATE TABLE`. So the files
+ * drizzle-kit wrote are read with drizzle's `readMigrationFiles` and applied here inside one
+ * `BEGIN IMMEDIATE` transaction that re-reads the version after taking the write lock.
+ */
+import { fileURLToPath } from 'node:url';
+import type Database from 'better-sqlite3';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import type { MigrationMeta } from 'drizzle-orm/migrator';
+import { ChioError } from '../errors.js';
+
+/** 'Chio' in ASCII: SQLite header bytes 68–71 (https://sqlite.org/fileformat.html §1.3.17). */
+export const CHIO_APPLICATION_ID = 0x4368696f;
+
+/**
+ * From src/ledger/ and from dist/src/ledger/ alike, ../../migrations is the folder drizzle-kit
+ * writes (the build copies it to dist/migrations).
+ */
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations/', import.meta.url));
+
+let cached: MigrationMeta[] | undefined;
+function migrations(): MigrationMeta[] {
+  cached ??= readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
+  return cached;
+}
+
+/** The schema version this build writes: one per migration in the journal. */
+export const LEDGER_SCHEMA_VERSION = migrations().length;
+
+export function applyMigrations(db: Database.Database, path: string): void {
+  const run = db.transaction(() => {
+    const appId = db.pragma('application_id', { simple: true }) as number;
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (appId !== CHIO_APPLICATION_ID) {
+      const tables = db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'").get() as { n: number };
+      if (appId !== 0 || version !== 0 || tables.n !== 0) {
+        throw new ChioError('CHIO-LEDGER-FOREIGN-DATABASE', `${path} is an SQLite database but not a Chio ledger`);
+      }
+    }
+    if (version > LEDGER_SCHEMA_VERSION) {
+      throw new ChioError('CHIO-LEDGER-SCHEMA-TOO-NEW', `${path} has ledger schema version ${version}; this chio reads up to version ${LEDGER_SCHEMA_VERSION}`);
+    }
+    if (appId === CHIO_APPLICATION_ID && version === LEDGER_SCHEMA_VERSION) return;
+    for (const migration of migrations().slice(version)) {
+      for (const statement of migration.sql) {
+        if (statement.trim() !== '') db.exec(statement);
+      }
+    }
+    db.pragma(`application_id = ${CHIO_APPLICATION_ID}`);
+    db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION}`);
+  });
+  run.immediate();
+}

@@ -1,0 +1,65 @@
+/**
+ * The ledger's tables as drizzle-orm definitions (DESIGN §6). drizzle-kit generates the SQL in
+ * `migrations/` from this file; append-only triggers and the auditor views live in a custom
+ * migration because the schema DSL cannot express them.
+ * Owns: table and column names. Must not import anything but drizzle-orm.
+ */
+import { sql } from 'drizzle-orm';
+import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/**
+ * `chio.ledger.entry.v1`: one row per appended event, seq 1, 2, 3, … with no gaps. Never updated
+ * or deleted (triggers abort). `body` is the signed receipt's exact RFC 8785 text; the projected
+ * columns are copies of body members for indexing and are checked against the body on verify.
+ */
+export const ledgerEntries = sqliteTable(
+  'ledger_entries',
+  {
+    seq: integer('seq').primaryKey(),
+    kind: text('kind').notNull(),
+    receiptId: text('receipt_id').notNull().unique(),
+    sessionId: text('session_id'),
+    sessionPrevSeq: integer('session_prev_seq'),
+    prevHash: text('prev_hash').notNull(),
+    entryHash: text('entry_hash').notNull().unique(),
+    body: text('body').notNull(),
+    timestamp: integer('timestamp').notNull(),
+    capabilityId: text('capability_id').notNull(),
+    toolServer: text('tool_server').notNull(),
+    toolName: text('tool_name').notNull(),
+    verdict: text('verdict'),
+    receiptKind: text('receipt_kind').notNull(),
+    trustLevel: text('trust_level').notNull(),
+    kernelKey: text('kernel_key').notNull(),
+    tenantId: text('tenant_id'),
+    /** Which producer appended the entry (kernel, mcp-edge, …). Not signed: a label for queries. */
+    producer: text('producer').notNull(),
+  },
+  (t) => [
+    index('ledger_entries_session_seq').on(t.sessionId, t.seq),
+    index('ledger_entries_timestamp').on(t.timestamp),
+    index('ledger_entries_tool').on(t.toolServer, t.toolName),
+    index('ledger_entries_capability').on(t.capabilityId),
+    index('ledger_entries_verdict').on(t.verdict),
+    check('ledger_entries_seq_positive', sql`${t.seq} >= 1`),
+    check('ledger_entries_hashes_hex', sql`length(${t.prevHash}) = 64 AND length(${t.entryHash}) = 64`),
+    check('ledger_entries_session_link', sql`${t.sessionPrevSeq} IS NULL OR (${t.sessionId} IS NOT NULL AND ${t.sessionPrevSeq} < ${t.seq})`),
+  ],
+);
+
+/**
+ * Projection: one row per session, derived from ledger_entries. Updated in the append
+ * transaction; can be dropped and rebuilt (`rebuildSessions`), and the rebuild equals it.
+ */
+export const ledgerSessions = sqliteTable('ledger_sessions', {
+  sessionId: text('session_id').primaryKey(),
+  firstSeq: integer('first_seq').notNull(),
+  lastSeq: integer('last_seq').notNull(),
+  entryCount: integer('entry_count').notNull(),
+  firstTimestamp: integer('first_timestamp').notNull(),
+  lastTimestamp: integer('last_timestamp').notNull(),
+  headEntryHash: text('head_entry_hash').notNull(),
+});
+
+export type LedgerEntryRow = typeof ledgerEntries.$inferSelect;
+export type LedgerSessionRow = typeof ledgerSessions.$inferSelect;

@@ -1,0 +1,230 @@
+/**
+ * Chain verification (DESIGN §6): walks ledger_entries in seq order and reports the first bad
+ * entry, its seq and which check failed. A broken chain is an expected result, returned as a
+ * value; only a fault (unreadable file) throws.
+ * Owns: the list of checks and their order. Must not import kernel, edges or cli; never writes.
+ *
+ * Every row is attacker-controlled here: the file may have been edited with the triggers dropped.
+ * Checks per entry, in order:
+ *   gap          seq is the previous seq + 1 (the first is 1)
+ *   prev_hash    prev_hash is the previous entry_hash (64 zeros for seq 1)
+ *   entry_hash   entry_hash = H({schema, seq, prev_hash, sha256(body), session_id, session_prev_seq})
+ *   body         body is a valid chio.receipt.v1 receipt in its exact RFC 8785 form
+ *   receipt_id   the receipt_id column and the receipt's id both equal the id recomputed from the content
+ *   projection   the projected columns equal the members of the body they copy
+ *   untrusted_key  (when trusted keys are given) kernel_key is one of them
+ *   signature    (unless disabled) the Ed25519 signature verifies under kernel_key
+ *   session_link session_prev_seq is the previous seq of the same session (NULL for its first)
+ * and at the end: sessions_projection — ledger_sessions equals what the walk derived.
+ */
+import { verifyReceipt } from '../receipt/index.js';
+import { entryHash, GENESIS_PREV_HASH, projectReceipt, receiptSha256 } from './entry.js';
+import type { Ledger } from './open.js';
+import type { LedgerSessionRow } from './schema.js';
+
+export type ChainCheck =
+  | 'gap'
+  | 'prev_hash'
+  | 'entry_hash'
+  | 'body'
+  | 'receipt_id'
+  | 'projection'
+  | 'untrusted_key'
+  | 'signature'
+  | 'session_link'
+  | 'sessions_projection';
+
+export interface ChainHead {
+  seq: number;
+  entryHash: string;
+}
+
+export type ChainVerdict =
+  | {
+      ok: true;
+      entries: number;
+      head: ChainHead | null;
+      sessions: number;
+      /** kernel_key → number of receipts it signed. */
+      kernelKeys: Record<string, number>;
+      signaturesChecked: boolean;
+    }
+  | { ok: false; seq: number | null; check: ChainCheck; message: string; entriesChecked: number };
+
+export interface VerifyChainOptions {
+  /** Check every Ed25519 signature (default true). Without, hashes and links only. */
+  signatures?: boolean;
+  /** Require every receipt's kernel_key to be one of these. */
+  trustedKernelKeys?: ReadonlySet<string> | undefined;
+  /** Called every `progressEvery` entries with (entries done, entries expected). */
+  onProgress?: (done: number, total: number) => void;
+  progressEvery?: number;
+}
+
+interface Row {
+  seq: number;
+  kind: string;
+  receipt_id: string;
+  session_id: string | null;
+  session_prev_seq: number | null;
+  prev_hash: string;
+  entry_hash: string;
+  body: string;
+  timestamp: number;
+  capability_id: string;
+  tool_server: string;
+  tool_name: string;
+  verdict: string | null;
+  receipt_kind: string;
+  trust_level: string;
+  kernel_key: string;
+  tenant_id: string | null;
+}
+
+const PROJECTED: Array<[keyof Row, keyof ReturnType<typeof projectReceipt>]> = [
+  ['timestamp', 'timestamp'],
+  ['capability_id', 'capabilityId'],
+  ['tool_server', 'toolServer'],
+  ['tool_name', 'toolName'],
+  ['verdict', 'verdict'],
+  ['receipt_kind', 'receiptKind'],
+  ['trust_level', 'trustLevel'],
+  ['kernel_key', 'kernelKey'],
+  ['tenant_id', 'tenantId'],
+];
+
+interface SessionState {
+  firstSeq: number;
+  lastSeq: number;
+  count: number;
+  firstTimestamp: number;
+  lastTimestamp: number;
+  headEntryHash: string;
+}
+
+export function verifyChain(ledger: Ledger, options: VerifyChainOptions = {}): ChainVerdict {
+  const signatures = options.signatures ?? true;
+  const progressEvery = options.progressEvery ?? 1000;
+  const db = ledger.db;
+  // One read transaction for the whole walk: a consistent snapshot even while producers append.
+  db.exec('BEGIN');
+  try {
+    const total = (db.prepare('SELECT coalesce(max(seq), 0) AS n FROM ledger_entries').get() as { n: number }).n;
+    const rows = db.prepare('SELECT * FROM ledger_entries ORDER BY seq').iterate() as IterableIterator<Row>;
+    let expectedSeq = 1;
+    let prevHash = GENESIS_PREV_HASH;
+    let checked = 0;
+    const sessions = new Map<string, SessionState>();
+    const kernelKeys: Record<string, number> = {};
+    const fail = (seq: number | null, check: ChainCheck, message: string): ChainVerdict => ({
+      ok: false,
+      seq,
+      check,
+      message,
+      entriesChecked: checked,
+    });
+
+    for (const row of rows) {
+      if (row.seq !== expectedSeq) {
+        return fail(expectedSeq, 'gap', row.seq > expectedSeq
+          ? `seq ${expectedSeq} is missing (the next entry is seq ${row.seq})`
+          : `seq ${row.seq} appears where seq ${expectedSeq} was expected`);
+      }
+      if (row.prev_hash !== prevHash) {
+        return fail(row.seq, 'prev_hash', `prev_hash ${row.prev_hash} is not the entry_hash of seq ${row.seq - 1} (${prevHash})`);
+      }
+      const computed = entryHash({
+        seq: row.seq,
+        prevHash: row.prev_hash,
+        receiptSha256: receiptSha256(row.body),
+        sessionId: row.session_id,
+        sessionPrevSeq: row.session_prev_seq,
+      });
+      if (computed !== row.entry_hash) {
+        return fail(row.seq, 'entry_hash', `entry_hash ${row.entry_hash} does not match the entry (recomputed ${computed})`);
+      }
+      if (row.kind !== 'receipt') return fail(row.seq, 'body', `unknown entry kind ${JSON.stringify(row.kind)}`);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(row.body);
+      } catch {
+        return fail(row.seq, 'body', 'body is not JSON');
+      }
+      const verdict = verifyReceipt(parsed, { signatures, trustedKernelKeys: options.trustedKernelKeys });
+      if (!verdict.ok) {
+        const check: ChainCheck =
+          verdict.check === 'id' ? 'receipt_id'
+          : verdict.check === 'signature' ? 'signature'
+          : verdict.check === 'kernel_key' ? 'untrusted_key'
+          : 'body';
+        return fail(row.seq, check, verdict.message);
+      }
+      if (verdict.body !== row.body) return fail(row.seq, 'body', 'body is not the receipt in its exact RFC 8785 form');
+      if (row.receipt_id !== verdict.id) {
+        return fail(row.seq, 'receipt_id', `receipt_id column ${row.receipt_id} is not the receipt's id ${verdict.id}`);
+      }
+      const projected = projectReceipt(verdict.receipt);
+      for (const [column, field] of PROJECTED) {
+        if (row[column] !== projected[field]) {
+          return fail(row.seq, 'projection', `column ${column} is ${JSON.stringify(row[column])} but the receipt says ${JSON.stringify(projected[field])}`);
+        }
+      }
+      if (row.session_id !== null) {
+        const s = sessions.get(row.session_id);
+        const expectedPrev = s?.lastSeq ?? null;
+        if (row.session_prev_seq !== expectedPrev) {
+          return fail(row.seq, 'session_link', `session_prev_seq ${String(row.session_prev_seq)} is not the previous entry of session ${JSON.stringify(row.session_id)} (${String(expectedPrev)})`);
+        }
+        if (s === undefined) {
+          sessions.set(row.session_id, { firstSeq: row.seq, lastSeq: row.seq, count: 1, firstTimestamp: row.timestamp, lastTimestamp: row.timestamp, headEntryHash: row.entry_hash });
+        } else {
+          s.lastSeq = row.seq;
+          s.count += 1;
+          s.firstTimestamp = Math.min(s.firstTimestamp, row.timestamp);
+          s.lastTimestamp = Math.max(s.lastTimestamp, row.timestamp);
+          s.headEntryHash = row.entry_hash;
+        }
+      } else if (row.session_prev_seq !== null) {
+        return fail(row.seq, 'session_link', 'session_prev_seq is set on an entry without a session');
+      }
+      kernelKeys[row.kernel_key] = (kernelKeys[row.kernel_key] ?? 0) + 1;
+      prevHash = row.entry_hash;
+      expectedSeq += 1;
+      checked += 1;
+      if (options.onProgress !== undefined && checked % progressEvery === 0) options.onProgress(checked, total);
+    }
+
+    const mismatch = compareSessions(db.prepare('SELECT * FROM ledger_sessions').all() as Array<Record<string, unknown>>, sessions);
+    if (mismatch !== null) return fail(null, 'sessions_projection', mismatch);
+    options.onProgress?.(checked, total);
+    return {
+      ok: true,
+      entries: checked,
+      head: checked === 0 ? null : { seq: expectedSeq - 1, entryHash: prevHash },
+      sessions: sessions.size,
+      kernelKeys,
+      signaturesChecked: signatures,
+    };
+  } finally {
+    db.exec('COMMIT');
+  }
+}
+
+function compareSessions(rows: Array<Record<string, unknown>>, derived: Map<string, SessionState>): string | null {
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const id = row['session_id'] as LedgerSessionRow['sessionId'];
+    seen.add(id);
+    const s = derived.get(id);
+    if (s === undefined) return `ledger_sessions has session ${JSON.stringify(id)}, which has no entries`;
+    const expected = [s.firstSeq, s.lastSeq, s.count, s.firstTimestamp, s.lastTimestamp, s.headEntryHash];
+    const actual = [row['first_seq'], row['last_seq'], row['entry_count'], row['first_timestamp'], row['last_timestamp'], row['head_entry_hash']];
+    if (expected.some((v, i) => v !== actual[i])) {
+      return `ledger_sessions row for session ${JSON.stringify(id)} does not match its entries (run \`chio ledger rebuild-projections\` after checking why)`;
+    }
+  }
+  for (const id of derived.keys()) {
+    if (!seen.has(id)) return `session ${JSON.stringify(id)} is missing from ledger_sessions`;
+  }
+  return null;
+}

@@ -1,0 +1,91 @@
+/**
+ * Signing a receipt (DESIGN §5): validate the draft, apply the semantic rule, check or compute
+ * `parameter_hash`, bind the signing nonce, compute the content-addressed id, sign.
+ * Owns: the order of those steps and the in-process record of receipts this process signed.
+ * Must not import ledger, kernel, edges or cli.
+ */
+import { randomUUID } from 'node:crypto';
+import { hashCanonical, toHex } from '../crypto/index.js';
+import type { Ed25519Signer } from '../crypto/index.js';
+import { ChioError } from '../errors.js';
+import { bodyText, canonicalMembers, computeReceiptId, signedText } from './encode.js';
+import { describeIssues, ReceiptDraftSchema } from './schema.js';
+import type { Receipt, ReceiptDraft } from './schema.js';
+import { semanticViolation } from './semantics.js';
+
+/** The metadata member that carries the producer's pre-signing id (DESIGN §5 "Uniqueness"). */
+export const SIGNING_NONCE_KEY = 'chio_receipt_signing_nonce';
+
+export interface SignOptions {
+  /**
+   * The producer's pre-signing id (a request id, or `acp-<toolCallId>-<status>-<content_hash>`).
+   * Written into `metadata.chio_receipt_signing_nonce` before the id is computed, so two otherwise
+   * identical calls never share an id. Default: a nonce already in the draft's metadata, else a
+   * random UUID.
+   */
+  nonce?: string;
+}
+
+/**
+ * Receipts signed in this process, with the canonical body text computed while signing. A receipt
+ * in this map is frozen, so it is exactly what was signed: the ledger can append it without
+ * verifying the signature again. Anything else is verified in full before it is appended.
+ */
+const signedHere = new WeakMap<Receipt, string>();
+
+/** The stored body text of a receipt this process signed, or undefined for any other object. */
+export function trustedBodyText(receipt: Receipt): string | undefined {
+  return signedHere.get(receipt);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+export function signReceipt(draft: ReceiptDraft, signer: Ed25519Signer, options: SignOptions = {}): Receipt {
+  const parsed = ReceiptDraftSchema.safeParse(draft);
+  if (!parsed.success) {
+    const issues = describeIssues(parsed.error);
+    throw new ChioError('CHIO-RECEIPT-INVALID', `receipt draft is invalid: ${issues.join('; ')}`, { details: { issues } });
+  }
+  const d = parsed.data;
+  const violation = semanticViolation(d);
+  if (violation !== null) throw new ChioError('CHIO-RECEIPT-SEMANTICS', violation);
+
+  // parameter_hash is over the parameters as the caller sent them (DESIGN §4). When they are
+  // stored unredacted, the stored ones must hash to it; when redacted, only the producer knows it.
+  let parameterHash = d.action.parameter_hash;
+  if (d.redaction_mode === 'none') {
+    const actual = hashCanonical(d.action.parameters);
+    if (parameterHash !== undefined && parameterHash !== actual) {
+      throw new ChioError('CHIO-RECEIPT-PARAMETER-HASH', `parameter_hash ${parameterHash} is not H(parameters) = ${actual}`);
+    }
+    parameterHash = actual;
+  } else if (parameterHash === undefined) {
+    throw new ChioError('CHIO-RECEIPT-PARAMETER-HASH', `a ${d.redaction_mode} receipt needs the parameter_hash of the original parameters`);
+  }
+
+  const existingNonce = d.metadata?.[SIGNING_NONCE_KEY];
+  const nonce = options.nonce ?? (typeof existingNonce === 'string' ? existingNonce : randomUUID());
+  if (nonce.trim() === '') throw new ChioError('CHIO-RECEIPT-INVALID', 'the signing nonce must not be blank');
+
+  const unsigned: Record<string, unknown> = {
+    ...d,
+    action: { parameters: d.action.parameters, parameter_hash: parameterHash },
+    metadata: { ...d.metadata, [SIGNING_NONCE_KEY]: nonce },
+    kernel_key: signer.publicKeyHex,
+  };
+  const members = canonicalMembers(unsigned);
+  const id = computeReceiptId(members);
+  members.set('id', JSON.stringify(id));
+  const signature = toHex(signer.sign(signedText(members)));
+  members.set('signature', JSON.stringify(signature));
+
+  const receipt = deepFreeze({ ...unsigned, id, signature } as Receipt);
+  signedHere.set(receipt, bodyText(members));
+  return receipt;
+}

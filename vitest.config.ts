@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Two cores: at most two test files at once. CLI and multi-process tests spawn real children
+// against the built dist/, so `npm test` builds first.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
