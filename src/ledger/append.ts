@@ -91,7 +91,7 @@ export class EntryInserter {
     );
     this.upsertSession = db.prepare(
       `INSERT INTO ledger_sessions (session_id, first_seq, last_seq, entry_count, first_timestamp, last_timestamp, head_entry_hash)
-       VALUES (?1, ?2, ?2, 1, ?3, ?3, ?4)
+       VALUES (@sessionId, @seq, @seq, 1, @timestamp, @timestamp, @entryHash)
        ON CONFLICT (session_id) DO UPDATE SET
          last_seq = excluded.last_seq,
          entry_count = entry_count + 1,
@@ -118,7 +118,7 @@ export class EntryInserter {
       }
       throw e;
     }
-    if (entry.sessionId !== null) this.upsertSession.run(entry.sessionId, seq, c.timestamp, hash);
+    if (entry.sessionId !== null) this.upsertSession.run({ sessionId: entry.sessionId, seq, timestamp: c.timestamp, entryHash: hash });
     return { seq, receiptId: entry.receiptId, entryHash: hash, prevHash, sessionId: entry.sessionId, sessionPrevSeq };
   }
 }

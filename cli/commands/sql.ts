@@ -1,0 +1,62 @@
+/**
+ * `chio sql "<query>"`: ad-hoc SQL over the ledger and its views on a read-only connection.
+ * Owns: refusing writes and printing rows. The query is user input: it runs only if SQLite
+ * itself reports the statement read-only (better-sqlite3 `Statement.readonly`), on a connection
+ * opened with SQLITE_OPEN_READONLY — two independent locks.
+ */
+import type { CommandModule } from 'yargs';
+import { ChioError } from '../../src/errors.js';
+import { openLedger } from '../../src/ledger/index.js';
+import type { GlobalArgs } from '../main.js';
+import { out, outJson } from '../output.js';
+
+interface SqlArgs extends GlobalArgs {
+  query: string;
+}
+
+function cell(v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (v instanceof Uint8Array) return `x'${Buffer.from(v).toString('hex')}'`;
+  return String(v);
+}
+
+export const sqlCommand: CommandModule<GlobalArgs, SqlArgs> = {
+  command: 'sql <query>',
+  describe: 'Run one read-only SQL query (tables ledger_entries, ledger_sessions; views receipts, receipt_evidence, session_summary)',
+  builder: (y) => y.positional('query', { type: 'string', demandOption: true }),
+  handler: (args) => {
+    const ledger = openLedger(args['receipt-db'], { readonly: true });
+    try {
+      let stmt;
+      try {
+        stmt = ledger.db.prepare(args.query);
+      } catch (e) {
+        throw new ChioError('CHIO-CLI-SQL-ERROR', (e as Error).message, { cause: e });
+      }
+      if (!stmt.readonly) {
+        throw new ChioError('CHIO-CLI-SQL-WRITE', 'refused: the statement would modify the database; chio sql is read-only');
+      }
+      if (!stmt.reader) {
+        out('(statement returns no rows)');
+        return;
+      }
+      // Raw rows (arrays), so two result columns with the same name both survive.
+      let rows: unknown[][];
+      try {
+        rows = stmt.raw(true).all() as unknown[][];
+      } catch (e) {
+        throw new ChioError('CHIO-CLI-SQL-ERROR', (e as Error).message, { cause: e });
+      }
+      const columns = stmt.columns().map((c) => c.name);
+      if (args.json) {
+        for (const row of rows) outJson(Object.fromEntries(columns.map((c, i) => [c, row[i] instanceof Uint8Array ? cell(row[i]) : row[i]])));
+        return;
+      }
+      out(columns.join('\t'));
+      for (const row of rows) out(row.map(cell).join('\t'));
+      process.stderr.write(`(${rows.length} row${rows.length === 1 ? '' : 's'})\n`);
+    } finally {
+      ledger.close();
+    }
+  },
+};

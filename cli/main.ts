@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+/**
+ * The `chio` command line: one yargs program, one thin module per command group in commands/.
+ * Owns: global flags, usage errors and the exit code. Handlers parse input, call src/, print.
+ * Exit codes (DESIGN §8): 0 success, 1 verification failed, 2 bad input or usage, 3 fault.
+ */
+import { readFileSync } from 'node:fs';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { ChioError } from '../src/errors.js';
+import { keysCommand } from './commands/keys.js';
+import { ledgerCommand } from './commands/ledger.js';
+import { receiptCommand } from './commands/receipt.js';
+import { sqlCommand } from './commands/sql.js';
+import { DEFAULT_RECEIPT_DB } from './options.js';
+import { reportError } from './output.js';
+
+export interface GlobalArgs {
+  'receipt-db': string;
+  json: boolean;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const cli = yargs(argv)
+    .scriptName('chio')
+    .usage('$0 <command> [options]\n\nGoverned tool calls with signed, hash-chained receipts.')
+    .option('receipt-db', { type: 'string', default: DEFAULT_RECEIPT_DB, global: true, describe: 'the receipt ledger (SQLite file)' })
+    .option('json', { type: 'boolean', default: false, global: true, describe: 'print data as JSON' })
+    .command(keysCommand)
+    .command(ledgerCommand)
+    .command(receiptCommand)
+    .command(sqlCommand)
+    .demandCommand(1, 'name a command')
+    .strict()
+    .version(version())
+    .help()
+    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .fail((message, error) => {
+      throw error ?? new ChioError('CHIO-CLI-USAGE', message);
+    });
+  await cli.parseAsync();
+}
+
+main(hideBin(process.argv)).catch(reportError);
