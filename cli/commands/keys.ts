@@ -63,8 +63,8 @@ const generate: CommandModule<GlobalArgs, GenerateArgs> = {
 };
 
 export const keysCommand: CommandModule<GlobalArgs, GlobalArgs> = {
-  command: 'keys <command>',
+  command: 'keys',
   describe: 'Manage Ed25519 kernel keys',
-  builder: (y) => y.command(generate),
+  builder: (y) => y.command(generate).demandCommand(1, 'name a keys command'),
   handler: () => {},
 };

@@ -101,8 +101,8 @@ const rebuild: CommandModule<GlobalArgs, GlobalArgs> = {
 };
 
 export const ledgerCommand: CommandModule<GlobalArgs, GlobalArgs> = {
-  command: 'ledger <command>',
+  command: 'ledger',
   describe: 'Verify and summarise a receipt ledger',
-  builder: (y) => y.command(verify).command(stats).command(rebuild),
+  builder: (y) => y.command(verify).command(stats).command(rebuild).demandCommand(1, 'name a ledger command'),
   handler: () => {},
 };

@@ -166,8 +166,8 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
 };
 
 export const receiptCommand: CommandModule<GlobalArgs, GlobalArgs> = {
-  command: 'receipt <command>',
+  command: 'receipt',
   describe: 'List, show and verify signed receipts',
-  builder: (y) => y.command(list).command(show).command(verify),
+  builder: (y) => y.command(list).command(show).command(verify).demandCommand(1, 'name a receipt command'),
   handler: () => {},
 };

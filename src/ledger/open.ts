@@ -97,8 +97,8 @@ function inspect(path: string): FileState {
   } catch (e) {
     if (e instanceof ChioError) throw e;
     const code = (e as { code?: string }).code ?? '';
-    if (code === 'SQLITE_NOTADB') throw new ChioError('CHIO-LEDGER-NOT-SQLITE', `${path} is not an SQLite database`, { cause: e });
-    throw new ChioError('CHIO-LEDGER-CORRUPT', `${path} cannot be read as a database: ${(e as Error).message}`, { cause: e });
+    // The header said SQLite, so what follows is damage rather than a different kind of file.
+    throw new ChioError('CHIO-LEDGER-CORRUPT', `${path} has an SQLite header but cannot be read (${code || 'error'}: ${(e as Error).message})`, { cause: e });
   } finally {
     probe?.close();
   }

@@ -16,11 +16,11 @@ export function rebuildSessions(ledger: Ledger): number {
     const info = db
       .prepare(
         `INSERT INTO ledger_sessions (session_id, first_seq, last_seq, entry_count, first_timestamp, last_timestamp, head_entry_hash)
-         SELECT e.session_id, min(e.seq), max(e.seq), count(*), min(e.timestamp), max(e.timestamp),
-                (SELECT h.entry_hash FROM ledger_entries h WHERE h.seq = max(e.seq))
-         FROM ledger_entries e
-         WHERE e.session_id IS NOT NULL
-         GROUP BY e.session_id`,
+         SELECT g.session_id, g.first_seq, g.last_seq, g.n, g.first_ts, g.last_ts, h.entry_hash
+         FROM (SELECT session_id, min(seq) AS first_seq, max(seq) AS last_seq, count(*) AS n,
+                      min(timestamp) AS first_ts, max(timestamp) AS last_ts
+               FROM ledger_entries WHERE session_id IS NOT NULL GROUP BY session_id) g
+         JOIN ledger_entries h ON h.seq = g.last_seq`,
       )
       .run();
     return info.changes;

@@ -241,6 +241,17 @@ def short(s, n=16):
     return s if len(s) <= n else s[:n] + "…"
 
 
+def describe_difference(left, right):
+    if isinstance(left, str) and isinstance(right, str) and max(len(left), len(right)) > 72:
+        i = next((i for i, (a, b) in enumerate(zip(left, right)) if a != b), min(len(left), len(right)))
+        start = max(0, i - 20)
+        return (f"differ at character {i} (lengths {len(left)} and {len(right)}): "
+                f"left …{left[start:i + 24]!r}…, right …{right[start:i + 24]!r}…")
+    def show(v):
+        return repr(short(v, 72)) if isinstance(v, str) else short(v, 72)
+    return f"left {show(left)}, right {show(right)}"
+
+
 # ---------------------------------------------------------------------------
 # Check bookkeeping: one output line per group, details only for failures.
 # ---------------------------------------------------------------------------
@@ -265,8 +276,10 @@ class Checker:
             self._group["failures"].append(f"{name}: {detail}" if detail else name)
         return ok
 
-    def equal(self, name, actual, expected):
-        return self.check(name, actual == expected, f"expected {short(expected, 72)}, got {short(actual, 72)}")
+    def equal(self, name, left, right):
+        """Check `left == right`; `name` reads "<left> = <right>"."""
+        same = left == right
+        return self.check(name, same, "" if same else describe_difference(left, right))
 
     def run(self, name, fn):
         """Run a check whose computation may raise; an exception counts as a failure."""
@@ -325,9 +338,9 @@ def check_rfc8032(c, vec):
         name = v["name"]
         sk, pk = bytes.fromhex(v["secret_key"]), bytes.fromhex(v["public_key"])
         msg, sig = bytes.fromhex(v["message"]), bytes.fromhex(v["signature"])
-        c.equal(f"{name}: public key from secret", secret_to_public(sk).hex(), v["public_key"])
+        c.equal(f"{name}: public_key = public key of secret_key", v["public_key"], secret_to_public(sk).hex())
         c.check(f"{name}: signature verifies", verify(pk, msg, sig), "verify returned False")
-        c.equal(f"{name}: signing reproduces the signature", sign(sk, msg).hex(), v["signature"])
+        c.equal(f"{name}: signature = sign(secret_key, message)", v["signature"], sign(sk, msg).hex())
 
     # Each rejection below would be an acceptance in a lax verifier (one that reduces S or y modulo
     # L or p, or ignores the sign bit of x = 0); the controls show the same construction with a
@@ -375,33 +388,33 @@ def check_receipt(c, name, vec, top):
             isinstance(nonce, str) and nonce != "", f"got {nonce!r}")
     id_input = c.run("id_input_jcs", lambda: jcs(without(r, "id", "signature", "algorithm")))
     if id_input is not None:
-        c.equal("id_input_jcs", id_input, vec["id_input_jcs"])
-        c.equal("id = sha256(id_input_jcs)", sha256_hex(id_input), vec["id"])
-    c.equal("receipt.id", r.get("id"), vec["id"])
+        c.equal("id_input_jcs = JCS(receipt minus id, signature, algorithm)", vec["id_input_jcs"], id_input)
+        c.equal("id = sha256_hex(id_input_jcs)", vec["id"], sha256_hex(id_input))
+    c.equal("receipt.id = id", r.get("id"), vec["id"])
 
     # 2. The signature: Ed25519 by kernel_key over JCS(receipt minus signature, algorithm).
     signed = c.run("signed_jcs", lambda: jcs(without(r, "signature", "algorithm")))
     if signed is not None:
-        c.equal("signed_jcs", signed, vec["signed_jcs"])
-    c.equal("receipt.signature", r.get("signature"), vec["signature"])
+        c.equal("signed_jcs = JCS(receipt minus signature, algorithm)", vec["signed_jcs"], signed)
+    c.equal("receipt.signature = signature", r.get("signature"), vec["signature"])
     key, sig = r.get("kernel_key"), r.get("signature")
-    c.equal("kernel_key = public key of the vector seed", key, top["ed25519_public_key_hex"])
+    c.equal("kernel_key = ed25519_public_key_hex", key, top["ed25519_public_key_hex"])
     if c.check("kernel_key is 64 hex, signature is 128 hex", is_hex(key, 64) and is_hex(sig, 128),
                f"kernel_key {short(key)}, signature {short(sig)}") and signed is not None:
         c.check("signature verifies under kernel_key",
                 verify(bytes.fromhex(key), signed.encode("utf-8"), bytes.fromhex(sig)), "Ed25519 verify failed")
         seed = bytes.fromhex(top["ed25519_seed_hex"])
-        c.equal("signing signed_jcs with the seed reproduces the signature",
-                sign(seed, signed.encode("utf-8")).hex(), sig)
+        c.equal("signature = sign(seed, signed_jcs) (Ed25519 is deterministic)",
+                sig, sign(seed, signed.encode("utf-8")).hex())
 
     # 3. The semantic rule.
     kind = r.get("receipt_kind")
     rule = SEMANTIC_RULES.get(kind)
     if c.check("receipt_kind is known", rule is not None, f"got {kind!r}"):
         boundary, trust, decision = rule
-        c.equal(f"{kind} => boundary_class", r.get("boundary_class"), boundary)
-        c.equal(f"{kind} => trust_level", r.get("trust_level"), trust)
-        c.check(f"{kind} => decision {decision}", ("decision" in r) == (decision == "required"),
+        c.equal(f"boundary_class = {boundary} (rule for {kind})", r.get("boundary_class"), boundary)
+        c.equal(f"trust_level = {trust} (rule for {kind})", r.get("trust_level"), trust)
+        c.check(f"decision {decision} (rule for {kind})", ("decision" in r) == (decision == "required"),
                 f"decision {'present' if 'decision' in r else 'absent'}")
 
     # 4. parameter_hash = H(action.parameters) when the parameters are not redacted.
@@ -436,7 +449,7 @@ def check_ledger(c, ledger, receipts):
         c.group(f"ledger entry seq {seq}")
         if i == 0:
             c.equal("genesis_prev_hash = 64 zeros", ledger.get("genesis_prev_hash"), GENESIS)
-        c.equal("seq (1, 2, 3, ... without gaps)", seq, i + 1)
+        c.equal("seq = position in the chain (1, 2, 3, ... without gaps)", seq, i + 1)
         c.equal("prev_hash = previous entry_hash (64 zeros for seq 1)", e.get("prev_hash"), prev_hash)
 
         session = e.get("session_id")
@@ -469,9 +482,15 @@ def check_ledger(c, ledger, receipts):
         }
         text = c.run("entry_hash_input_jcs", lambda: jcs(entry_input))
         if text is not None:
-            c.equal("entry_hash_input_jcs", text, e.get("entry_hash_input_jcs"))
-            c.equal("entry_hash = sha256(entry_hash_input_jcs)", e.get("entry_hash"), sha256_hex(text))
+            c.equal("entry_hash_input_jcs = JCS({schema, seq, prev_hash, receipt_sha256, session_id, session_prev_seq})",
+                    e.get("entry_hash_input_jcs"), text)
+            c.equal("entry_hash = sha256_hex(entry_hash_input_jcs)", e.get("entry_hash"), sha256_hex(text))
         prev_hash = e.get("entry_hash")
+
+    c.group("ledger chain")
+    c.check("the chain is not empty", len(ledger["entries"]) > 0, "no entries")
+    missing = sorted(name for rid, (name, _) in by_id.items() if rid not in seen_ids)
+    c.check("every vector receipt is stored in the chain", not missing, f"missing {missing}")
 
 
 def main(argv):
@@ -491,8 +510,9 @@ def main(argv):
         c.group(label)
         c.run(f"{label} checks", fn)
     c.group("chio-v1 seed")
-    c.equal("public key of the seed (0x01..0x20)",
-            secret_to_public(bytes.fromhex(chio["ed25519_seed_hex"])).hex(), chio["ed25519_public_key_hex"])
+    c.run("seed", lambda: c.equal(
+        "ed25519_public_key_hex = public key of ed25519_seed_hex (bytes 0x01..0x20)",
+        chio["ed25519_public_key_hex"], secret_to_public(bytes.fromhex(chio["ed25519_seed_hex"])).hex()))
     for name, vec in chio["receipts"].items():
         c.group(f"receipt {name}")
         c.run(f"receipt {name}", lambda: check_receipt(c, name, vec, chio))
