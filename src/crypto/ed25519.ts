@@ -9,9 +9,16 @@
  *    because creating a KeyObject per call costs more than the signature itself;
  *  - @noble/ed25519 is the reference, used by tests and benchmarks to prove the hot path right.
  * Ed25519 signatures are deterministic (RFC 8032 §5.1.6), so both must give identical bytes.
- * Verification is the strict RFC 8032 §5.1.7 reading: S must be < L, and A and R must be
- * canonical encodings. noble is run with `{ zip215: false }` to match that (its default, ZIP-215,
- * is deliberately permissive); a property test pins that both agree.
+ * Verification policy (the same for both, so they give the same verdict on every input):
+ *  - S < L and canonical encodings of A and R (RFC 8032 §5.1.7, §5.1.3: y < p, no "negative zero");
+ *  - A is neither of small order nor has a small-order component (torsion-free), so no key is
+ *    "weak" enough to accept signatures on anything (the eight small-order points would);
+ *  - R is torsion-free. With A and R in the prime-order subgroup, the cofactored equation noble
+ *    checks ([8]SB = [8]R + [8]kA) and the cofactorless one OpenSSL checks (SB − kA encodes to R)
+ *    accept exactly the same signatures ("Taming the many EdDSAs", Chalkias et al. 2020).
+ * OpenSSL enforces S < L and (by comparing encodings) R, but not the rules on A, so a key is
+ * checked once, when its KeyObject is cached. noble runs with `{ zip215: false }` (its default,
+ * ZIP-215, is deliberately permissive) plus the A and R checks. A property test pins agreement.
  */
 import { Buffer } from 'node:buffer';
 import { createPrivateKey, createPublicKey, randomBytes, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
@@ -83,6 +90,18 @@ export function parsePublicKeyHex(text: string): string {
   return hex;
 }
 
+/** A point that passes the policy above (decoded strictly), or null. Variable-time: inputs are public. */
+function strictPoint(bytes: Uint8Array, allowSmallOrder: boolean): noble.Point | null {
+  try {
+    const point = noble.Point.fromBytes(bytes, false);
+    if (!point.isTorsionFree()) return null;
+    if (!allowSmallOrder && point.isSmallOrder()) return null;
+    return point;
+  } catch {
+    return null;
+  }
+}
+
 // Verification keys are few (one per kernel) and used many times: cache their KeyObjects.
 const PUBLIC_KEY_CACHE_LIMIT = 1024;
 const publicKeyCache = new Map<string, KeyObject | null>();
@@ -90,10 +109,12 @@ const publicKeyCache = new Map<string, KeyObject | null>();
 function publicKeyObject(publicKeyHex: string): KeyObject | null {
   let key = publicKeyCache.get(publicKeyHex);
   if (key !== undefined) return key;
+  const raw = fromHex(publicKeyHex);
   try {
-    key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, fromHex(publicKeyHex)]), format: 'der', type: 'spki' });
+    // A key outside the policy (non-canonical, small-order, mixed-order) verifies nothing.
+    key = strictPoint(raw, false) === null ? null : createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
   } catch {
-    key = null; // not a decodable point: every signature under it is invalid
+    key = null;
   }
   if (publicKeyCache.size >= PUBLIC_KEY_CACHE_LIMIT) publicKeyCache.clear();
   publicKeyCache.set(publicKeyHex, key);
@@ -127,6 +148,8 @@ export const referenceEd25519 = Object.freeze({
     return noble.sign(message, seed);
   },
   verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+    if (publicKey.length !== PUBLIC_KEY_BYTES || signature.length !== SIGNATURE_BYTES) return false;
+    if (strictPoint(publicKey, false) === null || strictPoint(signature.subarray(0, 32), true) === null) return false;
     try {
       return noble.verify(signature, message, publicKey, { zip215: false });
     } catch {
