@@ -11,7 +11,9 @@ import { ChioError, EXIT, isChioError } from '../src/errors.js';
  *   docs: https://chio.computer/docs/reference/errors#error-…
  */
 export function renderError(e: ChioError): string {
-  return `error[${e.code}]: ${e.message}\n  help: ${e.help}\n  code: ${e.urn}\n  docs: ${e.docs}\n`;
+  // One line per field, whatever the message carries (yargs messages span lines).
+  const message = e.message.trim().replace(/\s*\n\s*/g, '; ');
+  return `error[${e.code}]: ${message}\n  help: ${e.help}\n  code: ${e.urn}\n  docs: ${e.docs}\n`;
 }
 
 export function toChioError(e: unknown): ChioError {

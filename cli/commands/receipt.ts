@@ -139,13 +139,15 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
       .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file; receipts must be signed by one of these' }),
   handler: (args) => {
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
+    // yargs hands a lone "-" positional over as "".
+    const fromStdin = args.file === '-' || args.file === '';
     let text: string;
     try {
-      text = readFileSync(args.file === '-' ? 0 : args.file, 'utf8');
+      text = readFileSync(fromStdin ? 0 : args.file, 'utf8');
     } catch (e) {
       throw new ChioError('CHIO-CLI-IO', `cannot read ${args.file}: ${(e as Error).message}`, { cause: e });
     }
-    const receipts = parseReceipts(text, args.file === '-' ? 'stdin' : args.file);
+    const receipts = parseReceipts(text, fromStdin ? 'stdin' : args.file);
     const results = receipts.map((r, i) => {
       const v = verifyReceipt(r, { trustedKernelKeys: trusted });
       return v.ok

@@ -33,6 +33,11 @@ export const sqlCommand: CommandModule<GlobalArgs, SqlArgs> = {
       } catch (e) {
         throw new ChioError('CHIO-CLI-SQL-ERROR', (e as Error).message, { cause: e });
       }
+      // SQLite counts ATTACH/DETACH as read-only (they do not write this file), but they reach
+      // other files; chio sql reads the ledger and nothing else.
+      if (/^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(?:attach|detach)\b/i.test(args.query)) {
+        throw new ChioError('CHIO-CLI-SQL-WRITE', 'refused: ATTACH and DETACH are not allowed; chio sql reads only this ledger');
+      }
       if (!stmt.readonly) {
         throw new ChioError('CHIO-CLI-SQL-WRITE', 'refused: the statement would modify the database; chio sql is read-only');
       }
