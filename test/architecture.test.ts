@@ -1,0 +1,78 @@
+// DESIGN §3 dependency direction: crypto ← receipt ← ledger ← … ← cli, and third-party packages stay in their area.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Every import specifier of a file, internal ones resolved to a repo-relative path. */
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^\s*(?:import|export)[^'"]*?from\s+'([^']+)'/gm)].map((m) => {
+    const spec = m[1]!;
+    return spec.startsWith('.') ? relative('.', normalize(join(dirname(file), spec))) : spec;
+  });
+}
+
+/** Area of a repo path: src/crypto, src/receipt, src/ledger, src (root files), cli, … */
+function area(path: string): string {
+  const parts = path.split('/');
+  if (parts[0] !== 'src') return parts[0]!;
+  return parts.length > 2 ? `src/${parts[1]}` : 'src';
+}
+
+const ALLOWED: Record<string, { internal: string[]; external: RegExp }> = {
+  'src/crypto': { internal: ['src/crypto', 'src'], external: /^(node:|@noble\/|canonicalize$)/ },
+  'src/receipt': { internal: ['src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
+  'src/ledger': { internal: ['src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|better-sqlite3$|drizzle-orm(\/|$))/ },
+  'src/projections': { internal: ['src/projections', 'src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|drizzle-orm(\/|$))/ },
+};
+
+describe('architecture', () => {
+  const srcFiles = files('src');
+
+  it('the import scanner sees multi-line and type imports (so the rules below cannot pass vacuously)', () => {
+    expect(imports('src/ledger/append.ts')).toEqual(expect.arrayContaining(['src/receipt/index.js', 'better-sqlite3', 'src/ledger/open.js']));
+    expect(imports('src/index.ts').length).toBeGreaterThan(5);
+  });
+
+  for (const [name, rule] of Object.entries(ALLOWED)) {
+    it(`${name} imports only what DESIGN §3 allows`, () => {
+      const offending: string[] = [];
+      for (const f of srcFiles.filter((f) => area(f) === name)) {
+        for (const spec of imports(f)) {
+          const ok = spec.startsWith('src/') ? rule.internal.includes(area(spec)) : rule.external.test(spec);
+          if (!ok) offending.push(`${f} → ${spec}`);
+        }
+      }
+      expect(offending).toEqual([]);
+    });
+  }
+
+  it('src/errors.ts and the root files import no area below them, and nothing in src imports cli/', () => {
+    expect(imports('src/errors.ts')).toEqual([]);
+    const toCli = srcFiles.flatMap((f) => imports(f).filter((s) => s.startsWith('cli/')).map((s) => `${f} → ${s}`));
+    expect(toCli).toEqual([]);
+  });
+
+  it('@noble/* and canonicalize are imported only in src/crypto', () => {
+    const all = [...srcFiles, ...files('cli')];
+    const offending = all.flatMap((f) => imports(f).filter((s) => /^(@noble\/|canonicalize$)/.test(s) && area(f) !== 'src/crypto').map((s) => `${f} → ${s}`));
+    expect(offending).toEqual([]);
+  });
+
+  it('projections never import the append path', () => {
+    const offending = srcFiles.filter((f) => area(f) === 'src/projections').flatMap((f) => imports(f).filter((s) => /src\/ledger\/(append|writer)/.test(s)));
+    expect(offending).toEqual([]);
+  });
+
+  it('every module opens with a comment saying what it owns', () => {
+    const missing = [...srcFiles, ...files('cli')].filter((f) => !/^(#!.*\n)?\/\*\*/.test(readFileSync(f, 'utf8')));
+    expect(missing).toEqual([]);
+  });
+});
