@@ -23,7 +23,6 @@ CREATE TABLE `ledger_entries` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `ledger_entries_receipt_id_unique` ON `ledger_entries` (`receipt_id`);--> statement-breakpoint
-CREATE UNIQUE INDEX `ledger_entries_entry_hash_unique` ON `ledger_entries` (`entry_hash`);--> statement-breakpoint
 CREATE INDEX `ledger_entries_session_seq` ON `ledger_entries` (`session_id`,`seq`);--> statement-breakpoint
 CREATE INDEX `ledger_entries_timestamp` ON `ledger_entries` (`timestamp`);--> statement-breakpoint
 CREATE INDEX `ledger_entries_tool` ON `ledger_entries` (`tool_server`,`tool_name`);--> statement-breakpoint

@@ -25,25 +25,33 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 
 const encoder = new TextEncoder();
 
-function refuse(path: string, reason: string): never {
+/** JSON path of the value being checked, as keys/indexes; turned into text only on refusal. */
+type Trail = Array<string | number>;
+
+function pathOf(trail: Trail): string {
+  let path = '$';
+  for (const step of trail) {
+    path += typeof step === 'number' ? `[${step}]` : /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(step) ? `.${step}` : `[${JSON.stringify(step)}]`;
+  }
+  return path;
+}
+
+function refuse(trail: Trail, reason: string): never {
+  const path = pathOf(trail);
   throw new ChioError('CHIO-CRYPTO-NOT-CANONICAL', `cannot canonicalize ${path}: ${reason}`, {
     details: { path, reason },
   });
 }
 
-function memberPath(path: string, key: string): string {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
-}
-
-function check(value: unknown, path: string, depth: number, ancestors: Set<object>): void {
+function check(value: unknown, trail: Trail, ancestors: Set<object>): void {
   switch (typeof value) {
     case 'string':
-      if (!value.isWellFormed()) refuse(path, 'string contains a lone surrogate');
+      if (!value.isWellFormed()) refuse(trail, 'string contains a lone surrogate');
       return;
     case 'number':
-      if (!Number.isFinite(value)) refuse(path, `number ${value} is not finite`);
+      if (!Number.isFinite(value)) refuse(trail, `number ${value} is not finite`);
       if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
-        refuse(path, `integer ${value} is beyond 2^53-1; send it as a decimal string`);
+        refuse(trail, `integer ${value} is beyond 2^53-1; send it as a decimal string`);
       }
       return;
     case 'boolean':
@@ -51,27 +59,31 @@ function check(value: unknown, path: string, depth: number, ancestors: Set<objec
     case 'object':
       break;
     default:
-      refuse(path, `${typeof value} is not a JSON value`);
+      refuse(trail, `${typeof value} is not a JSON value`);
   }
   if (value === null) return;
-  if (depth >= MAX_JSON_DEPTH) refuse(path, `nesting deeper than ${MAX_JSON_DEPTH} levels`);
-  if (ancestors.has(value)) refuse(path, 'circular reference');
+  if (trail.length >= MAX_JSON_DEPTH) refuse(trail, `nesting deeper than ${MAX_JSON_DEPTH} levels`);
+  if (ancestors.has(value)) refuse(trail, 'circular reference');
   ancestors.add(value);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      if (!(i in value)) refuse(`${path}[${i}]`, 'sparse array hole');
-      check(value[i], `${path}[${i}]`, depth + 1, ancestors);
+      trail.push(i);
+      if (!(i in value)) refuse(trail, 'sparse array hole');
+      check(value[i], trail, ancestors);
+      trail.pop();
     }
   } else {
     const proto = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) {
-      refuse(path, `${proto?.constructor?.name ?? 'exotic'} object is not a plain JSON object`);
+      refuse(trail, `${proto?.constructor?.name ?? 'exotic'} object is not a plain JSON object`);
     }
-    if (typeof (value as { toJSON?: unknown }).toJSON === 'function') refuse(path, 'object has a toJSON method');
-    if (Object.getOwnPropertySymbols(value).length > 0) refuse(path, 'object has symbol keys');
+    if (typeof (value as { toJSON?: unknown }).toJSON === 'function') refuse(trail, 'object has a toJSON method');
+    if (Object.getOwnPropertySymbols(value).length > 0) refuse(trail, 'object has symbol keys');
     for (const key of Object.keys(value)) {
-      if (!key.isWellFormed()) refuse(path, 'member name contains a lone surrogate');
-      check((value as Record<string, unknown>)[key], memberPath(path, key), depth + 1, ancestors);
+      if (!key.isWellFormed()) refuse(trail, 'member name contains a lone surrogate');
+      trail.push(key);
+      check((value as Record<string, unknown>)[key], trail, ancestors);
+      trail.pop();
     }
   }
   ancestors.delete(value);
@@ -79,14 +91,20 @@ function check(value: unknown, path: string, depth: number, ancestors: Set<objec
 
 /** Throws `CHIO-CRYPTO-NOT-CANONICAL` unless `value` is a JSON value JCS can represent without loss. */
 export function assertCanonicalizable(value: unknown): asserts value is JsonValue {
-  check(value, '$', 0, new Set());
+  check(value, [], new Set());
 }
 
 /** RFC 8785 canonical JSON text of `value`. */
 export function canonicalJson(value: unknown): string {
+  // Primitives, the most common member values of a receipt, need neither the walk nor the
+  // library: RFC 8785 §3.2.2 serialises a string and a finite number exactly as JSON.stringify.
+  if (typeof value === 'string') {
+    if (!value.isWellFormed()) refuse([], 'string contains a lone surrogate');
+    return JSON.stringify(value);
+  }
   assertCanonicalizable(value);
   const text = canonicalize(value);
-  if (text === undefined) refuse('$', 'value has no JSON form');
+  if (text === undefined) refuse([], 'value has no JSON form');
   return text;
 }
 
@@ -100,14 +118,14 @@ export function canonicalBytes(value: unknown): Uint8Array {
  * members by their names' UTF-16 code units, which is what Array.prototype.sort does on strings;
  * names are escaped exactly as JSON.stringify (and so `canonicalize`) escapes them.
  * Lets the receipt signer canonicalize each member once and assemble the id input, the signed
- * body and the stored body from the same pieces.
+ * body and the stored body from the same pieces (`exclude` leaves members out).
  */
-export function joinCanonicalMembers(members: ReadonlyMap<string, string>): string {
+export function joinCanonicalMembers(members: ReadonlyMap<string, string>, exclude?: ReadonlySet<string>): string {
   const names = [...members.keys()].sort();
   let out = '{';
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i]!;
-    if (i > 0) out += ',';
+  for (const name of names) {
+    if (exclude?.has(name) === true) continue;
+    if (out.length > 1) out += ',';
     out += JSON.stringify(name) + ':' + members.get(name)!;
   }
   return out + '}';

@@ -76,6 +76,7 @@ export function prepareEntry(request: AppendRequest): PreparedEntry {
 /** Prepared statements for one connection; the append itself is `appendPrepared`. */
 export class EntryInserter {
   private readonly head: Database.Statement<[], { seq: number; entry_hash: string }>;
+  private readonly exists: Database.Statement<[string], { one: number }>;
   private readonly sessionHead: Database.Statement<[string], { seq: number | null }>;
   private readonly insert: Database.Statement;
   private readonly upsertSession: Database.Statement;
@@ -83,6 +84,7 @@ export class EntryInserter {
   constructor(readonly ledger: Ledger) {
     const db = ledger.db;
     this.head = db.prepare('SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1');
+    this.exists = db.prepare('SELECT 1 AS one FROM ledger_entries WHERE receipt_id = ?');
     this.sessionHead = db.prepare('SELECT max(seq) AS seq FROM ledger_entries WHERE session_id = ?');
     this.insert = db.prepare(
       `INSERT INTO ledger_entries (seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body,
@@ -101,23 +103,22 @@ export class EntryInserter {
     );
   }
 
-  /** Links and inserts one entry. Must run inside a write transaction. */
+  /**
+   * Links and inserts one entry. Must run inside a write transaction. A duplicate receipt is
+   * refused before anything is written, so a batch can skip it without a savepoint.
+   */
   insertLinked(entry: PreparedEntry): AppendResult {
+    if (this.exists.get(entry.receiptId) !== undefined) {
+      throw new ChioError('CHIO-LEDGER-DUPLICATE-RECEIPT', `receipt ${entry.receiptId} is already in the ledger`);
+    }
     const head = this.head.get();
     const seq = (head?.seq ?? 0) + 1;
     const prevHash = head?.entry_hash ?? GENESIS_PREV_HASH;
     const sessionPrevSeq = entry.sessionId === null ? null : (this.sessionHead.get(entry.sessionId)?.seq ?? null);
     const hash = entryHash({ seq, prevHash, receiptSha256: entry.receiptSha256, sessionId: entry.sessionId, sessionPrevSeq });
     const c = entry.columns;
-    try {
-      this.insert.run(seq, entry.receiptId, entry.sessionId, sessionPrevSeq, prevHash, hash, entry.body, c.timestamp,
-        c.capabilityId, c.toolServer, c.toolName, c.verdict, c.receiptKind, c.trustLevel, c.kernelKey, c.tenantId, entry.producer);
-    } catch (e) {
-      if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && String((e as Error).message).includes('receipt_id')) {
-        throw new ChioError('CHIO-LEDGER-DUPLICATE-RECEIPT', `receipt ${entry.receiptId} is already in the ledger`, { cause: e });
-      }
-      throw e;
-    }
+    this.insert.run(seq, entry.receiptId, entry.sessionId, sessionPrevSeq, prevHash, hash, entry.body, c.timestamp,
+      c.capabilityId, c.toolServer, c.toolName, c.verdict, c.receiptKind, c.trustLevel, c.kernelKey, c.tenantId, entry.producer);
     if (entry.sessionId !== null) this.upsertSession.run({ sessionId: entry.sessionId, seq, timestamp: c.timestamp, entryHash: hash });
     return { seq, receiptId: entry.receiptId, entryHash: hash, prevHash, sessionId: entry.sessionId, sessionPrevSeq };
   }

@@ -21,7 +21,7 @@ export const ledgerEntries = sqliteTable(
     sessionId: text('session_id'),
     sessionPrevSeq: integer('session_prev_seq'),
     prevHash: text('prev_hash').notNull(),
-    entryHash: text('entry_hash').notNull().unique(),
+    entryHash: text('entry_hash').notNull(),
     body: text('body').notNull(),
     timestamp: integer('timestamp').notNull(),
     capabilityId: text('capability_id').notNull(),

@@ -133,13 +133,18 @@ export function verifyChain(ledger: Ledger, options: VerifyChainOptions = {}): C
       if (row.prev_hash !== prevHash) {
         return fail(row.seq, 'prev_hash', `prev_hash ${row.prev_hash} is not the entry_hash of seq ${row.seq - 1} (${prevHash})`);
       }
-      const computed = entryHash({
-        seq: row.seq,
-        prevHash: row.prev_hash,
-        receiptSha256: receiptSha256(row.body),
-        sessionId: row.session_id,
-        sessionPrevSeq: row.session_prev_seq,
-      });
+      let computed: string;
+      try {
+        computed = entryHash({
+          seq: row.seq,
+          prevHash: row.prev_hash,
+          receiptSha256: receiptSha256(row.body),
+          sessionId: row.session_id,
+          sessionPrevSeq: row.session_prev_seq,
+        });
+      } catch (e) {
+        return fail(row.seq, 'entry_hash', `the entry's fields cannot be hashed: ${(e as Error).message}`);
+      }
       if (computed !== row.entry_hash) {
         return fail(row.seq, 'entry_hash', `entry_hash ${row.entry_hash} does not match the entry (recomputed ${computed})`);
       }

@@ -6,8 +6,9 @@
  * the batch is in the ledger: the governed calls fail closed.
  * Owns: batching and the append promise contract. Must not import kernel, edges or cli.
  *
- * One entry that cannot be inserted (a duplicate receipt id) must not sink its neighbours, so
- * each insert runs in its own SAVEPOINT inside the batch transaction.
+ * One entry that cannot be inserted (a duplicate receipt id) must not sink its neighbours: the
+ * inserter refuses a duplicate before writing anything for it, so the batch simply skips it.
+ * Any other failure is a fault and aborts the whole batch.
  */
 import { ChioError } from '../errors.js';
 import { appendFailed, EntryInserter, prepareEntry } from './append.js';
@@ -99,13 +100,12 @@ export class LedgerWriter {
     const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
     const inserter = this.inserter;
     const db = this.ledger.db;
-    const insertOne = db.transaction((entry: PreparedEntry) => inserter.insertLinked(entry)); // nested → SAVEPOINT
     try {
       db.transaction(() => {
         outcomes.length = 0;
         for (const p of batch) {
           try {
-            outcomes.push({ ok: true, result: insertOne(p.entry) });
+            outcomes.push({ ok: true, result: inserter.insertLinked(p.entry) });
           } catch (e) {
             if (!(e instanceof ChioError)) throw e; // an I/O fault aborts the whole batch
             outcomes.push({ ok: false, error: e });

@@ -21,14 +21,29 @@ export function canonicalMembers(receipt: Readonly<Record<string, unknown>>): Ma
   return members;
 }
 
-function without(members: ReadonlyMap<string, string>, excluded: ReadonlySet<string>): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [name, text] of members) if (!excluded.has(name)) out.set(name, text);
-  return out;
+/**
+ * Canonical members of a receipt whose `action` is `{parameters, parameter_hash}`, with the
+ * parameters canonicalized once: their text is needed both inside the action member and for
+ * `parameter_hash = sha256(JCS(parameters))` (DESIGN §4).
+ */
+export function receiptMembers(receipt: Readonly<Record<string, unknown>> & { action: { parameters: unknown; parameter_hash: string } }): {
+  members: Map<string, string>;
+  parametersText: string;
+} {
+  const { action, ...rest } = receipt;
+  const parametersText = canonicalJson(action.parameters);
+  const members = canonicalMembers(rest);
+  members.set('action', actionText(action.parameter_hash, parametersText));
+  return { members, parametersText };
+}
+
+/** `{"parameter_hash":…,"parameters":…}`: the two names are already in RFC 8785 order. */
+export function actionText(parameterHash: string, parametersText: string): string {
+  return `{"parameter_hash":${canonicalJson(parameterHash)},"parameters":${parametersText}}`;
 }
 
 export function idInputText(members: ReadonlyMap<string, string>): string {
-  return joinCanonicalMembers(without(members, NOT_IN_ID));
+  return joinCanonicalMembers(members, NOT_IN_ID);
 }
 
 export function computeReceiptId(members: ReadonlyMap<string, string>): string {
@@ -36,7 +51,7 @@ export function computeReceiptId(members: ReadonlyMap<string, string>): string {
 }
 
 export function signedText(members: ReadonlyMap<string, string>): string {
-  return joinCanonicalMembers(without(members, NOT_SIGNED));
+  return joinCanonicalMembers(members, NOT_SIGNED);
 }
 
 export function bodyText(members: ReadonlyMap<string, string>): string {

@@ -16,4 +16,4 @@ export { signReceipt, trustedBodyText, SIGNING_NONCE_KEY } from './sign.js';
 export type { SignOptions } from './sign.js';
 export { verifyReceipt } from './verify.js';
 export type { ReceiptVerdict, ReceiptCheck, VerifyReceiptOptions } from './verify.js';
-export { computeReceiptId, canonicalMembers, idInputText, signedText, bodyText } from './encode.js';
+export { computeReceiptId, canonicalMembers, receiptMembers, idInputText, signedText, bodyText } from './encode.js';

@@ -5,10 +5,10 @@
  * Must not import ledger, kernel, edges or cli.
  */
 import { randomUUID } from 'node:crypto';
-import { hashCanonical, toHex } from '../crypto/index.js';
+import { canonicalJson, sha256Hex, toHex } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
-import { bodyText, canonicalMembers, computeReceiptId, signedText } from './encode.js';
+import { actionText, bodyText, canonicalMembers, computeReceiptId, signedText } from './encode.js';
 import { describeIssues, ReceiptDraftSchema } from './schema.js';
 import type { Receipt, ReceiptDraft } from './schema.js';
 import { semanticViolation } from './semantics.js';
@@ -38,12 +38,17 @@ export function trustedBodyText(receipt: Receipt): string | undefined {
   return signedHere.get(receipt);
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
+/**
+ * Freezes the objects the signer built (the receipt, its action, decision, evidence and metadata
+ * containers) so the signed members cannot be reassigned. The caller's own parameter objects are
+ * left as they are; the ledger stores the body text recorded here, never a re-serialisation.
+ */
+function freezeReceipt(receipt: Receipt): Receipt {
+  Object.freeze(receipt.action);
+  if (receipt.decision !== undefined) Object.freeze(receipt.decision);
+  if (receipt.evidence !== undefined) for (const e of Object.freeze(receipt.evidence)) Object.freeze(e);
+  if (receipt.metadata !== undefined) Object.freeze(receipt.metadata);
+  return Object.freeze(receipt);
 }
 
 export function signReceipt(draft: ReceiptDraft, signer: Ed25519Signer, options: SignOptions = {}): Receipt {
@@ -58,9 +63,11 @@ export function signReceipt(draft: ReceiptDraft, signer: Ed25519Signer, options:
 
   // parameter_hash is over the parameters as the caller sent them (DESIGN §4). When they are
   // stored unredacted, the stored ones must hash to it; when redacted, only the producer knows it.
+  // The parameters are canonicalized once: for their hash and as part of the action member.
+  const parametersText = canonicalJson(d.action.parameters);
   let parameterHash = d.action.parameter_hash;
   if (d.redaction_mode === 'none') {
-    const actual = hashCanonical(d.action.parameters);
+    const actual = sha256Hex(parametersText);
     if (parameterHash !== undefined && parameterHash !== actual) {
       throw new ChioError('CHIO-RECEIPT-PARAMETER-HASH', `parameter_hash ${parameterHash} is not H(parameters) = ${actual}`);
     }
@@ -79,13 +86,15 @@ export function signReceipt(draft: ReceiptDraft, signer: Ed25519Signer, options:
     metadata: { ...d.metadata, [SIGNING_NONCE_KEY]: nonce },
     kernel_key: signer.publicKeyHex,
   };
-  const members = canonicalMembers(unsigned);
+  const { action: _action, ...rest } = unsigned;
+  const members = canonicalMembers(rest);
+  members.set('action', actionText(parameterHash, parametersText));
   const id = computeReceiptId(members);
   members.set('id', JSON.stringify(id));
   const signature = toHex(signer.sign(signedText(members)));
   members.set('signature', JSON.stringify(signature));
 
-  const receipt = deepFreeze({ ...unsigned, id, signature } as Receipt);
+  const receipt = freezeReceipt({ ...unsigned, id, signature } as Receipt);
   signedHere.set(receipt, bodyText(members));
   return receipt;
 }

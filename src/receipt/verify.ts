@@ -4,9 +4,9 @@
  * Owns: the verdict shape. Must not import ledger, kernel, edges or cli.
  * The input is attacker-controlled: it may be any JSON value read from a file or a database row.
  */
-import { hashCanonical, isHex, verifySignature } from '../crypto/index.js';
+import { isHex, sha256Hex, verifySignature } from '../crypto/index.js';
 import { isChioError } from '../errors.js';
-import { bodyText, canonicalMembers, computeReceiptId, signedText } from './encode.js';
+import { bodyText, computeReceiptId, receiptMembers, signedText } from './encode.js';
 import { describeIssues, ReceiptSchema } from './schema.js';
 import type { Receipt } from './schema.js';
 import { semanticViolation } from './semantics.js';
@@ -37,8 +37,9 @@ export function verifyReceipt(input: unknown, options: VerifyReceiptOptions = {}
   }
   const receipt = parsed.data;
   let members: Map<string, string>;
+  let parametersText: string;
   try {
-    members = canonicalMembers(receipt);
+    ({ members, parametersText } = receiptMembers(receipt));
   } catch (e) {
     if (isChioError(e)) return fail('canonical', e.message, receipt.id);
     throw e;
@@ -54,7 +55,7 @@ export function verifyReceipt(input: unknown, options: VerifyReceiptOptions = {}
     return fail('signature', `signature does not verify under kernel_key ${receipt.kernel_key}`, receipt.id);
   }
   if (receipt.redaction_mode === 'none') {
-    const hash = hashCanonical(receipt.action.parameters);
+    const hash = sha256Hex(parametersText);
     if (hash !== receipt.action.parameter_hash) {
       return fail('parameter_hash', `parameter_hash ${receipt.action.parameter_hash} is not H(parameters) = ${hash}`, receipt.id);
     }
