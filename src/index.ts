@@ -28,6 +28,7 @@ export {
   appendReceiptSync,
   LedgerWriter,
   verifyChain,
+  verifyChainParallel,
   rebuildSessions,
   readSessions,
   listEntries,

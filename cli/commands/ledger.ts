@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { EXIT } from '../../src/errors.js';
-import { ledgerStats, openLedger, rebuildSessions, verifyChain } from '../../src/ledger/index.js';
+import { ledgerStats, openLedger, rebuildSessions, verifyChainParallel } from '../../src/ledger/index.js';
 import type { GlobalArgs } from '../main.js';
 import { asArray, trustedKeys } from '../options.js';
 import { isoTime, out, outJson, setExit, table } from '../output.js';
@@ -23,13 +23,13 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
     y
       .option('signatures', { type: 'boolean', default: true, describe: 'check every Ed25519 signature (--no-signatures: hashes and links only)' })
       .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file; every receipt must be signed by one of these' }),
-  handler: (args) => {
+  handler: async (args) => {
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
     const ledger = openLedger(args['receipt-db'], { readonly: true });
     const progress = progressBar('verifying', process.stderr.isTTY === true && !args.json);
     let verdict;
     try {
-      verdict = verifyChain(ledger, { signatures: args.signatures, trustedKernelKeys: trusted, onProgress: progress.update });
+      verdict = await verifyChainParallel(ledger, { signatures: args.signatures, trustedKernelKeys: trusted, onProgress: progress.update });
     } finally {
       progress.finish();
       ledger.close();

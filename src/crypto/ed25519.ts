@@ -137,6 +137,24 @@ export function verifySignature(publicKeyHex: string, message: Uint8Array | stri
   }
 }
 
+/**
+ * The same check on libuv's thread pool (node:crypto's callback form), so many signatures can be
+ * checked on every core while the caller's thread does other work. Same policy, same verdicts.
+ */
+export function verifySignatureAsync(publicKeyHex: string, message: Uint8Array | string, signatureHex: string): Promise<boolean> {
+  if (!isHex(publicKeyHex, PUBLIC_KEY_BYTES) || !isHex(signatureHex, SIGNATURE_BYTES)) return Promise.resolve(false);
+  const key = publicKeyObject(publicKeyHex);
+  if (key === null) return Promise.resolve(false);
+  const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
+  return new Promise((resolve) => {
+    try {
+      nodeVerify(null, data, key, Buffer.from(signatureHex, 'hex'), (error, ok) => resolve(error === null && ok));
+    } catch {
+      resolve(false);
+    }
+  });
+}
+
 /** The reference implementation (@noble/ed25519), for tests and benchmarks. Same contract as above. */
 export const referenceEd25519 = Object.freeze({
   publicKey(seed: Uint8Array): Uint8Array {

@@ -11,6 +11,7 @@ export {
   parseSeed,
   parsePublicKeyHex,
   verifySignature,
+  verifySignatureAsync,
   referenceEd25519,
   SEED_BYTES,
   PUBLIC_KEY_BYTES,

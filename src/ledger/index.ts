@@ -11,6 +11,8 @@ export { LedgerWriter } from './writer.js';
 export type { LedgerWriterOptions, LedgerWriterStats } from './writer.js';
 export { verifyChain } from './verify-chain.js';
 export type { ChainVerdict, ChainCheck, ChainHead, VerifyChainOptions } from './verify-chain.js';
+export { verifyChainParallel } from './verify-chain-parallel.js';
+export type { VerifyChainParallelOptions } from './verify-chain-parallel.js';
 export { rebuildSessions, readSessions } from './sessions.js';
 export { listEntries, findEntry, ledgerStats } from './read.js';
 export type { EntryFilter, EntryPage, LedgerStats } from './read.js';

@@ -17,6 +17,7 @@
  *   session_link session_prev_seq is the previous seq of the same session (NULL for its first)
  * and at the end: sessions_projection — ledger_sessions equals what the walk derived.
  */
+import { verifySignature } from '../crypto/index.js';
 import { verifyReceipt } from '../receipt/index.js';
 import { entryHash, GENESIS_PREV_HASH, projectReceipt, receiptSha256 } from './entry.js';
 import type { Ledger } from './open.js';
@@ -50,6 +51,14 @@ export type ChainVerdict =
       signaturesChecked: boolean;
     }
   | { ok: false; seq: number | null; check: ChainCheck; message: string; entriesChecked: number };
+
+/** A signature the walk needs checked: the driver decides whether now or on another thread. */
+export interface SignatureJob {
+  seq: number;
+  kernelKey: string;
+  signed: string;
+  signature: string;
+}
 
 export interface VerifyChainOptions {
   /** Check every Ed25519 signature (default true). Without, hashes and links only. */
@@ -102,7 +111,27 @@ interface SessionState {
   headEntryHash: string;
 }
 
+/** Verifies the chain on this thread, signatures included unless disabled. */
 export function verifyChain(ledger: Ledger, options: VerifyChainOptions = {}): ChainVerdict {
+  const walk = walkChain(ledger, options);
+  let step = walk.next();
+  while (!step.done) {
+    const job = step.value;
+    step = walk.next(verifySignature(job.kernelKey, job.signed, job.signature));
+  }
+  return step.value;
+}
+
+export function signatureFailure(job: SignatureJob, entriesChecked: number): ChainVerdict {
+  return { ok: false, seq: job.seq, check: 'signature', message: `signature does not verify under kernel_key ${job.kernelKey}`, entriesChecked };
+}
+
+/**
+ * The walk itself. It yields each signature it needs checked (when signatures are on) and takes
+ * the verdict back: `true` means valid or "checked elsewhere" (the parallel driver checks them on
+ * the thread pool and reports the earliest bad one itself).
+ */
+export function* walkChain(ledger: Ledger, options: VerifyChainOptions = {}): Generator<SignatureJob, ChainVerdict, boolean> {
   const signatures = options.signatures ?? true;
   const progressEvery = options.progressEvery ?? 1000;
   const db = ledger.db;
@@ -155,7 +184,7 @@ export function verifyChain(ledger: Ledger, options: VerifyChainOptions = {}): C
       } catch {
         return fail(row.seq, 'body', 'body is not JSON');
       }
-      const verdict = verifyReceipt(parsed, { signatures, trustedKernelKeys: options.trustedKernelKeys });
+      const verdict = verifyReceipt(parsed, { signatures: false, trustedKernelKeys: options.trustedKernelKeys });
       if (!verdict.ok) {
         const check: ChainCheck =
           verdict.check === 'id' ? 'receipt_id'
@@ -173,6 +202,10 @@ export function verifyChain(ledger: Ledger, options: VerifyChainOptions = {}): C
         if (row[column] !== projected[field]) {
           return fail(row.seq, 'projection', `column ${column} is ${JSON.stringify(row[column])} but the receipt says ${JSON.stringify(projected[field])}`);
         }
+      }
+      if (signatures) {
+        const job: SignatureJob = { seq: row.seq, kernelKey: verdict.receipt.kernel_key, signed: verdict.signed, signature: verdict.receipt.signature };
+        if (!(yield job)) return signatureFailure(job, checked);
       }
       if (row.session_id !== null) {
         const s = sessions.get(row.session_id);

@@ -14,7 +14,15 @@ import { semanticViolation } from './semantics.js';
 export type ReceiptCheck = 'schema' | 'canonical' | 'id' | 'semantics' | 'kernel_key' | 'signature' | 'parameter_hash';
 
 export type ReceiptVerdict =
-  | { ok: true; receipt: Receipt; id: string; body: string }
+  | {
+      ok: true;
+      receipt: Receipt;
+      id: string;
+      /** The stored form: JCS of the whole receipt. */
+      body: string;
+      /** The bytes the signature covers: JCS of the receipt minus signature and algorithm. */
+      signed: string;
+    }
   | { ok: false; check: ReceiptCheck; message: string; id: string | undefined; issues: string[] };
 
 export interface VerifyReceiptOptions {
@@ -51,7 +59,8 @@ export function verifyReceipt(input: unknown, options: VerifyReceiptOptions = {}
   if (options.trustedKernelKeys !== undefined && !options.trustedKernelKeys.has(receipt.kernel_key)) {
     return fail('kernel_key', `kernel_key ${receipt.kernel_key} is not a trusted kernel key`, receipt.id);
   }
-  if (options.signatures !== false && !verifySignature(receipt.kernel_key, signedText(members), receipt.signature)) {
+  const signed = signedText(members);
+  if (options.signatures !== false && !verifySignature(receipt.kernel_key, signed, receipt.signature)) {
     return fail('signature', `signature does not verify under kernel_key ${receipt.kernel_key}`, receipt.id);
   }
   if (receipt.redaction_mode === 'none') {
@@ -60,5 +69,5 @@ export function verifyReceipt(input: unknown, options: VerifyReceiptOptions = {}
       return fail('parameter_hash', `parameter_hash ${receipt.action.parameter_hash} is not H(parameters) = ${hash}`, receipt.id);
     }
   }
-  return { ok: true, receipt, id, body: bodyText(members) };
+  return { ok: true, receipt, id, body: bodyText(members), signed };
 }
