@@ -19,7 +19,7 @@ export {
 export type { Ed25519Signer, JsonValue } from './crypto/index.js';
 
 // receipts
-export { signReceipt, verifyReceipt, ReceiptSchema, ReceiptDraftSchema, RECEIPT_SCHEMA_ID, SIGNING_NONCE_KEY } from './receipt/index.js';
+export { signReceipt, signReceiptAsync, verifyReceipt, ReceiptSchema, ReceiptDraftSchema, RECEIPT_SCHEMA_ID, SIGNING_NONCE_KEY } from './receipt/index.js';
 export type { Receipt, ReceiptDraft, ReceiptVerdict, ReceiptCheck, Decision, GuardEvidence } from './receipt/index.js';
 
 // ledger

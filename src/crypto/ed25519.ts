@@ -44,6 +44,8 @@ export interface Ed25519Signer {
   readonly publicKeyHex: string;
   /** RFC 8032 signature (64 bytes) over `message`. */
   sign(message: Uint8Array | string): Uint8Array;
+  /** The same signature, computed on libuv's thread pool. */
+  signAsync(message: Uint8Array | string): Promise<Uint8Array>;
 }
 
 function assertSeed(seed: Uint8Array): void {
@@ -63,6 +65,12 @@ export function signerFromSeed(seed: Uint8Array): Ed25519Signer {
     sign(message: Uint8Array | string): Uint8Array {
       const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
       return new Uint8Array(nodeSign(null, data, privateKey));
+    },
+    signAsync(message: Uint8Array | string): Promise<Uint8Array> {
+      const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
+      return new Promise((resolve, reject) => {
+        nodeSign(null, data, privateKey, (error, signature) => (error === null ? resolve(new Uint8Array(signature)) : reject(error)));
+      });
     },
   });
 }

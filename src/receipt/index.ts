@@ -12,7 +12,7 @@ export {
 } from './schema.js';
 export type { Receipt, ReceiptDraft, Decision, Verdict, GuardEvidence, ReceiptKind, TrustLevel, BoundaryClass } from './schema.js';
 export { semanticViolation } from './semantics.js';
-export { signReceipt, trustedBodyText, SIGNING_NONCE_KEY } from './sign.js';
+export { signReceipt, signReceiptAsync, trustedBodyText, SIGNING_NONCE_KEY } from './sign.js';
 export type { SignOptions } from './sign.js';
 export { verifyReceipt } from './verify.js';
 export type { ReceiptVerdict, ReceiptCheck, VerifyReceiptOptions } from './verify.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
-import { idInputText, signReceipt, signedText, canonicalMembers, verifyReceipt } from '../../src/receipt/index.js';
+import { idInputText, signReceipt, signReceiptAsync, signedText, canonicalMembers, verifyReceipt } from '../../src/receipt/index.js';
 import type { Receipt, ReceiptDraft } from '../../src/receipt/index.js';
 import { loadVector } from '../helpers/vectors.js';
 
@@ -30,6 +30,12 @@ describe('chio.receipt.v1 golden vectors (independent implementation)', () => {
         expect(receipt.id).toBe(vec.id);
         expect(signedText(members)).toBe(vec.signed_jcs);
         expect(receipt.signature).toBe(vec.signature);
+        expect(receipt).toEqual(vec.receipt);
+      });
+
+      it('signing on the thread pool (signReceiptAsync) gives the same bytes', async () => {
+        const { draft, nonce } = draftOf(vec.receipt);
+        const receipt = await signReceiptAsync(draft, signer, { nonce });
         expect(receipt).toEqual(vec.receipt);
       });
 
