@@ -126,7 +126,20 @@ export function joinCanonicalMembers(members: ReadonlyMap<string, string>, exclu
   for (const name of names) {
     if (exclude?.has(name) === true) continue;
     if (out.length > 1) out += ',';
-    out += JSON.stringify(name) + ':' + members.get(name)!;
+    out += memberPrefix(name) + members.get(name)!;
   }
   return out + '}';
+}
+
+// `"name":` for the member names seen so far: receipts reuse the same few dozen names.
+const PREFIX_CACHE_LIMIT = 1024;
+const prefixes = new Map<string, string>();
+function memberPrefix(name: string): string {
+  let prefix = prefixes.get(name);
+  if (prefix === undefined) {
+    if (!name.isWellFormed()) refuse([], 'member name contains a lone surrogate');
+    prefix = `${JSON.stringify(name)}:`;
+    if (prefixes.size < PREFIX_CACHE_LIMIT) prefixes.set(name, prefix);
+  }
+  return prefix;
 }

@@ -20,7 +20,9 @@ export interface VerifyChainParallelOptions extends VerifyChainOptions {
 export async function verifyChainParallel(ledger: Ledger, options: VerifyChainParallelOptions = {}): Promise<ChainVerdict> {
   const window = options.window ?? 256;
   const walk = walkChain(ledger, options);
-  let inFlight: Array<Promise<void>> = [];
+  // A sliding window: when it is full, wait for the oldest check only, so the pool stays busy
+  // while this thread keeps walking.
+  const inFlight: Array<Promise<void>> = [];
   let firstBad: SignatureJob | null = null;
   let walked = 0;
   let verdict: ChainVerdict | null = null;
@@ -35,10 +37,9 @@ export async function verifyChainParallel(ledger: Ledger, options: VerifyChainPa
         }),
       );
       if (inFlight.length >= window) {
-        await Promise.all(inFlight);
-        inFlight = [];
-        // Nothing before `walked` failed structurally (the walk would have returned), so a bad
-        // signature found now is the first failure: stop reading.
+        await inFlight.shift();
+        // Nothing up to `walked` failed structurally (the walk would have returned), so once a
+        // bad signature is known it is the first failure, apart from lower seqs still in flight.
         if (firstBad !== null) break;
       }
       step = walk.next(true);

@@ -6,14 +6,22 @@
  * the batch is in the ledger: the governed calls fail closed.
  * Owns: batching and the append promise contract. Must not import kernel, edges or cli.
  *
- * One entry that cannot be inserted (a duplicate receipt id) must not sink its neighbours: the
- * inserter refuses a duplicate before writing anything for it, so the batch simply skips it.
- * Any other failure is a fault and aborts the whole batch.
+ * Where the transaction runs is a `BatchCommitter`: on this thread (`new LedgerWriter(ledger)`),
+ * or on a dedicated writer thread (`LedgerWriter.onThread(path)`, writer-thread.ts) so that this
+ * thread keeps signing while a batch waits for its fsync. Batches are handed over in order; the
+ * thread commits them one after another, so seqs follow the order of `append` calls.
  */
 import { ChioError } from '../errors.js';
-import { appendFailed, EntryInserter, prepareEntry } from './append.js';
-import type { AppendRequest, AppendResult, PreparedEntry } from './append.js';
-import type { Ledger } from './open.js';
+import { commitBatch, EntryInserter, prepareEntry } from './append.js';
+import type { AppendRequest, AppendResult, BatchOutcome, PreparedEntry } from './append.js';
+import type { Ledger, OpenLedgerOptions } from './open.js';
+import { ThreadCommitter } from './writer-thread-client.js';
+
+/** Commits one batch; may finish later (another thread). Throws/rejects only for a fault. */
+export interface BatchCommitter {
+  commit(entries: readonly PreparedEntry[]): BatchOutcome[] | Promise<BatchOutcome[]>;
+  close(): Promise<void>;
+}
 
 interface Pending {
   entry: PreparedEntry;
@@ -32,19 +40,43 @@ export interface LedgerWriterStats {
   largestBatch: number;
 }
 
-export class LedgerWriter {
+class SameThreadCommitter implements BatchCommitter {
   private readonly inserter: EntryInserter;
+  constructor(private readonly ledger: Ledger) {
+    if (ledger.readonly) throw new ChioError('CHIO-LEDGER-APPEND-FAILED', 'the ledger was opened read-only');
+    this.inserter = new EntryInserter(ledger);
+  }
+  commit(entries: readonly PreparedEntry[]): BatchOutcome[] {
+    return commitBatch(this.ledger, this.inserter, entries);
+  }
+  async close(): Promise<void> {}
+}
+
+export class LedgerWriter {
+  private readonly committer: BatchCommitter;
   private readonly maxBatch: number;
   private queue: Pending[] = [];
   private scheduled = false;
+  private inFlight = 0;
   private closed = false;
   private readonly idle: Array<() => void> = [];
   readonly stats: LedgerWriterStats = { appended: 0, commits: 0, largestBatch: 0 };
 
-  constructor(readonly ledger: Ledger, options: LedgerWriterOptions = {}) {
-    if (ledger.readonly) throw new ChioError('CHIO-LEDGER-APPEND-FAILED', 'the ledger was opened read-only');
-    this.inserter = new EntryInserter(ledger);
+  /** A writer that commits on this thread, through `ledger`'s connection. */
+  constructor(ledger: Ledger, options?: LedgerWriterOptions);
+  constructor(committer: BatchCommitter, options?: LedgerWriterOptions);
+  constructor(target: Ledger | BatchCommitter, options: LedgerWriterOptions = {}) {
+    this.committer = 'commit' in target ? target : new SameThreadCommitter(target);
     this.maxBatch = options.maxBatch ?? 512;
+  }
+
+  /**
+   * A writer whose transactions run on a dedicated thread with its own connection to `path`.
+   * Smaller batches (default 32) keep two in flight: one committing while the next is signed.
+   */
+  static async onThread(path: string, options: LedgerWriterOptions & OpenLedgerOptions = {}): Promise<LedgerWriter> {
+    const committer = await ThreadCommitter.start(path, options);
+    return new LedgerWriter(committer, { maxBatch: options.maxBatch ?? 32 });
   }
 
   /**
@@ -67,14 +99,15 @@ export class LedgerWriter {
 
   /** Resolves when everything queued so far has been committed (or rejected). */
   flush(): Promise<void> {
-    if (this.queue.length === 0 && !this.scheduled) return Promise.resolve();
+    if (this.queue.length === 0 && !this.scheduled && this.inFlight === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  /** Commits what is queued, then refuses further appends. Does not close the ledger. */
+  /** Commits what is queued, then refuses further appends and releases the committer. */
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
+    await this.committer.close();
   }
 
   private schedule(): void {
@@ -82,51 +115,45 @@ export class LedgerWriter {
     this.scheduled = true;
     // setImmediate runs after the I/O and promise callbacks of this turn, so every producer that
     // is ready now gets into the batch.
-    setImmediate(() => this.commitBatch());
+    setImmediate(() => this.dispatch());
   }
 
-  private commitBatch(): void {
+  private dispatch(): void {
     this.scheduled = false;
-    const batch = this.queue.splice(0, this.maxBatch);
-    if (batch.length > 0) this.commit(batch);
-    if (this.queue.length > 0) {
-      this.schedule();
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      this.inFlight += 1;
+      let outcomes: BatchOutcome[] | Promise<BatchOutcome[]>;
+      try {
+        outcomes = this.committer.commit(batch.map((p) => p.entry));
+      } catch (e) {
+        this.settle(batch, e);
+        continue;
+      }
+      if (Array.isArray(outcomes)) this.settle(batch, outcomes);
+      else outcomes.then((o) => this.settle(batch, o), (e: unknown) => this.settle(batch, e));
+    }
+  }
+
+  private settle(batch: Pending[], outcomes: BatchOutcome[] | unknown): void {
+    this.inFlight -= 1;
+    if (!Array.isArray(outcomes)) {
+      for (const p of batch) p.reject(outcomes);
     } else {
+      this.stats.commits += 1;
+      this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
+      batch.forEach((p, i) => {
+        const outcome = outcomes[i] as BatchOutcome;
+        if (outcome.ok) {
+          this.stats.appended += 1;
+          p.resolve(outcome.result);
+        } else {
+          p.reject(outcome.error);
+        }
+      });
+    }
+    if (this.queue.length === 0 && !this.scheduled && this.inFlight === 0) {
       for (const done of this.idle.splice(0)) done();
     }
-  }
-
-  private commit(batch: Pending[]): void {
-    const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
-    const inserter = this.inserter;
-    const db = this.ledger.db;
-    try {
-      db.transaction(() => {
-        outcomes.length = 0;
-        for (const p of batch) {
-          try {
-            outcomes.push({ ok: true, result: inserter.insertLinked(p.entry) });
-          } catch (e) {
-            if (!(e instanceof ChioError)) throw e; // an I/O fault aborts the whole batch
-            outcomes.push({ ok: false, error: e });
-          }
-        }
-      }).immediate();
-    } catch (e) {
-      const error = appendFailed(e);
-      for (const p of batch) p.reject(error);
-      return;
-    }
-    this.stats.commits += 1;
-    this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
-    batch.forEach((p, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) {
-        this.stats.appended += 1;
-        p.resolve(outcome.result);
-      } else {
-        p.reject(outcome.error);
-      }
-    });
   }
 }

@@ -1,12 +1,14 @@
 // A producer in its own process, for the multi-process tests. Uses the built library (dist/).
 //   node append-worker.mjs <db> <worker-id> batch <count>   append <count> receipts, 8 in flight, then print "done"
-//   node append-worker.mjs <db> <worker-id> crash           append forever, one at a time; print each id once its append resolved
+//   node append-worker.mjs <db> <worker-id> crash [thread]  append forever, one at a time; print each id once its append resolved
+//                                                           (thread: through the writer thread, LedgerWriter.onThread)
 import { hashCanonical, LedgerWriter, openLedger, signerFromSeed, signReceipt } from '../../dist/src/index.js';
 
 const [db, workerId, mode, countArg] = process.argv.slice(2);
 const signer = signerFromSeed(new Uint8Array(32).fill(7));
-const ledger = openLedger(db);
-const writer = new LedgerWriter(ledger);
+const onThread = countArg === 'thread';
+const ledger = onThread ? null : openLedger(db);
+const writer = onThread ? await LedgerWriter.onThread(db) : new LedgerWriter(ledger);
 
 function receipt(i) {
   const parameters = { path: `/w${workerId}/file-${i}` };

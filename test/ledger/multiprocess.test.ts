@@ -40,9 +40,11 @@ describe('multi-process', () => {
   });
 
   it('SIGKILL at a random moment: every id printed after its append resolved is in the ledger, and the chain verifies', async () => {
-    for (let round = 0; round < 3; round++) {
+    // Rounds 0–1 commit on the producer's thread, rounds 2–3 on the writer thread.
+    for (let round = 0; round < 4; round++) {
       const db = join(dir, `crash-${round}.sqlite`);
-      const child = spawn(process.execPath, [WORKER, db, String(round), 'crash'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const args = [WORKER, db, String(round), 'crash', ...(round >= 2 ? ['thread'] : [])];
+      const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       child.stdout.on('data', (d) => (stdout += d));
       // Wait until it is appending, then kill it after a random further delay.
