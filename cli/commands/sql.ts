@@ -45,21 +45,21 @@ export const sqlCommand: CommandModule<GlobalArgs, SqlArgs> = {
         out('(statement returns no rows)');
         return;
       }
-      // Raw rows (arrays), so two result columns with the same name both survive.
-      let rows: unknown[][];
+      // Raw rows (arrays), so two result columns with the same name both survive; streamed, so a
+      // large result never has to fit in memory.
+      const columns = stmt.columns().map((c) => c.name);
+      let count = 0;
       try {
-        rows = stmt.raw(true).all() as unknown[][];
+        if (!args.json) out(columns.join('\t'));
+        for (const row of stmt.raw(true).iterate() as IterableIterator<unknown[]>) {
+          count += 1;
+          if (args.json) outJson(Object.fromEntries(columns.map((c, i) => [c, row[i] instanceof Uint8Array ? cell(row[i]) : row[i]])));
+          else out(row.map(cell).join('\t'));
+        }
       } catch (e) {
         throw new ChioError('CHIO-CLI-SQL-ERROR', (e as Error).message, { cause: e });
       }
-      const columns = stmt.columns().map((c) => c.name);
-      if (args.json) {
-        for (const row of rows) outJson(Object.fromEntries(columns.map((c, i) => [c, row[i] instanceof Uint8Array ? cell(row[i]) : row[i]])));
-        return;
-      }
-      out(columns.join('\t'));
-      for (const row of rows) out(row.map(cell).join('\t'));
-      process.stderr.write(`(${rows.length} row${rows.length === 1 ? '' : 's'})\n`);
+      if (!args.json) process.stderr.write(`(${count} row${count === 1 ? '' : 's'})\n`);
     } finally {
       ledger.close();
     }
