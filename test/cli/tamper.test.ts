@@ -1,12 +1,14 @@
 // Tampering with the ledger file (triggers dropped) makes `chio ledger verify` exit 1 and name the exact seq and check.
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromHex, generateSeed, hashCanonical, signerFromSeed, toHex } from '../../src/crypto/index.js';
-import { entryHash, openLedger, appendReceiptSync, receiptSha256 } from '../../src/ledger/index.js';
+import { openLedger, appendReceiptSync } from '../../src/ledger/index.js';
 import { bodyText, canonicalMembers, computeReceiptId, signedText } from '../../src/receipt/index.js';
 import { chio } from '../helpers/cli.js';
+import { rehashFrom, row, tamperedCopy } from '../helpers/tamper.js';
+import type { Row } from '../helpers/tamper.js';
 import { mixedReceipt, testSigner } from '../helpers/receipts.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -24,31 +26,8 @@ beforeAll(() => {
   writeFileSync(kernelPub, `${testSigner.publicKeyHex}\n`);
 });
 
-type Row = Record<string, any>;
-
-/** A copy of the ledger with the append-only triggers dropped, edited by `edit`. */
-function tampered(edit: (db: Database.Database) => void): string {
-  const path = join(dir, `copy-${++copies}.sqlite`);
-  copyFileSync(pristine, path);
-  const db = new Database(path);
-  db.exec('DROP TRIGGER ledger_entries_no_update; DROP TRIGGER ledger_entries_no_delete; DROP TRIGGER ledger_entries_links');
-  edit(db);
-  db.close();
-  return path;
-}
-
-const row = (db: Database.Database, seq: number) => db.prepare('SELECT * FROM ledger_entries WHERE seq = ?').get(seq) as Row;
-
-/** What a careful forger does after editing: recompute prev_hash/entry_hash from `fromSeq` to the head. */
-function rehashFrom(db: Database.Database, fromSeq: number): void {
-  let prev = fromSeq === 1 ? '0'.repeat(64) : row(db, fromSeq - 1)['entry_hash'];
-  for (const r of db.prepare('SELECT * FROM ledger_entries WHERE seq >= ? ORDER BY seq').all(fromSeq) as Row[]) {
-    const hash = entryHash({ seq: r['seq'], prevHash: prev, receiptSha256: receiptSha256(r['body']), sessionId: r['session_id'], sessionPrevSeq: r['session_prev_seq'] });
-    db.prepare('UPDATE ledger_entries SET prev_hash = ?, entry_hash = ? WHERE seq = ?').run(prev, hash, r['seq']);
-    prev = hash;
-  }
-  db.prepare('UPDATE ledger_sessions SET head_entry_hash = (SELECT entry_hash FROM ledger_entries WHERE seq = last_seq)').run();
-}
+/** A copy of the pristine ledger with the triggers dropped, edited by `edit`. */
+const tampered = (edit: (db: Database.Database) => void): string => tamperedCopy(pristine, join(dir, `copy-${++copies}.sqlite`), edit);
 
 function setBody(db: Database.Database, seq: number, receipt: Row): void {
   db.prepare('UPDATE ledger_entries SET body = ?, receipt_id = ?, kernel_key = ? WHERE seq = ?')

@@ -1,10 +1,11 @@
 // The thread-pool verifier reports exactly what the single-thread verifier reports: the first bad entry in seq order.
-import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { entryHash, LedgerWriter, openLedger, receiptSha256, verifyChain, verifyChainParallel } from '../../src/ledger/index.js';
+import { LedgerWriter, openLedger, verifyChain, verifyChainParallel } from '../../src/ledger/index.js';
 import { mixedReceipt } from '../helpers/receipts.js';
+import { rehashFrom, tamperedCopy } from '../helpers/tamper.js';
+import type { Row } from '../helpers/tamper.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir();
@@ -19,25 +20,12 @@ beforeAll(async () => {
   ledger.close();
 });
 
-type Row = Record<string, any>;
-
-function corrupt(edit: (db: Database.Database) => void): string {
-  const path = join(dir, `c-${++n}.sqlite`);
-  copyFileSync(pristine, path);
-  const db = new Database(path);
-  db.exec('DROP TRIGGER ledger_entries_no_update; DROP TRIGGER ledger_entries_no_delete');
-  edit(db);
-  // Re-hash the whole chain and the projection, so only the edited fact is wrong.
-  let prev = '0'.repeat(64);
-  for (const r of db.prepare('SELECT * FROM ledger_entries ORDER BY seq').all() as Row[]) {
-    const hash = entryHash({ seq: r['seq'], prevHash: prev, receiptSha256: receiptSha256(r['body']), sessionId: r['session_id'], sessionPrevSeq: r['session_prev_seq'] });
-    db.prepare('UPDATE ledger_entries SET prev_hash = ?, entry_hash = ? WHERE seq = ?').run(prev, hash, r['seq']);
-    prev = hash;
-  }
-  db.prepare('UPDATE ledger_sessions SET head_entry_hash = (SELECT entry_hash FROM ledger_entries WHERE seq = last_seq)').run();
-  db.close();
-  return path;
-}
+/** A copy with only the edited fact wrong: the whole chain and the projection are re-hashed after `edit`. */
+const corrupt = (edit: (db: Database.Database) => void): string =>
+  tamperedCopy(pristine, join(dir, `c-${++n}.sqlite`), (db) => {
+    edit(db);
+    rehashFrom(db, 1);
+  });
 
 /** Flips the last hex digit of the signature inside the stored body of `seq`. */
 const badSignature = (seq: number) => (db: Database.Database) => {
