@@ -11,6 +11,8 @@ import { asArray, trustedKeys } from '../options.js';
 import { isoTime, out, outJson, setExit, table } from '../output.js';
 import { progressBar } from '../progress.js';
 
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
 interface VerifyArgs extends GlobalArgs {
   signatures: boolean;
   'trusted-kernel-pubkey'?: string[];
@@ -38,7 +40,7 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
       outJson(verdict);
     } else if (verdict.ok) {
       const keys = Object.entries(verdict.kernelKeys).map(([k, n]) => `${k} (${n})`);
-      out(`OK: ${verdict.entries} entries verified, ${verdict.sessions} sessions, ${verdict.signaturesChecked ? 'signatures checked' : 'signatures NOT checked (--no-signatures)'}`);
+      out(`OK: ${plural(verdict.entries, 'entry', 'entries')} verified, ${plural(verdict.sessions, 'session', 'sessions')}, ${verdict.signaturesChecked ? 'signatures checked' : 'signatures NOT checked (--no-signatures)'}`);
       out(table([
         ['head', verdict.head === null ? 'empty ledger' : `seq ${verdict.head.seq} entry_hash ${verdict.head.entryHash}`],
         ['kernel keys', keys.length === 0 ? '—' : keys.join(', ')],

@@ -206,6 +206,19 @@ describe('files that are not ledgers, through the CLI', () => {
   });
 });
 
+describe('a ledger in use', () => {
+  it('verifies from another process while a producer holds it open with un-checkpointed WAL', () => {
+    const path = join(dir, 'live.sqlite');
+    const ledger = openLedger(path);
+    ledger.db.pragma('wal_autocheckpoint = 0');
+    receipts.slice(0, 3).forEach((r, i) => appendReceiptSync(ledger, { receipt: r, sessionId: i === 1 ? 'x' : null }));
+    const r = chio(['ledger', 'verify', '--receipt-db', path]);
+    ledger.close();
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^OK: 3 entries verified, 1 session, signatures checked/);
+  });
+});
+
 describe('usage', () => {
   it('unknown commands and flags are CHIO-CLI-USAGE, exit 2', () => {
     for (const args of [['frobnicate'], ['ledger', 'explode'], ['ledger', 'verify', '--bogus'], [], ['keys', 'generate']]) {
