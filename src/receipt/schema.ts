@@ -14,7 +14,15 @@ const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex char
 const hex128 = z.string().regex(/^[0-9a-f]{128}$/, 'expected 128 lowercase hex characters');
 /** Integers in signed objects are safe integers (DESIGN §4). */
 const unixSeconds = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
-const jsonObject = z.record(z.string(), z.unknown());
+/**
+ * A plain JSON object, passed through as is. Not `z.record`: it copies members by assignment, and
+ * assigning a member named "__proto__" (legal JSON, and attacker-controlled here) replaces the
+ * copy's prototype instead of keeping the member, so the signed bytes would silently change.
+ */
+const jsonObject = z.custom<Record<string, unknown>>(
+  (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype,
+  'expected a JSON object',
+);
 
 export const DecisionSchema = z.discriminatedUnion('verdict', [
   z.strictObject({ verdict: z.literal('allow') }),

@@ -51,3 +51,18 @@ describe('chio.receipt.v1 golden vectors (independent implementation)', () => {
     expect(NULL_CONTENT_HASH).toBe(v.sha256_of_null_bytes);
   });
 });
+
+describe('hostile member names', () => {
+  it('a "__proto__" member in metadata is signed, stored and verified as an ordinary member', () => {
+    const draft = JSON.parse(
+      '{"timestamp":1,"capability_id":"c","tool_server":"s","tool_name":"t","action":{"parameters":{"__proto__":{"x":1}}},' +
+        '"decision":{"verdict":"allow"},"receipt_kind":"mediated_decision","boundary_class":"prevent","tool_origin":"caller_executed",' +
+        '"redaction_mode":"none","content_hash":"' + '0'.repeat(64) + '","policy_hash":"","trust_level":"mediated","metadata":{"__proto__":{"polluted":true}}}',
+    );
+    const receipt = signReceipt(draft, signer, { nonce: 'proto' });
+    const text = JSON.stringify(receipt);
+    expect(text).toContain('"__proto__":{"polluted":true}');
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    expect(verifyReceipt(JSON.parse(text))).toMatchObject({ ok: true, id: receipt.id });
+  });
+});
