@@ -53,6 +53,11 @@ export const ERROR_CATALOGUE = {
     help: 'append only receipts as their signer produced them; run `chio receipt verify` on the receipt to see which check fails',
     exit: EXIT.badInput,
   },
+  'CHIO-CAPABILITY-INVALID': {
+    summary: 'a capability token or scope could not be issued or delegated as asked',
+    help: 'check the scope against the capability format in the README; a delegation may only narrow its parent',
+    exit: EXIT.badInput,
+  },
   'CHIO-LEDGER-NOT-FOUND': {
     summary: 'no receipt database exists at the given path',
     help: 'pass --receipt-db <path> of an existing ledger, or append a receipt first to create one',

@@ -95,10 +95,4 @@ export const ReceiptSchema = z.strictObject({
 });
 export type Receipt = z.infer<typeof ReceiptSchema>;
 
-/** `path: message` lines from a zod failure, for error messages that name the bad field. */
-export function describeIssues(error: z.ZodError): string[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.length === 0 ? '$' : '$.' + issue.path.map(String).join('.');
-    return `${path}: ${issue.message}`;
-  });
-}
+export { describeIssues } from '../validation.js';

@@ -1,0 +1,91 @@
+/**
+ * Verifying a capability for a call, in the order of DESIGN §7: signature → issued_at ≤ now <
+ * expires_at → subject is the calling agent → scope covers (server, tool, operation) and its
+ * constraints → delegation chain. Revocation and budgets need the ledger and are the kernel's
+ * next steps. The first failure is returned, named, as a value: the kernel turns it into a
+ * signed deny receipt.
+ * Owns: the check order. Must not import ledger, kernel, edges or cli. The token is attacker-controlled.
+ */
+import { verifySignature } from '../crypto/index.js';
+import { describeIssues } from '../validation.js';
+import { CapabilityTokenSchema } from './schema.js';
+import type { AncestorToken, CapabilityToken } from './schema.js';
+import { firstWideningGrant, matchingGrants } from './scope.js';
+import type { CallTarget } from './scope.js';
+import { capabilitySigningText } from './sign.js';
+
+export type CapabilityCheck = 'schema' | 'signature' | 'not_yet_valid' | 'expired' | 'subject' | 'untrusted_issuer' | 'scope' | 'constraint' | 'delegation';
+
+export type CapabilityVerdict =
+  | { ok: true; token: CapabilityToken; grantIndexes: number[]; ancestorIds: string[] }
+  | { ok: false; check: CapabilityCheck; reason: string };
+
+export interface VerifyCapabilityOptions {
+  /** The call being authorised. */
+  target: CallTarget;
+  /** Public key of the agent making the call; the token's subject must equal it. */
+  caller: string;
+  /** Keys allowed to issue root tokens (the kernel's). */
+  trustedIssuers: ReadonlySet<string>;
+  /** Unix seconds; default the clock. */
+  now?: number;
+}
+
+const fail = (check: CapabilityCheck, reason: string): CapabilityVerdict => ({ ok: false, check, reason });
+
+function signatureValid(token: AncestorToken | CapabilityToken): boolean {
+  return verifySignature(token.issuer, capabilitySigningText(token), token.signature);
+}
+
+export function verifyCapability(input: unknown, options: VerifyCapabilityOptions): CapabilityVerdict {
+  const parsed = CapabilityTokenSchema.safeParse(input);
+  if (!parsed.success) return fail('schema', `not a valid chio.capability.v1 token: ${describeIssues(parsed.error).join('; ')}`);
+  const token = parsed.data;
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+
+  if (!signatureValid(token)) return fail('signature', `signature does not verify under issuer ${token.issuer}`);
+  if (now < token.issued_at) return fail('not_yet_valid', `capability ${token.id} is not valid before ${token.issued_at}`);
+  if (now >= token.expires_at) return fail('expired', `capability ${token.id} expired at ${token.expires_at}`);
+  if (token.subject !== options.caller) return fail('subject', `capability ${token.id} was issued to ${token.subject}, not to the caller`);
+
+  let grantIndexes: number[];
+  try {
+    const t = options.target;
+    const targeted = token.scope.grants.some((g) => (g.server_id === '*' || g.server_id === t.serverId) && (g.tool_name === '*' || g.tool_name === t.toolName) && g.operations.includes(t.operation));
+    if (!targeted) return fail('scope', `capability ${token.id} does not grant ${t.operation} on ${t.serverId}/${t.toolName}`);
+    grantIndexes = matchingGrants(token.scope, t);
+  } catch (e) {
+    return fail('constraint', `a constraint of capability ${token.id} cannot be evaluated: ${(e as Error).message}`);
+  }
+  if (grantIndexes.length === 0) return fail('constraint', `the arguments violate the constraints of capability ${token.id}`);
+
+  const chain = token.delegation_chain ?? [];
+  if (chain.length === 0) {
+    if (token.parent_id !== undefined) return fail('delegation', 'a delegated capability must carry its delegation chain');
+    if (!options.trustedIssuers.has(token.issuer)) return fail('untrusted_issuer', `issuer ${token.issuer} is not a trusted kernel key`);
+    return { ok: true, token, grantIndexes, ancestorIds: [] };
+  }
+  const reason = delegationFault(token, chain, options.trustedIssuers);
+  if (reason !== null) return fail('delegation', reason);
+  return { ok: true, token, grantIndexes, ancestorIds: chain.map((a) => a.id) };
+}
+
+/** Why the chain root → … → token is not a valid narrowing, or null. */
+function delegationFault(token: CapabilityToken, chain: AncestorToken[], trusted: ReadonlySet<string>): string | null {
+  const root = chain[0]!;
+  if (root.parent_id !== undefined) return `the chain's root ${root.id} claims a parent`;
+  if (!trusted.has(root.issuer)) return `the chain's root ${root.id} was issued by ${root.issuer}, not a trusted kernel key`;
+  const links: Array<AncestorToken | CapabilityToken> = [...chain, token];
+  for (let i = 0; i < links.length; i++) {
+    const t = links[i]!;
+    if (i < chain.length && !signatureValid(t)) return `ancestor ${t.id} has an invalid signature`;
+    if (i === 0) continue;
+    const parent = links[i - 1]!;
+    if (t.parent_id !== parent.id) return `${t.id} names parent ${String(t.parent_id)}, not ${parent.id}`;
+    if (t.issuer !== parent.subject) return `${t.id} was signed by ${t.issuer}, not by the holder of ${parent.id}`;
+    if (t.issued_at < parent.issued_at || t.expires_at > parent.expires_at) return `${t.id} outlives or predates its parent ${parent.id}`;
+    const widening = firstWideningGrant(t.scope, parent.scope);
+    if (widening >= 0) return `${t.id} widens the scope of ${parent.id} (grant ${widening})`;
+  }
+  return null;
+}
