@@ -1,0 +1,16 @@
+/**
+ * The guard pipeline and the eight guards (issue 3, upstream chio-guards). Pure checks over a
+ * classified call; the kernel runs them after the capability checks and records their evidence.
+ */
+export { runGuards, buildGuards, GuardsConfigSchema, CLASSIFIER } from './pipeline.js';
+export type { GuardsConfig, GuardDecision, Evidence } from './pipeline.js';
+export { classifyAction } from './action.js';
+export type { Guard, GuardInput, GuardOutcome, ToolAction, EgressTarget } from './types.js';
+export { ForbiddenPathGuard, DEFAULT_FORBIDDEN_PATHS } from './forbidden-path.js';
+export { ShellCommandGuard } from './shell-command.js';
+export { EgressAllowlistGuard, DEFAULT_EGRESS_ALLOW } from './egress-allowlist.js';
+export { InternalNetworkGuard, internalReason } from './internal-network.js';
+export { PathAllowlistGuard } from './path-allowlist.js';
+export { McpToolGuard } from './mcp-tool.js';
+export { SecretLeakGuard, mask } from './secret-leak.js';
+export { PatchIntegrityGuard } from './patch-integrity.js';
