@@ -10,6 +10,7 @@ import { hideBin } from 'yargs/helpers';
 import { ChioError } from '../src/errors.js';
 import { keysCommand } from './commands/keys.js';
 import { ledgerCommand } from './commands/ledger.js';
+import { checkCommand, policyCommand } from './commands/policy.js';
 import { receiptCommand } from './commands/receipt.js';
 import { sqlCommand } from './commands/sql.js';
 import { DEFAULT_RECEIPT_DB } from './options.js';
@@ -35,6 +36,8 @@ export async function main(argv: string[]): Promise<void> {
     .command(ledgerCommand)
     .command(receiptCommand)
     .command(sqlCommand)
+    .command(policyCommand)
+    .command(checkCommand)
     .demandCommand(1, 'name a command')
     .strict()
     .version(version())

@@ -58,6 +58,11 @@ export const ERROR_CATALOGUE = {
     help: 'check the scope against the capability format in the README; a delegation may only narrow its parent',
     exit: EXIT.badInput,
   },
+  'CHIO-POLICY-INVALID': {
+    summary: 'a policy file cannot be parsed, or a field in it is unknown or has the wrong type',
+    help: 'fix the field named in the message; `chio policy check <file>` validates a policy without running anything',
+    exit: EXIT.badInput,
+  },
   'CHIO-LEDGER-NOT-FOUND': {
     summary: 'no receipt database exists at the given path',
     help: 'pass --receipt-db <path> of an existing ledger, or append a receipt first to create one',

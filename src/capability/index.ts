@@ -3,7 +3,7 @@
  * verification. Imports src/crypto (and the shared validation helper). Must not import receipt,
  * ledger, kernel, edges, proxy or cli.
  */
-export { CapabilityTokenSchema, ScopeSchema, ToolGrantSchema, ConstraintSchema, CAPABILITY_SCHEMA_ID, MAX_DELEGATION_DEPTH } from './schema.js';
+export { CapabilityTokenSchema, ScopeSchema, ToolGrantSchema, ConstraintSchema, MonetaryAmountSchema, CAPABILITY_SCHEMA_ID, MAX_DELEGATION_DEPTH } from './schema.js';
 export type { CapabilityToken, AncestorToken, Scope, ToolGrant, Constraint, Operation, MonetaryAmount } from './schema.js';
 export { issueCapability, delegateCapability, capabilitySigningText } from './sign.js';
 export type { IssueOptions, DelegateOptions } from './sign.js';

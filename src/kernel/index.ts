@@ -1,0 +1,13 @@
+/**
+ * The kernel area: policies, guards, tool-server contracts, and (next) the kernel that evaluates,
+ * dispatches, signs and appends. Imports crypto, receipt, capability and ledger.
+ */
+export { PolicySchema, POLICY_SCHEMA_ID, loadPolicy, normalizePolicy, parsePolicyText, defaultPolicy } from './policy.js';
+export type { Policy, LoadedPolicy, Redaction } from './policy.js';
+export { redactParameters, REDACTED } from './redaction.js';
+export type { RedactionMode } from './redaction.js';
+export { checkCall, CAPABILITY_CHECK } from './check.js';
+export type { CheckCall, CheckResult } from './check.js';
+export { ToolManifestSchema, ToolDefinitionSchema, MANIFEST_SCHEMA_ID, findTool } from './tool-server.js';
+export type { ToolManifest, ToolDefinition, ToolServerConnection, StreamChunk, InvokeContext } from './tool-server.js';
+export * as guards from './guards/index.js';

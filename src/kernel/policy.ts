@@ -1,0 +1,91 @@
+/**
+ * The policy file (YAML or JSON): guard settings, the grants a session receives by default,
+ * redaction, budgets, capability lifetime. Validated strictly — an unknown or mistyped field is
+ * an error that names it — and normalised (every default filled in), so `policy_hash` =
+ * H(normalised policy) (DESIGN §4) changes exactly when the effective policy does.
+ * Owns: the policy format. Must not import ledger internals, edges or cli. The file is user input.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { MonetaryAmountSchema, ToolGrantSchema } from '../capability/index.js';
+import { hashCanonical } from '../crypto/index.js';
+import { ChioError } from '../errors.js';
+import { describeIssues } from '../validation.js';
+import { GuardsConfigSchema } from './guards/index.js';
+
+export const POLICY_SCHEMA_ID = 'chio.policy.v1';
+
+export const RedactionSchema = z.strictObject({
+  /**
+   * none: parameters stored as sent; hash_only: only parameter_hash is stored (receipt
+   * redaction_mode "summary"); redact_keys: the values of the named keys, at any depth, become
+   * "[REDACTED]" (receipt redaction_mode "redacted"). parameter_hash is always over the original.
+   */
+  mode: z.enum(['none', 'hash_only', 'redact_keys']).default('none'),
+  keys: z.array(z.string().min(1)).default([]),
+}).refine((r) => r.mode !== 'redact_keys' || r.keys.length > 0, { message: 'redact_keys needs at least one key', path: ['keys'] });
+export type Redaction = z.infer<typeof RedactionSchema>;
+
+export const PolicySchema = z.strictObject({
+  schema: z.literal(POLICY_SCHEMA_ID).default(POLICY_SCHEMA_ID),
+  guards: GuardsConfigSchema.prefault({}),
+  /**
+   * The grants each session's capability carries. Absent: every tool its servers list, invoke only
+   * (DESIGN §7a secure defaults: the guards still run).
+   */
+  default_grants: z.array(ToolGrantSchema).optional(),
+  redaction: RedactionSchema.prefault({}),
+  /** Limits added to every default grant that does not set its own. */
+  budgets: z.strictObject({
+    max_invocations: z.number().int().nonnegative().optional(),
+    max_total_cost: MonetaryAmountSchema.optional(),
+  }).prefault({}),
+  capability: z.strictObject({ ttl_seconds: z.number().int().positive().default(3600) }).prefault({}),
+});
+export type Policy = z.infer<typeof PolicySchema>;
+
+export interface LoadedPolicy {
+  policy: Policy;
+  /** H(normalised policy document), DESIGN §4. */
+  policyHash: string;
+}
+
+/** Validates a parsed document. Throws CHIO-POLICY-INVALID naming every bad field. */
+export function normalizePolicy(document: unknown, source = 'policy'): LoadedPolicy {
+  const parsed = PolicySchema.safeParse(document ?? {});
+  if (!parsed.success) {
+    throw new ChioError('CHIO-POLICY-INVALID', `${source} is invalid: ${describeIssues(parsed.error).join('; ')}`, { details: { issues: describeIssues(parsed.error) } });
+  }
+  try {
+    return { policy: parsed.data, policyHash: hashCanonical(parsed.data) };
+  } catch (e) {
+    throw new ChioError('CHIO-POLICY-INVALID', `${source} is invalid: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** Parses YAML or JSON text (by extension; YAML is a superset, so anything else is read as YAML). */
+export function parsePolicyText(text: string, source: string): unknown {
+  try {
+    if (source.endsWith('.json')) return JSON.parse(text) as unknown;
+    // The core schema only: no custom tags, no JavaScript types; aliases are capped.
+    return parseYaml(text, { schema: 'core', uniqueKeys: true, maxAliasCount: 100 }) as unknown;
+  } catch (e) {
+    throw new ChioError('CHIO-POLICY-INVALID', `${source} cannot be parsed: ${(e as Error).message.split('\n')[0]}`, { cause: e });
+  }
+}
+
+export function loadPolicy(path: string): LoadedPolicy {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ChioError('CHIO-CLI-IO', `cannot read policy ${path}: ${(e as Error).message}`, { cause: e });
+  }
+  return normalizePolicy(parsePolicyText(text, path), path);
+}
+
+/** The policy in force when none is given: every default filled in. */
+export function defaultPolicy(): LoadedPolicy {
+  return normalizePolicy({}, 'default policy');
+}
