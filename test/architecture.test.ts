@@ -30,7 +30,7 @@ const ALLOWED: Record<string, { internal: string[]; external: RegExp }> = {
   'src/crypto': { internal: ['src/crypto', 'src'], external: /^(node:|@noble\/|canonicalize$)/ },
   'src/receipt': { internal: ['src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
   'src/capability': { internal: ['src/capability', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
-  'src/kernel': { internal: ['src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
+  'src/kernel': { internal: ['src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|yaml$)/ },
   'src/ledger': { internal: ['src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|better-sqlite3$|drizzle-orm(\/|$))/ },
 };
 
