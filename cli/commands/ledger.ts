@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { EXIT } from '../../src/errors.js';
-import { ledgerStats, openLedger, rebuildSessions, verifyChainParallel } from '../../src/ledger/index.js';
+import { ledgerStats, openLedger, rebuildProjections, verifyChainParallel } from '../../src/ledger/index.js';
 import type { GlobalArgs } from '../main.js';
 import { asArray, trustedKeys } from '../options.js';
 import { isoTime, out, outJson, setExit, table } from '../output.js';
@@ -89,13 +89,13 @@ const stats: CommandModule<GlobalArgs, GlobalArgs> = {
 
 const rebuild: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'rebuild-projections',
-  describe: 'Drop and re-derive the sessions projection from the entries (the entries are never touched)',
+  describe: 'Drop and re-derive the projections (sessions, revocations, grant usage) from the entries (the entries are never touched)',
   handler: (args) => {
     const ledger = openLedger(args['receipt-db'], { create: false });
     try {
-      const n = rebuildSessions(ledger);
-      if (args.json) outJson({ sessions: n });
-      else out(`rebuilt ledger_sessions: ${n} sessions`);
+      const n = rebuildProjections(ledger);
+      if (args.json) outJson(n);
+      else out(`rebuilt projections: ${n.sessions} sessions, ${n.revocations} revoked capabilities, ${n.grants} grant usage rows`);
     } finally {
       ledger.close();
     }

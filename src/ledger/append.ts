@@ -13,8 +13,8 @@ import type Database from 'better-sqlite3';
 import { ChioError } from '../errors.js';
 import { trustedBodyText, verifyReceipt } from '../receipt/index.js';
 import type { Receipt } from '../receipt/index.js';
-import { entryHash, GENESIS_PREV_HASH, projectReceipt, receiptSha256 } from './entry.js';
-import type { ProjectedColumns } from './entry.js';
+import { entryHash, GENESIS_PREV_HASH, grantOf, kindOf, projectReceipt, receiptSha256, revokedCapabilityOf } from './entry.js';
+import type { EntryKind, ProjectedColumns } from './entry.js';
 import type { Ledger } from './open.js';
 
 export interface AppendRequest {
@@ -23,6 +23,8 @@ export interface AppendRequest {
   sessionId?: string | null | undefined;
   /** Label for queries: which producer appended it. Not signed. */
   producer?: string | undefined;
+  /** A pending call (reserved before dispatch) that this receipt settles; removed in the same transaction. */
+  releases?: string | undefined;
 }
 
 export interface AppendResult {
@@ -42,6 +44,10 @@ export interface PreparedEntry {
   sessionId: string | null;
   producer: string;
   columns: ProjectedColumns;
+  kind: EntryKind;
+  revokes: string | undefined;
+  grant: { capabilityId: string; grantIndex: number } | undefined;
+  releases: string | undefined;
 }
 
 const MAX_LABEL_LENGTH = 256;
@@ -70,7 +76,24 @@ export function prepareEntry(request: AppendRequest): PreparedEntry {
     receipt = verdict.receipt;
     body = verdict.body;
   }
-  return { receiptId: receipt.id, body, receiptSha256: receiptSha256(body), sessionId, producer, columns: projectReceipt(receipt) };
+  const kind = kindOf(receipt);
+  const revokes = revokedCapabilityOf(receipt);
+  if (kind === 'revocation' && revokes === undefined) {
+    throw new ChioError('CHIO-RECEIPT-INVALID', 'a revocation receipt must allow and name action.parameters.capability_id');
+  }
+  if (request.releases !== undefined) checkLabel('releases', request.releases);
+  return {
+    receiptId: receipt.id,
+    body,
+    receiptSha256: receiptSha256(body),
+    sessionId,
+    producer,
+    columns: projectReceipt(receipt),
+    kind,
+    revokes,
+    grant: grantOf(receipt),
+    releases: request.releases,
+  };
 }
 
 /** Prepared statements for one connection; the append itself is `appendPrepared`. */
@@ -80,6 +103,9 @@ export class EntryInserter {
   private readonly sessionHead: Database.Statement<[string], { seq: number | null }>;
   private readonly insert: Database.Statement;
   private readonly upsertSession: Database.Statement;
+  private readonly revoke: Database.Statement;
+  private readonly countGrant: Database.Statement;
+  private readonly release: Database.Statement;
 
   constructor(readonly ledger: Ledger) {
     const db = ledger.db;
@@ -89,7 +115,7 @@ export class EntryInserter {
     this.insert = db.prepare(
       `INSERT INTO ledger_entries (seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body,
          timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer)
-       VALUES (?, 'receipt', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.upsertSession = db.prepare(
       `INSERT INTO ledger_sessions (session_id, first_seq, last_seq, entry_count, first_timestamp, last_timestamp, head_entry_hash)
@@ -101,6 +127,13 @@ export class EntryInserter {
          last_timestamp = max(last_timestamp, excluded.last_timestamp),
          head_entry_hash = excluded.head_entry_hash`,
     );
+    // The first revocation of a capability is the one that counts; later ones change nothing.
+    this.revoke = db.prepare('INSERT OR IGNORE INTO revoked_capabilities (capability_id, seq, revoked_at) VALUES (?, ?, ?)');
+    this.countGrant = db.prepare(
+      `INSERT INTO grant_usage (capability_id, grant_index, invocations) VALUES (?, ?, 1)
+       ON CONFLICT (capability_id, grant_index) DO UPDATE SET invocations = invocations + 1`,
+    );
+    this.release = db.prepare('DELETE FROM pending_calls WHERE request_id = ?');
   }
 
   /**
@@ -117,9 +150,12 @@ export class EntryInserter {
     const sessionPrevSeq = entry.sessionId === null ? null : (this.sessionHead.get(entry.sessionId)?.seq ?? null);
     const hash = entryHash({ seq, prevHash, receiptSha256: entry.receiptSha256, sessionId: entry.sessionId, sessionPrevSeq });
     const c = entry.columns;
-    this.insert.run(seq, entry.receiptId, entry.sessionId, sessionPrevSeq, prevHash, hash, entry.body, c.timestamp,
+    this.insert.run(seq, entry.kind, entry.receiptId, entry.sessionId, sessionPrevSeq, prevHash, hash, entry.body, c.timestamp,
       c.capabilityId, c.toolServer, c.toolName, c.verdict, c.receiptKind, c.trustLevel, c.kernelKey, c.tenantId, entry.producer);
     if (entry.sessionId !== null) this.upsertSession.run({ sessionId: entry.sessionId, seq, timestamp: c.timestamp, entryHash: hash });
+    if (entry.revokes !== undefined) this.revoke.run(entry.revokes, seq, c.timestamp);
+    if (entry.grant !== undefined) this.countGrant.run(entry.grant.capabilityId, entry.grant.grantIndex);
+    if (entry.releases !== undefined) this.release.run(entry.releases);
     return { seq, receiptId: entry.receiptId, entryHash: hash, prevHash, sessionId: entry.sessionId, sessionPrevSeq };
   }
 }

@@ -69,6 +69,32 @@ export interface ProjectedColumns {
   tenantId: string | null;
 }
 
+/** Entry kinds. A revocation is a receipt the kernel signs for its own revoke action. */
+export type EntryKind = 'receipt' | 'revocation';
+export const REVOCATION_TOOL_SERVER = 'chio-kernel';
+export const REVOCATION_TOOL_NAME = 'revoke_capability';
+/** metadata member naming the grant an allowed call used (budgets count per grant). */
+export const GRANT_INDEX_KEY = 'chio_grant_index';
+
+/** The kind a receipt's content makes it: derived from signed members, so the column is checkable. */
+export function kindOf(r: Receipt): EntryKind {
+  return r.tool_server === REVOCATION_TOOL_SERVER && r.tool_name === REVOCATION_TOOL_NAME ? 'revocation' : 'receipt';
+}
+
+/** The capability a revocation revokes, or undefined if the receipt is not a well-formed revocation. */
+export function revokedCapabilityOf(r: Receipt): string | undefined {
+  if (kindOf(r) !== 'revocation' || r.decision?.verdict !== 'allow') return undefined;
+  const id = (r.action.parameters as { capability_id?: unknown } | null)?.capability_id;
+  return typeof id === 'string' && id.length > 0 ? id : undefined;
+}
+
+/** The grant an allowed mediated call counted against, or undefined. */
+export function grantOf(r: Receipt): { capabilityId: string; grantIndex: number } | undefined {
+  const index = r.metadata?.[GRANT_INDEX_KEY];
+  if (r.receipt_kind !== 'mediated_decision' || r.decision?.verdict !== 'allow' || kindOf(r) !== 'receipt') return undefined;
+  return typeof index === 'number' && Number.isSafeInteger(index) && index >= 0 ? { capabilityId: r.capability_id, grantIndex: index } : undefined;
+}
+
 export function projectReceipt(r: Receipt): ProjectedColumns {
   return {
     timestamp: r.timestamp,

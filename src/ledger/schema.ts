@@ -5,7 +5,7 @@
  * Owns: table and column names. Must not import anything but drizzle-orm.
  */
 import { sql } from 'drizzle-orm';
-import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
  * `chio.ledger.entry.v1`: one row per appended event, seq 1, 2, 3, … with no gaps. Never updated
@@ -63,3 +63,46 @@ export const ledgerSessions = sqliteTable('ledger_sessions', {
 
 export type LedgerEntryRow = typeof ledgerEntries.$inferSelect;
 export type LedgerSessionRow = typeof ledgerSessions.$inferSelect;
+
+/**
+ * Projection: capabilities revoked by a `revocation` entry (a kernel-signed receipt of
+ * `chio-kernel/revoke_capability`). Derived and rebuildable like ledger_sessions.
+ */
+export const revokedCapabilities = sqliteTable('revoked_capabilities', {
+  capabilityId: text('capability_id').primaryKey(),
+  seq: integer('seq').notNull(),
+  revokedAt: integer('revoked_at').notNull(),
+});
+
+/**
+ * Projection: allowed invocations per (capability, grant index), from allow receipts that name
+ * their grant (metadata.chio_grant_index). Budgets are read from here, so they hold across
+ * restarts and processes.
+ */
+export const grantUsage = sqliteTable(
+  'grant_usage',
+  {
+    capabilityId: text('capability_id').notNull(),
+    grantIndex: integer('grant_index').notNull(),
+    invocations: integer('invocations').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.capabilityId, t.grantIndex] })],
+);
+
+/**
+ * Working table, not a projection: calls the kernel has authorised and is running, reserved in a
+ * committed transaction before the tool is invoked (so a ledger that cannot be written stops the
+ * call, and budgets count calls in flight in every process). The receipt's append removes the row
+ * in the same transaction. A row left by a crash keeps counting against its budget.
+ */
+export const pendingCalls = sqliteTable('pending_calls', {
+  requestId: text('request_id').primaryKey(),
+  capabilityId: text('capability_id').notNull(),
+  grantIndex: integer('grant_index').notNull(),
+  reservedAt: integer('reserved_at').notNull(),
+  owner: text('owner').notNull(),
+});
+
+export type RevokedCapabilityRow = typeof revokedCapabilities.$inferSelect;
+export type GrantUsageRow = typeof grantUsage.$inferSelect;
+export type PendingCallRow = typeof pendingCalls.$inferSelect;

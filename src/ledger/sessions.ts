@@ -5,6 +5,7 @@
  */
 import { asc } from 'drizzle-orm';
 import type { Ledger } from './open.js';
+import { GRANT_INDEX_KEY } from './entry.js';
 import { ledgerSessions } from './schema.js';
 import type { LedgerSessionRow } from './schema.js';
 
@@ -24,6 +25,37 @@ export function rebuildSessions(ledger: Ledger): number {
       )
       .run();
     return info.changes;
+  }).immediate();
+}
+
+/**
+ * Re-derives every projection (sessions, revocations, grant usage) from ledger_entries in one
+ * IMMEDIATE transaction. pending_calls is working state, not a projection, and is left alone.
+ */
+export function rebuildProjections(ledger: Ledger): { sessions: number; revocations: number; grants: number } {
+  const db = ledger.db;
+  return db.transaction(() => {
+    const sessions = rebuildSessions(ledger);
+    db.prepare('DELETE FROM revoked_capabilities').run();
+    const revocations = db
+      .prepare(
+        `INSERT INTO revoked_capabilities (capability_id, seq, revoked_at)
+         SELECT body ->> '$.action.parameters.capability_id', min(seq), 0 FROM ledger_entries
+         WHERE kind = 'revocation' GROUP BY body ->> '$.action.parameters.capability_id'`,
+      )
+      .run().changes;
+    db.prepare('UPDATE revoked_capabilities SET revoked_at = (SELECT timestamp FROM ledger_entries WHERE seq = revoked_capabilities.seq)').run();
+    db.prepare('DELETE FROM grant_usage').run();
+    const grants = db
+      .prepare(
+        `INSERT INTO grant_usage (capability_id, grant_index, invocations)
+         SELECT capability_id, body ->> '$.metadata.${GRANT_INDEX_KEY}', count(*) FROM ledger_entries
+         WHERE kind = 'receipt' AND verdict = 'allow' AND receipt_kind = 'mediated_decision'
+           AND json_type(body, '$.metadata.${GRANT_INDEX_KEY}') = 'integer' AND (body ->> '$.metadata.${GRANT_INDEX_KEY}') >= 0
+         GROUP BY capability_id, body ->> '$.metadata.${GRANT_INDEX_KEY}'`,
+      )
+      .run().changes;
+    return { sessions, revocations, grants };
   }).immediate();
 }
 

@@ -19,7 +19,7 @@
  */
 import { verifySignature } from '../crypto/index.js';
 import { verifyReceipt } from '../receipt/index.js';
-import { entryHash, GENESIS_PREV_HASH, projectReceipt, receiptSha256 } from './entry.js';
+import { entryHash, GENESIS_PREV_HASH, grantOf, kindOf, projectReceipt, receiptSha256, revokedCapabilityOf } from './entry.js';
 import type { Ledger } from './open.js';
 import type { LedgerSessionRow } from './schema.js';
 
@@ -33,7 +33,9 @@ export type ChainCheck =
   | 'untrusted_key'
   | 'signature'
   | 'session_link'
-  | 'sessions_projection';
+  | 'sessions_projection'
+  | 'revocations_projection'
+  | 'grant_usage_projection';
 
 export interface ChainHead {
   seq: number;
@@ -145,6 +147,8 @@ export function* walkChain(ledger: Ledger, options: VerifyChainOptions = {}): Ge
     let checked = 0;
     const sessions = new Map<string, SessionState>();
     const kernelKeys: Record<string, number> = {};
+    const revocations = new Map<string, [number, number]>();
+    const usage = new Map<string, number>();
     const fail = (seq: number | null, check: ChainCheck, message: string): ChainVerdict => ({
       ok: false,
       seq,
@@ -177,7 +181,6 @@ export function* walkChain(ledger: Ledger, options: VerifyChainOptions = {}): Ge
       if (computed !== row.entry_hash) {
         return fail(row.seq, 'entry_hash', `entry_hash ${row.entry_hash} does not match the entry (recomputed ${computed})`);
       }
-      if (row.kind !== 'receipt') return fail(row.seq, 'body', `unknown entry kind ${JSON.stringify(row.kind)}`);
       let parsed: unknown;
       try {
         parsed = JSON.parse(row.body);
@@ -196,6 +199,18 @@ export function* walkChain(ledger: Ledger, options: VerifyChainOptions = {}): Ge
       if (verdict.body !== row.body) return fail(row.seq, 'body', 'body is not the receipt in its exact RFC 8785 form');
       if (row.receipt_id !== verdict.id) {
         return fail(row.seq, 'receipt_id', `receipt_id column ${row.receipt_id} is not the receipt's id ${verdict.id}`);
+      }
+      const kind = kindOf(verdict.receipt);
+      if (row.kind !== kind) return fail(row.seq, 'projection', `column kind is ${JSON.stringify(row.kind)} but the receipt is a ${kind}`);
+      if (kind === 'revocation') {
+        const revoked = revokedCapabilityOf(verdict.receipt);
+        if (revoked === undefined) return fail(row.seq, 'body', 'a revocation must allow and name action.parameters.capability_id');
+        if (!revocations.has(revoked)) revocations.set(revoked, [row.seq, row.timestamp]);
+      }
+      const grant = grantOf(verdict.receipt);
+      if (grant !== undefined) {
+        const key = `${grant.capabilityId}\u0000${grant.grantIndex}`;
+        usage.set(key, (usage.get(key) ?? 0) + 1);
       }
       const projected = projectReceipt(verdict.receipt);
       for (const [column, field] of PROJECTED) {
@@ -234,6 +249,19 @@ export function* walkChain(ledger: Ledger, options: VerifyChainOptions = {}): Ge
 
     const mismatch = compareSessions(db.prepare('SELECT * FROM ledger_sessions').all() as Array<Record<string, unknown>>, sessions);
     if (mismatch !== null) return fail(null, 'sessions_projection', mismatch);
+    const tables = new Set((db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name));
+    if (tables.has('revoked_capabilities')) {
+      const rows = db.prepare('SELECT capability_id, seq, revoked_at FROM revoked_capabilities').all() as Array<{ capability_id: string; seq: number; revoked_at: number }>;
+      const expected = [...revocations].map(([id, [seq, at]]) => `${id} ${seq} ${at}`).sort();
+      const actual = rows.map((r) => `${r.capability_id} ${r.seq} ${r.revoked_at}`).sort();
+      if (expected.join('\n') !== actual.join('\n')) return fail(null, 'revocations_projection', 'revoked_capabilities does not match the revocation entries');
+    }
+    if (tables.has('grant_usage')) {
+      const rows = db.prepare('SELECT capability_id, grant_index, invocations FROM grant_usage').all() as Array<{ capability_id: string; grant_index: number; invocations: number }>;
+      const expected = [...usage].map(([k, n]) => `${k} ${n}`).sort();
+      const actual = rows.map((r) => `${r.capability_id}\u0000${r.grant_index} ${r.invocations}`).sort();
+      if (expected.join('\n') !== actual.join('\n')) return fail(null, 'grant_usage_projection', 'grant_usage does not match the allowed receipts');
+    }
     options.onProgress?.(checked, total);
     return {
       ok: true,
