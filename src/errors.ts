@@ -63,6 +63,11 @@ export const ERROR_CATALOGUE = {
     help: 'fix the field named in the message; `chio policy check <file>` validates a policy without running anything',
     exit: EXIT.badInput,
   },
+  'CHIO-KERNEL-INVALID-REQUEST': {
+    summary: 'the kernel was asked to do something its state does not allow (e.g. register a tool server twice)',
+    help: 'check the call against the kernel API in the README',
+    exit: EXIT.badInput,
+  },
   'CHIO-LEDGER-NOT-FOUND': {
     summary: 'no receipt database exists at the given path',
     help: 'pass --receipt-db <path> of an existing ledger, or append a receipt first to create one',

@@ -11,3 +11,6 @@ export type { CheckCall, CheckResult } from './check.js';
 export { ToolManifestSchema, ToolDefinitionSchema, MANIFEST_SCHEMA_ID, findTool } from './tool-server.js';
 export type { ToolManifest, ToolDefinition, ToolServerConnection, StreamChunk, InvokeContext } from './tool-server.js';
 export * as guards from './guards/index.js';
+export { Kernel } from './kernel.js';
+export type { KernelOptions, ToolCallRequest, ToolCallResponse } from './kernel.js';
+export { streamContentHash } from './receipts.js';

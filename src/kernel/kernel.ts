@@ -1,0 +1,206 @@
+/**
+ * The kernel (DESIGN §7, issue 3): decides every governed tool call and leaves its receipt.
+ *   tool known? → capability (signature, time, subject, scope + constraints, delegation)
+ *   → revocation (token and every ancestor) → guards → reservation (budget, and proof the ledger
+ *   can be written) → dispatch → signed receipt appended → response.
+ * Every denial is a signed receipt too. The reservation is committed before the tool runs, so a
+ * ledger that cannot be written stops the call; the receipt's append settles the reservation.
+ * Owns: that order. Imports crypto, receipt, capability, ledger; must not import edges or cli.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { issueCapability as issueToken, verifyCapability } from '../capability/index.js';
+import type { CapabilityToken, Scope, ToolGrant } from '../capability/index.js';
+import { canonicalBytes, generateSeed, signerFromSeed } from '../crypto/index.js';
+import type { Ed25519Signer } from '../crypto/index.js';
+import { ChioError } from '../errors.js';
+import { firstRevoked, LedgerWriter, openLedger, reserveCall } from '../ledger/index.js';
+import type { AppendResult, Ledger } from '../ledger/index.js';
+import { signReceiptAsync } from '../receipt/index.js';
+import type { Receipt, ReceiptDraft } from '../receipt/index.js';
+import { buildGuards, runGuards } from './guards/index.js';
+import type { Guard } from './guards/index.js';
+import { defaultPolicy } from './policy.js';
+import type { LoadedPolicy } from './policy.js';
+import { denyDraft, outcomeDraft, revocationDraft } from './receipts.js';
+import type { CallFacts } from './receipts.js';
+import { findTool } from './tool-server.js';
+import type { InvokeContext, ToolServerConnection } from './tool-server.js';
+
+export interface KernelOptions {
+  /** The receipt ledger (created if missing). */
+  ledgerPath: string;
+  /** 32-byte Ed25519 seed; generated when absent (`keyGenerated` then says so). */
+  seed?: Uint8Array;
+  policy?: LoadedPolicy;
+  /** Producer label on the ledger entries. */
+  producer?: string;
+  /** Clock in Unix seconds (tests). */
+  clock?: () => number;
+}
+
+export interface ToolCallRequest {
+  capability: unknown;
+  /** Public key of the agent making the call. */
+  caller: string;
+  serverId: string;
+  toolName: string;
+  arguments: unknown;
+  /** The producer's id for the call: becomes the receipt's signing nonce. Default: a random UUID. */
+  requestId?: string;
+  sessionId?: string;
+  /** Use the server's `invokeStream` when it has one. */
+  stream?: boolean;
+  signal?: AbortSignal;
+}
+
+export type ToolCallResponse =
+  | { ok: true; output: unknown; receipt: Receipt; entry: AppendResult }
+  | { ok: false; verdict: 'deny' | 'incomplete' | 'cancelled'; reason: string; guard?: string; receipt: Receipt; entry: AppendResult };
+
+export class Kernel {
+  readonly publicKeyHex: string;
+  readonly keyGenerated: boolean;
+  readonly policy: LoadedPolicy;
+  private readonly servers = new Map<string, ToolServerConnection>();
+  private readonly guards: Guard[];
+  private readonly owner = `${hostname()}:${process.pid}`;
+  private readonly clock: () => number;
+  private readonly producer: string;
+
+  private constructor(private readonly signer: Ed25519Signer, private readonly ledger: Ledger, private readonly writer: LedgerWriter, options: KernelOptions, generated: boolean) {
+    this.publicKeyHex = signer.publicKeyHex;
+    this.keyGenerated = generated;
+    this.policy = options.policy ?? defaultPolicy();
+    this.guards = buildGuards(this.policy.policy.guards);
+    this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+    this.producer = options.producer ?? 'kernel';
+  }
+
+  static open(options: KernelOptions): Kernel {
+    const generated = options.seed === undefined;
+    const signer = signerFromSeed(options.seed ?? generateSeed());
+    const ledger = openLedger(options.ledgerPath);
+    return new Kernel(signer, ledger, new LedgerWriter(ledger), options, generated);
+  }
+
+  registerToolServer(server: ToolServerConnection): void {
+    const id = server.manifest.server_id;
+    if (this.servers.has(id)) throw new ChioError('CHIO-KERNEL-INVALID-REQUEST', `tool server ${id} is already registered`);
+    this.servers.set(id, server);
+  }
+
+  /** The grants a session gets: the policy's default grants, else invoke on every registered tool (DESIGN §7a). */
+  defaultScope(): Scope {
+    const budgets = this.policy.policy.budgets;
+    const withBudget = (g: ToolGrant): ToolGrant => ({
+      ...g,
+      ...(g.max_invocations === undefined && budgets.max_invocations !== undefined ? { max_invocations: budgets.max_invocations } : {}),
+      ...(g.max_total_cost === undefined && budgets.max_total_cost !== undefined ? { max_total_cost: budgets.max_total_cost } : {}),
+    });
+    const grants = this.policy.policy.default_grants ?? [...this.servers.keys()].map((id): ToolGrant => ({ server_id: id, tool_name: '*', operations: ['invoke'] }));
+    return { grants: grants.map(withBudget) };
+  }
+
+  issueCapability(options: { subject: string; scope?: Scope; ttlSeconds?: number }): CapabilityToken {
+    return issueToken(this.signer, {
+      subject: options.subject,
+      scope: options.scope ?? this.defaultScope(),
+      ttlSeconds: options.ttlSeconds ?? this.policy.policy.capability.ttl_seconds,
+      now: this.clock(),
+    });
+  }
+
+  async evaluateToolCall(request: ToolCallRequest): Promise<ToolCallResponse> {
+    const requestId = request.requestId ?? randomUUID();
+    const now = this.clock();
+    const capabilityId = typeof (request.capability as { id?: unknown } | null)?.id === 'string' ? (request.capability as { id: string }).id : 'invalid-capability';
+    const facts: CallFacts = { now, capabilityId, serverId: request.serverId, toolName: request.toolName, parameters: request.arguments ?? {}, evidence: [], policy: this.policy };
+    const deny = (reason: string, guard: string, evidence = facts.evidence) => this.finish(request, requestId, denyDraft({ ...facts, evidence }, reason, guard), { verdict: 'deny', reason, guard });
+
+    const server = this.servers.get(request.serverId);
+    if (server === undefined || findTool(server.manifest, request.toolName) === undefined) {
+      return deny(`unknown tool ${request.serverId}/${request.toolName}`, 'kernel');
+    }
+    const cap = verifyCapability(request.capability, {
+      target: { serverId: request.serverId, toolName: request.toolName, operation: 'invoke', arguments: request.arguments ?? {} },
+      caller: request.caller,
+      trustedIssuers: new Set([this.publicKeyHex]),
+      now,
+    });
+    if (!cap.ok) return deny(`capability ${cap.check}: ${cap.reason}`, 'capability', [{ guard_name: 'capability', verdict: false, details: cap.check }]);
+    const revoked = firstRevoked(this.ledger, [cap.token.id, ...cap.ancestorIds]);
+    if (revoked !== undefined) {
+      return deny(`capability ${revoked === cap.token.id ? 'is' : `ancestor ${revoked} is`} revoked`, 'revocation', [{ guard_name: 'revocation', verdict: false, details: revoked }]);
+    }
+    const guards = runGuards(this.guards, { serverId: request.serverId, toolName: request.toolName, arguments: request.arguments ?? {} });
+    facts.evidence = guards.evidence;
+    if (guards.verdict === 'deny') return deny(guards.reason, guards.guard);
+
+    // The first covering grant with budget left; reserving it proves the ledger is writable.
+    let grantIndex: number | undefined;
+    let exhausted = '';
+    for (const index of cap.grantIndexes) {
+      const grant = cap.token.scope.grants[index]!;
+      const r = reserveCall(this.ledger, { requestId, capabilityId: cap.token.id, grantIndex: index, maxInvocations: grant.max_invocations, owner: this.owner, now });
+      if (r.ok) {
+        grantIndex = index;
+        break;
+      }
+      exhausted = `grant ${index} has used ${r.used} of ${r.limit} invocations`;
+    }
+    if (grantIndex === undefined) return deny(`budget exhausted: ${exhausted}`, 'budget', [...facts.evidence, { guard_name: 'budget', verdict: false, details: exhausted }]);
+
+    const outcome = await this.dispatch(server, request, { ...(request.signal === undefined ? {} : { signal: request.signal }) });
+    const draft = outcomeDraft(facts, grantIndex, outcome);
+    if (outcome.kind === 'output') return this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.output }, requestId);
+    if (outcome.kind === 'stream') return this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.chunks }, requestId);
+    return this.finish(request, requestId, draft, { verdict: outcome.kind === 'failed' ? 'incomplete' : 'cancelled', reason: outcome.reason }, requestId);
+  }
+
+  private async dispatch(server: ToolServerConnection, request: ToolCallRequest, context: InvokeContext) {
+    try {
+      if (request.stream === true && server.invokeStream !== undefined) {
+        const chunks: unknown[] = [];
+        let totalBytes = 0;
+        for await (const chunk of server.invokeStream(request.toolName, request.arguments ?? {}, context)) {
+          chunks.push(chunk.data);
+          totalBytes += canonicalBytes(chunk.data ?? null).length;
+        }
+        return { kind: 'stream' as const, chunks, totalBytes };
+      }
+      const output = await server.invoke(request.toolName, request.arguments ?? {}, context);
+      canonicalBytes(output ?? null); // an output JCS cannot represent is a tool failure, not a receipt failure
+      return { kind: 'output' as const, output };
+    } catch (e) {
+      if (request.signal?.aborted === true) return { kind: 'cancelled' as const, reason: 'cancelled by the caller' };
+      return { kind: 'failed' as const, reason: `tool error: ${(e as Error)?.message ?? String(e)}` };
+    }
+  }
+
+  private async finish(
+    request: ToolCallRequest,
+    requestId: string,
+    draft: ReceiptDraft,
+    result: { verdict: 'allow'; output: unknown } | { verdict: 'deny' | 'incomplete' | 'cancelled'; reason: string; guard?: string },
+    releases?: string,
+  ): Promise<ToolCallResponse> {
+    // If this fails after the tool ran, the reservation stays in pending_calls and keeps counting
+    // against the grant's budget (the conservative reading), and the caller gets the error.
+    const receipt = await signReceiptAsync(draft, this.signer, { nonce: requestId });
+    const entry = await this.writer.append({ receipt, sessionId: request.sessionId, producer: this.producer, releases });
+    return result.verdict === 'allow' ? { ok: true, output: result.output, receipt, entry } : { ok: false, ...result, receipt, entry };
+  }
+
+  /** Appends a kernel-signed revocation; the kernel then denies the token and every token delegated from it. */
+  async revokeCapability(capabilityId: string, reason?: string): Promise<{ receipt: Receipt; entry: AppendResult }> {
+    const receipt = await signReceiptAsync(revocationDraft(this.clock(), capabilityId, reason, this.policy), this.signer, { nonce: `revoke-${randomUUID()}` });
+    const entry = await this.writer.append({ receipt, producer: this.producer });
+    return { receipt, entry };
+  }
+
+  async close(): Promise<void> {
+    await this.writer.close();
+    this.ledger.close();
+  }
+}
