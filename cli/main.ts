@@ -10,6 +10,7 @@ import { hideBin } from 'yargs/helpers';
 import { ChioError } from '../src/errors.js';
 import { keysCommand } from './commands/keys.js';
 import { ledgerCommand } from './commands/ledger.js';
+import { capabilityCommand } from './commands/capability.js';
 import { checkCommand, policyCommand } from './commands/policy.js';
 import { receiptCommand } from './commands/receipt.js';
 import { sqlCommand } from './commands/sql.js';
@@ -38,6 +39,7 @@ export async function main(argv: string[]): Promise<void> {
     .command(sqlCommand)
     .command(policyCommand)
     .command(checkCommand)
+    .command(capabilityCommand)
     .demandCommand(1, 'name a command')
     .strict()
     .version(version())

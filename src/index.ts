@@ -15,6 +15,8 @@ export {
   parsePublicKeyHex,
   verifySignature,
   NULL_CONTENT_HASH,
+  toHex,
+  fromHex,
 } from './crypto/index.js';
 export type { Ed25519Signer, JsonValue } from './crypto/index.js';
 
@@ -46,3 +48,11 @@ export type {
   EntryFilter,
   LedgerStats,
 } from './ledger/index.js';
+
+// kernel
+export { Kernel, loadPolicy, normalizePolicy, defaultPolicy, checkCall, ToolManifestSchema } from './kernel/index.js';
+export type { KernelOptions, ToolCallRequest, ToolCallResponse, LoadedPolicy, Policy, ToolServerConnection, ToolManifest, StreamChunk } from './kernel/index.js';
+
+// capabilities
+export { issueCapability, delegateCapability, verifyCapability, CapabilityTokenSchema } from './capability/index.js';
+export type { CapabilityToken, Scope, ToolGrant, CapabilityVerdict } from './capability/index.js';
