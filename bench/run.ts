@@ -8,6 +8,8 @@
  *                group-commit writer: pre-signed (the ledger alone), and signing as a producer
  *                does, on its own thread or on the thread pool
  *   verify       full-chain verification: one thread, thread pool, and without signatures
+ *   kernel       decisions per second on the allow and deny paths, and the kernel's own work
+ *                (capability check, guards) beside the signing it has to do anyway
  * The machine has 2 cores; thread-pool figures are shown beside the 1-thread limit (as the issue
  * asks) and their own pool limit is printed too, so neither reading hides the other.
  * Goals from issue 2: group-commit append ≥ 70% of raw signing, verify ≥ 80% of raw verify.
@@ -29,6 +31,8 @@ import { appendReceiptSync, EntryInserter, LedgerWriter, openLedger, verifyChain
 import type { ChainVerdict } from '../src/ledger/index.js';
 import { canonicalMembers, signedText, signReceipt, signReceiptAsync } from '../src/receipt/index.js';
 import type { Receipt, ReceiptDraft } from '../src/receipt/index.js';
+import { verifyCapability } from '../src/capability/index.js';
+import { guards, Kernel } from '../src/kernel/index.js';
 
 const SEED = fromHex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60');
 const signer = signerFromSeed(SEED);
@@ -180,6 +184,38 @@ async function main(): Promise<void> {
     row('verify chain, signatures, pool (chio ledger verify)', await run(() => verifyChainParallel(ledger)), 'node verify', nodeVerify, 'goal ≥ 0.80');
     row('verify chain, --no-signatures', await run(() => verifyChain(ledger, { signatures: false })), 'node verify', nodeVerify);
     ledger.close();
+  }
+
+  // Kernel decisions: capability verification, revocation lookup, all guards, reservation,
+  // dispatch to an in-process tool, signing and group-committed append — per call, 64 in flight.
+  {
+    const kernel = Kernel.open({ ledgerPath: join(dir, 'kernel.sqlite'), seed: SEED });
+    kernel.registerToolServer({
+      manifest: { schema: 'chio.manifest.v1', server_id: 'fs', name: 'bench', version: '1', tools: [{ name: 'read_file', description: '', input_schema: {}, has_side_effects: false }] },
+      async invoke(_tool, args) {
+        return { text: `contents of ${(args as { path: string }).path}` };
+      },
+    });
+    const agent = signerFromSeed(fromHex('22'.repeat(32)));
+    const capability = kernel.issueCapability({ subject: agent.publicKeyHex, ttlSeconds: 86_400 });
+    const decide = (path: string, total: number) =>
+      timed(async () => {
+        let next = 0;
+        await Promise.all(Array.from({ length: 64 }, async () => {
+          while (next++ < total) await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'read_file', arguments: { path } });
+        }));
+        return total;
+      });
+    const allow = await decide('/home/dev/project/src/index.ts', 6400);
+    const deny = await decide('/home/dev/project/.env', 6400);
+    row('kernel decisions, allow path (all guards, dispatch, receipt)', allow, 'node sign', nodeSign);
+    row('kernel decisions, deny path (forbidden-path, receipt)', deny, 'node sign', nodeSign);
+    const decisionOnly = rate(1500, () => verifyCapability(capability, { target: { serverId: 'fs', toolName: 'read_file', operation: 'invoke', arguments: { path: '/home/dev/project/src/x.ts' } }, caller: agent.publicKeyHex, trustedIssuers: new Set([kernel.publicKeyHex]) }));
+    row('  capability verification alone (signature cached)', decisionOnly, 'node verify', nodeVerify);
+    const pipeline = guards.buildGuards(kernel.policy.policy.guards);
+    const guardsOnly = rate(1500, () => guards.runGuards(pipeline, { serverId: 'fs', toolName: 'read_file', arguments: { path: '/home/dev/project/src/x.ts' } }));
+    row('  guard pipeline alone (default guards)', guardsOnly, 'node sign', nodeSign, 'kernel work beside one signature');
+    await kernel.close();
   }
 
   rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,7 @@
  * signed deny receipt.
  * Owns: the check order. Must not import ledger, kernel, edges or cli. The token is attacker-controlled.
  */
-import { verifySignature } from '../crypto/index.js';
+import { sha256Hex, verifySignature } from '../crypto/index.js';
 import { describeIssues } from '../validation.js';
 import { CapabilityTokenSchema } from './schema.js';
 import type { AncestorToken, CapabilityToken } from './schema.js';
@@ -33,8 +33,23 @@ export interface VerifyCapabilityOptions {
 
 const fail = (check: CapabilityCheck, reason: string): CapabilityVerdict => ({ ok: false, check, reason });
 
+/**
+ * Tokens are presented again and again; their Ed25519 check is the costliest step. A token whose
+ * exact signed bytes verified before is remembered by (issuer, signature) together with the hash
+ * of those bytes, so a changed token never hits the cache.
+ */
+const VERIFIED_LIMIT = 4096;
+const verified = new Map<string, string>();
+
 function signatureValid(token: AncestorToken | CapabilityToken): boolean {
-  return verifySignature(token.issuer, capabilitySigningText(token), token.signature);
+  const text = capabilitySigningText(token);
+  const key = `${token.issuer}:${token.signature}`;
+  const digest = sha256Hex(text);
+  if (verified.get(key) === digest) return true;
+  if (!verifySignature(token.issuer, text, token.signature)) return false;
+  if (verified.size >= VERIFIED_LIMIT) verified.clear();
+  verified.set(key, digest);
+  return true;
 }
 
 export function verifyCapability(input: unknown, options: VerifyCapabilityOptions): CapabilityVerdict {

@@ -68,7 +68,19 @@ export class Kernel {
   private readonly clock: () => number;
   private readonly producer: string;
 
-  private constructor(private readonly signer: Ed25519Signer, private readonly ledger: Ledger, private readonly writer: LedgerWriter, options: KernelOptions, generated: boolean) {
+  /**
+   * @param ledger  reads (revocations) and reservations, synchronous=OFF: a reservation must prove
+   *                the file takes writes and hold its place in the budget, not survive power loss
+   * @param writer  receipts, on a synchronous=FULL connection
+   */
+  private constructor(
+    private readonly signer: Ed25519Signer,
+    private readonly ledger: Ledger,
+    private readonly receiptLedger: Ledger,
+    private readonly writer: LedgerWriter,
+    options: KernelOptions,
+    generated: boolean,
+  ) {
     this.publicKeyHex = signer.publicKeyHex;
     this.keyGenerated = generated;
     this.policy = options.policy ?? defaultPolicy();
@@ -80,8 +92,15 @@ export class Kernel {
   static open(options: KernelOptions): Kernel {
     const generated = options.seed === undefined;
     const signer = signerFromSeed(options.seed ?? generateSeed());
-    const ledger = openLedger(options.ledgerPath);
-    return new Kernel(signer, ledger, new LedgerWriter(ledger), options, generated);
+    const receiptLedger = openLedger(options.ledgerPath);
+    let ledger: Ledger;
+    try {
+      ledger = openLedger(options.ledgerPath, { synchronous: 'OFF', create: false });
+    } catch (e) {
+      receiptLedger.close();
+      throw e;
+    }
+    return new Kernel(signer, ledger, receiptLedger, new LedgerWriter(receiptLedger), options, generated);
   }
 
   registerToolServer(server: ToolServerConnection): void {
@@ -201,6 +220,7 @@ export class Kernel {
 
   async close(): Promise<void> {
     await this.writer.close();
+    this.receiptLedger.close();
     this.ledger.close();
   }
 }

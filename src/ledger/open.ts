@@ -17,14 +17,18 @@ import { ChioError } from '../errors.js';
 import { applyMigrations, CHIO_APPLICATION_ID, LEDGER_SCHEMA_VERSION } from './migrate.js';
 import * as schema from './schema.js';
 
-export type SynchronousMode = 'FULL' | 'NORMAL';
+/**
+ * FULL (default): every commit is fsynced before it returns (DESIGN §6). NORMAL: for benchmarks of
+ * the difference. OFF: only for connections that never append receipts — the kernel's reservation
+ * connection, whose rows are working state; its WAL frames reach the disk with the next FULL commit.
+ */
+export type SynchronousMode = 'FULL' | 'NORMAL' | 'OFF';
 
 export interface OpenLedgerOptions {
   /** Read-only connection; never creates or migrates. Default false. */
   readonly?: boolean;
   /** Create the file when it does not exist (writers only). Default true for writers. */
   create?: boolean;
-  /** DESIGN §6: FULL by default, so a commit survives power loss. NORMAL is for benchmarks of the difference. */
   synchronous?: SynchronousMode;
   /** How long to wait for another writer's lock before failing (ms). */
   busyTimeoutMs?: number;
@@ -111,7 +115,7 @@ function assertPragma(db: Database.Database, name: string, expected: string | nu
   }
 }
 
-const SYNCHRONOUS_LEVEL: Record<SynchronousMode, number> = { NORMAL: 1, FULL: 2 };
+const SYNCHRONOUS_LEVEL: Record<SynchronousMode, number> = { OFF: 0, NORMAL: 1, FULL: 2 };
 
 /** Opens (and for writers creates and migrates) the ledger at `path`. */
 export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledger {

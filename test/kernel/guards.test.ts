@@ -14,6 +14,7 @@ writeFileSync(join(secrets, '.ssh', 'id_rsa'), 'key');
 writeFileSync(join(project, 'ok.txt'), 'ok');
 symlinkSync(join(secrets, '.ssh'), join(project, 'innocent')); // a link inside the project pointing at ~/.ssh
 symlinkSync(secrets, join(project, 'outside')); // a link out of the allowed tree
+symlinkSync(join(secrets, '.ssh', 'authorized_keys'), join(project, 'dangling')); // writing through it would create ~/.ssh/authorized_keys
 
 const defaults = buildGuards();
 const withAllowlist = buildGuards(
@@ -51,6 +52,7 @@ const cases: Case[] = [
   ['ssh key by name', 'read_file', { path: '/home/u/id_ed25519' }, ['deny', 'forbidden-path']],
   ['aws credentials', 'read_multiple_files', { paths: ['/ok/a', '/home/u/.aws/credentials'] }, ['deny', 'forbidden-path']],
   ['symlink into ~/.ssh is judged by its target', 'read_file', { path: `${project}/innocent/id_rsa` }, ['deny', 'forbidden-path']],
+  ['write through a dangling symlink into ~/.ssh', 'write_file', { path: `${project}/dangling`, content: 'ssh-ed25519 AAAA' }, ['deny', 'forbidden-path']],
   ['write to .npmrc', 'write_file', { path: '/home/u/.npmrc', content: 'x' }, ['deny', 'forbidden-path']],
   ['read tool without a path is malformed', 'read_file', { file_name: '/etc/shadow' }, ['deny', 'action-classifier']],
   // shell-command

@@ -26,7 +26,16 @@ export function globToRegExp(pattern: string): RegExp {
   return re;
 }
 
+// One alternation per pattern list, so the common case (no match) is a single regex test.
+const combined = new WeakMap<readonly string[], RegExp>();
+
 /** The first pattern `path` matches, or undefined. */
 export function firstMatch(patterns: readonly string[], path: string): string | undefined {
+  let any = combined.get(patterns);
+  if (any === undefined) {
+    any = new RegExp(patterns.map((p) => `(?:${globToRegExp(p).source})`).join('|') || '(?!)');
+    combined.set(patterns, any);
+  }
+  if (!any.test(path)) return undefined;
   return patterns.find((p) => globToRegExp(p).test(path));
 }

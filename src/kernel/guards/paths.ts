@@ -5,7 +5,7 @@
  * it is judged by its target. Both must pass.
  * Owns: path normalisation. Imports node:fs/node:path/node:os only. Paths are attacker-controlled.
  */
-import { realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
 
@@ -15,21 +15,33 @@ export function lexicalPath(path: string, cwd: string = process.cwd()): string {
   return posix.resolve(cwd, expanded);
 }
 
-/** The lexical path with every symlink in its longest existing prefix resolved. */
-export function resolvedPath(path: string, cwd?: string): string {
+const MAX_LINK_HOPS = 40; // as Linux's ELOOP limit
+
+/**
+ * The lexical path with every symlink in its longest existing prefix resolved. A dangling link is
+ * followed to where it points (writing through it would create its target there).
+ */
+export function resolvedPath(path: string, cwd?: string, hops = 0): string {
   const lexical = lexicalPath(path, cwd);
+  // Find the longest prefix that exists as a directory entry (lstat, no exception on the common
+  // path), then resolve it once with libc realpath(3).
   let head = lexical;
   const tail: string[] = [];
-  for (;;) {
-    try {
-      const real = realpathSync(head);
-      return tail.length === 0 ? real : posix.join(real, ...tail.reverse());
-    } catch {
-      const parent = posix.dirname(head);
-      if (parent === head) return lexical;
-      tail.push(posix.basename(head));
-      head = parent;
-    }
+  let entry = lstatSync(head, { throwIfNoEntry: false });
+  while (entry === undefined) {
+    const parent = posix.dirname(head);
+    if (parent === head) return lexical;
+    tail.unshift(posix.basename(head));
+    head = parent;
+    entry = lstatSync(head, { throwIfNoEntry: false });
+  }
+  try {
+    const real = realpathSync.native(head);
+    return tail.length === 0 ? real : posix.join(real, ...tail);
+  } catch {
+    if (!entry.isSymbolicLink() || hops >= MAX_LINK_HOPS) return lexical;
+    const target = posix.resolve(posix.dirname(head), readlinkSync(head, 'utf8'));
+    return resolvedPath(tail.length === 0 ? target : posix.join(target, ...tail), undefined, hops + 1);
   }
 }
 
