@@ -1,8 +1,8 @@
 /**
  * The kernel (DESIGN §7, issue 3): decides every governed tool call and leaves its receipt.
  *   tool known? → capability (signature, time, subject, scope + constraints, delegation)
- *   → revocation (token and every ancestor) → guards → reservation (budget, and proof the ledger
- *   can be written) → dispatch → signed receipt appended → response.
+ *   → budget → revocation (token and every ancestor) → guards → reservation (the budget again,
+ *   atomically, and proof the ledger can be written) → dispatch → signed receipt appended → response.
  * Every denial is a signed receipt too. The reservation is committed before the tool runs, so a
  * ledger that cannot be written stops the call; the receipt's append settles the reservation.
  * Owns: that order. Imports crypto, receipt, capability, ledger; must not import edges or cli.
@@ -14,7 +14,7 @@ import type { CapabilityToken, Scope, ToolGrant } from '../capability/index.js';
 import { canonicalBytes, generateSeed, signerFromSeed } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
-import { firstRevoked, LedgerWriter, openLedger, reserveCall } from '../ledger/index.js';
+import { firstRevoked, invocationsUsed, LedgerWriter, openLedger, reserveCall } from '../ledger/index.js';
 import type { AppendResult, Ledger } from '../ledger/index.js';
 import { signReceiptAsync } from '../receipt/index.js';
 import type { Receipt, ReceiptDraft } from '../receipt/index.js';
@@ -148,6 +148,14 @@ export class Kernel {
       now,
     });
     if (!cap.ok) return deny(`capability ${cap.check}: ${cap.reason}`, 'capability', [{ guard_name: 'capability', verdict: false, details: cap.check }]);
+    // Budget (issue 3 order: capability → budget → revocation → guards): the first covering grant
+    // with invocations left. Checked here so the deny names the budget; re-checked atomically when
+    // the call is reserved, which also proves the ledger takes writes before the tool runs.
+    const grants = cap.grantIndexes.map((index) => ({ index, limit: cap.token.scope.grants[index]!.max_invocations }));
+    const budgetLeft = (g: { index: number; limit: number | undefined }) => g.limit === undefined || invocationsUsed(this.ledger, cap.token.id, g.index) < g.limit;
+    const exhausted = (g: { index: number; limit: number | undefined }) => `grant ${g.index} has used ${invocationsUsed(this.ledger, cap.token.id, g.index)} of ${g.limit} invocations`;
+    const candidates = grants.filter(budgetLeft);
+    if (candidates.length === 0) return deny(`budget exhausted: ${exhausted(grants[0]!)}`, 'budget', [{ guard_name: 'budget', verdict: false, details: exhausted(grants[0]!) }]);
     const revoked = firstRevoked(this.ledger, [cap.token.id, ...cap.ancestorIds]);
     if (revoked !== undefined) {
       return deny(`capability ${revoked === cap.token.id ? 'is' : `ancestor ${revoked} is`} revoked`, 'revocation', [{ guard_name: 'revocation', verdict: false, details: revoked }]);
@@ -156,19 +164,17 @@ export class Kernel {
     facts.evidence = guards.evidence;
     if (guards.verdict === 'deny') return deny(guards.reason, guards.guard);
 
-    // The first covering grant with budget left; reserving it proves the ledger is writable.
     let grantIndex: number | undefined;
-    let exhausted = '';
-    for (const index of cap.grantIndexes) {
-      const grant = cap.token.scope.grants[index]!;
-      const r = reserveCall(this.ledger, { requestId, capabilityId: cap.token.id, grantIndex: index, maxInvocations: grant.max_invocations, owner: this.owner, now });
+    let lastRefusal = '';
+    for (const g of candidates) {
+      const r = reserveCall(this.ledger, { requestId, capabilityId: cap.token.id, grantIndex: g.index, maxInvocations: g.limit, owner: this.owner, now });
       if (r.ok) {
-        grantIndex = index;
+        grantIndex = g.index;
         break;
       }
-      exhausted = `grant ${index} has used ${r.used} of ${r.limit} invocations`;
+      lastRefusal = `grant ${g.index} has used ${r.used} of ${r.limit} invocations`;
     }
-    if (grantIndex === undefined) return deny(`budget exhausted: ${exhausted}`, 'budget', [...facts.evidence, { guard_name: 'budget', verdict: false, details: exhausted }]);
+    if (grantIndex === undefined) return deny(`budget exhausted: ${lastRefusal}`, 'budget', [...facts.evidence, { guard_name: 'budget', verdict: false, details: lastRefusal }]);
 
     const outcome = await this.dispatch(server, request, { ...(request.signal === undefined ? {} : { signal: request.signal }) });
     const draft = outcomeDraft(facts, grantIndex, outcome);

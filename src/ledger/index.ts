@@ -15,7 +15,7 @@ export { verifyChainParallel } from './verify-chain-parallel.js';
 export type { VerifyChainParallelOptions } from './verify-chain-parallel.js';
 export { rebuildSessions, rebuildProjections, readSessions } from './sessions.js';
 export { listEntries, findEntry, ledgerStats } from './read.js';
-export { reserveCall, releaseCall, firstRevoked } from './reservations.js';
+export { reserveCall, releaseCall, firstRevoked, invocationsUsed } from './reservations.js';
 export type { CallReservation, ReserveOutcome } from './reservations.js';
 export type { EntryFilter, EntryPage, LedgerStats } from './read.js';
 export { entryHash, receiptSha256, GENESIS_PREV_HASH, LEDGER_ENTRY_SCHEMA_ID, kindOf, grantOf, revokedCapabilityOf, REVOCATION_TOOL_SERVER, REVOCATION_TOOL_NAME, GRANT_INDEX_KEY } from './entry.js';

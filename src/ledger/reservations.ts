@@ -22,17 +22,22 @@ export interface CallReservation {
 
 export type ReserveOutcome = { ok: true } | { ok: false; used: number; limit: number };
 
+/** Allowed receipts plus calls in flight for one grant: what counts against its max_invocations. */
+export function invocationsUsed(ledger: Ledger, capabilityId: string, grantIndex: number): number {
+  return (ledger.db
+    .prepare(
+      `SELECT coalesce((SELECT invocations FROM grant_usage WHERE capability_id = @cap AND grant_index = @idx), 0)
+            + (SELECT count(*) FROM pending_calls WHERE capability_id = @cap AND grant_index = @idx) AS used`,
+    )
+    .get({ cap: capabilityId, idx: grantIndex }) as { used: number }).used;
+}
+
 export function reserveCall(ledger: Ledger, r: CallReservation): ReserveOutcome {
   const db = ledger.db;
   try {
     return db.transaction((): ReserveOutcome => {
       if (r.maxInvocations !== undefined) {
-        const used = (db
-          .prepare(
-            `SELECT coalesce((SELECT invocations FROM grant_usage WHERE capability_id = @cap AND grant_index = @idx), 0)
-                  + (SELECT count(*) FROM pending_calls WHERE capability_id = @cap AND grant_index = @idx) AS used`,
-          )
-          .get({ cap: r.capabilityId, idx: r.grantIndex }) as { used: number }).used;
+        const used = invocationsUsed(ledger, r.capabilityId, r.grantIndex);
         if (used >= r.maxInvocations) return { ok: false, used, limit: r.maxInvocations };
       }
       db.prepare('INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner) VALUES (?, ?, ?, ?, ?)')

@@ -78,6 +78,7 @@ describe('denied calls are signed receipts naming the failed check, and the tool
   const cases: Array<[string, (k: Kernel, cap: CapabilityToken) => Record<string, unknown>, string, RegExp]> = [
     ['forged signature', (_k, cap) => call({ ...cap, signature: toHex(agent.sign('x')) }, 'read_file', { path: '/w/a' }), 'capability', /capability signature/],
     ['expired', (k) => call(k.issueCapability({ subject: agent.publicKeyHex, ttlSeconds: 1 }), 'read_file', { path: '/w/a' }), 'capability', /capability expired/],
+    ['not yet valid', (k) => call(k.issueCapability({ subject: agent.publicKeyHex }), 'read_file', { path: '/w/a' }), 'capability', /capability not_yet_valid/],
     ['wrong subject', (_k, cap) => ({ ...call(cap, 'read_file', { path: '/w/a' }), caller: helper.publicKeyHex }), 'capability', /capability subject/],
     ['tool out of scope', (k) => call(k.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'] }] } }), 'read_file', { path: '/w/a' }), 'capability', /capability scope/],
     ['server out of scope', (k) => call(k.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'web', tool_name: '*', operations: ['invoke'] }] } }), 'read_file', { path: '/w/a' }), 'capability', /capability scope/],
@@ -90,7 +91,8 @@ describe('denied calls are signed receipts naming the failed check, and the tool
       const { kernel, server } = kernelAt(fresh(), { clock });
       const cap = kernel.issueCapability({ subject: agent.publicKeyHex });
       const request = make(kernel, cap);
-      const later = name === 'expired' ? Kernel.open({ ledgerPath: join(dir, `exp-${n}.sqlite`), seed: SEED, clock: () => NOW + 10 }) : kernel;
+      const skew = name === 'expired' ? 10 : name === 'not yet valid' ? -10 : 0; // the call is judged at another time than the issue
+      const later = skew !== 0 ? Kernel.open({ ledgerPath: join(dir, `exp-${n}.sqlite`), seed: SEED, clock: () => NOW + skew }) : kernel;
       if (later !== kernel) {
         later.registerToolServer(server);
         open.push(later);
@@ -198,6 +200,20 @@ describe('fail closed', () => {
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^OK: 5 entries verified, 2 sessions/);
     void generateSeed;
+  });
+});
+
+describe('check order (issue 3): capability → budget → revocation → guards', () => {
+  it('an exhausted, revoked capability asking for a forbidden path is denied for its budget first, then its revocation', async () => {
+    const { kernel, server } = kernelAt(fresh());
+    const cap = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'], max_invocations: 1 }] } });
+    expect(await kernel.evaluateToolCall(call(cap, 'hello_tool', {}))).toMatchObject({ ok: true });
+    await kernel.revokeCapability(cap.id);
+    expect(await kernel.evaluateToolCall(call(cap, 'read_file', { path: '/etc/shadow' }))).toMatchObject({ ok: false, guard: 'budget' });
+    const fresh2 = kernel.issueCapability({ subject: agent.publicKeyHex });
+    await kernel.revokeCapability(fresh2.id);
+    expect(await kernel.evaluateToolCall(call(fresh2, 'read_file', { path: '/etc/shadow' }))).toMatchObject({ ok: false, guard: 'revocation' });
+    expect(server.calls).toHaveLength(1);
   });
 });
 
