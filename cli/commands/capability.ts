@@ -5,9 +5,7 @@
  * can revoke.
  * Owns: the CLI surface of revocation. Goes through src/kernel.
  */
-import { readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
-import { parseSeed } from '../../src/crypto/index.js';
 import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
 import type { GlobalArgs } from '../main.js';
@@ -18,16 +16,6 @@ interface RevokeArgs extends GlobalArgs {
   'kernel-seed-file': string;
   reason?: string;
   policy?: string;
-}
-
-function readSeed(path: string): Uint8Array {
-  let contents: Buffer;
-  try {
-    contents = readFileSync(path);
-  } catch (e) {
-    throw new ChioError('CHIO-CLI-IO', `cannot read kernel seed file ${path}: ${(e as Error).message}`, { cause: e });
-  }
-  return parseSeed(contents);
 }
 
 const revoke: CommandModule<GlobalArgs, RevokeArgs> = {
@@ -44,7 +32,7 @@ const revoke: CommandModule<GlobalArgs, RevokeArgs> = {
     if (!/^cap-[0-9a-f-]{36}$/.test(id)) throw new ChioError('CHIO-CLI-USAGE', `${id} is not a capability id (cap-<uuidv7>)`);
     const kernel = Kernel.open({
       ledgerPath: args['receipt-db'],
-      seed: readSeed(args['kernel-seed-file']),
+      seedFile: args['kernel-seed-file'],
       policy: args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy),
       producer: 'cli',
     });

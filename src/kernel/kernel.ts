@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { issueCapability as issueToken, verifyCapability } from '../capability/index.js';
 import type { CapabilityToken, Scope, ToolGrant } from '../capability/index.js';
-import { canonicalBytes, generateSeed, signerFromSeed } from '../crypto/index.js';
+import { readFileSync } from 'node:fs';
+import { canonicalBytes, generateSeed, parseSeed, signerFromSeed } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { firstRevoked, invocationsUsed, LedgerWriter, openLedger, reserveCall } from '../ledger/index.js';
@@ -30,8 +31,10 @@ import type { InvokeContext, ToolServerConnection } from './tool-server.js';
 export interface KernelOptions {
   /** The receipt ledger (created if missing). */
   ledgerPath: string;
-  /** 32-byte Ed25519 seed; generated when absent (`keyGenerated` then says so). */
+  /** 32-byte Ed25519 seed; generated when neither this nor `seedFile` is given (`keyGenerated` then says so). */
   seed?: Uint8Array;
+  /** A seed file as `chio keys generate` writes it (64 hex characters). */
+  seedFile?: string;
   policy?: LoadedPolicy;
   /** Producer label on the ledger entries. */
   producer?: string;
@@ -57,6 +60,15 @@ export interface ToolCallRequest {
 export type ToolCallResponse =
   | { ok: true; output: unknown; receipt: Receipt; entry: AppendResult }
   | { ok: false; verdict: 'deny' | 'incomplete' | 'cancelled'; reason: string; guard?: string; receipt: Receipt; entry: AppendResult };
+
+function readSeedFile(path: string): Uint8Array {
+  try {
+    return parseSeed(readFileSync(path));
+  } catch (e) {
+    if (e instanceof ChioError) throw e;
+    throw new ChioError('CHIO-CLI-IO', `cannot read kernel seed file ${path}: ${(e as Error).message}`, { cause: e });
+  }
+}
 
 export class Kernel {
   readonly publicKeyHex: string;
@@ -90,8 +102,9 @@ export class Kernel {
   }
 
   static open(options: KernelOptions): Kernel {
-    const generated = options.seed === undefined;
-    const signer = signerFromSeed(options.seed ?? generateSeed());
+    const seed = options.seed ?? (options.seedFile === undefined ? undefined : readSeedFile(options.seedFile));
+    const generated = seed === undefined;
+    const signer = signerFromSeed(seed ?? generateSeed());
     const receiptLedger = openLedger(options.ledgerPath);
     let ledger: Ledger;
     try {
