@@ -159,6 +159,15 @@ describe('path-allowlist (enabled)', () => {
   });
 });
 
+describe('pipeline', () => {
+  it('a guard that throws denies the call (fail closed) and leaves evidence saying so', () => {
+    const broken = { name: 'broken-guard', evaluate: () => { throw new Error('boom'); } };
+    const d = runGuards([defaults[0]!, broken], { serverId: 's', toolName: 'read_file', arguments: { path: `${project}/ok.txt` } });
+    expect(d).toMatchObject({ verdict: 'deny', guard: 'broken-guard', reason: 'guard error: boom' });
+    expect(d.evidence).toEqual([{ guard_name: 'forbidden-path', verdict: true }, { guard_name: 'broken-guard', verdict: false, details: 'guard error: boom' }]);
+  });
+});
+
 describe('configuration', () => {
   it('a bad regex in a guard list makes that guard deny everything (fail closed)', () => {
     const guards = buildGuards(GuardsConfigSchema.parse({ 'shell-command': { additional_patterns: ['('] } }));
