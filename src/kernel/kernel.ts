@@ -122,6 +122,11 @@ export class Kernel {
     this.servers.set(id, server);
   }
 
+  /** The registered tool servers, in registration order. */
+  toolServers(): ToolServerConnection[] {
+    return [...this.servers.values()];
+  }
+
   /** The grants a session gets: the policy's default grants, else invoke on every registered tool (DESIGN §7a). */
   defaultScope(): Scope {
     const budgets = this.policy.policy.budgets;

@@ -1,0 +1,156 @@
+/**
+ * One MCP session over the kernel (issue 4 item 1): lifecycle (initialize → notifications/initialized),
+ * ping, tools/list with pagination, tools/call through the kernel, cancellation. Transport-agnostic:
+ * stdio and Streamable HTTP feed it parsed messages and write what it returns.
+ * Each session gets its own agent key, its own capability from the policy, and its own session_id
+ * in the ledger. An unknown tool is −32602 before any capability is used; a denied call is a result
+ * with isError; every tools/call result carries its receipt id in `_meta`.
+ * Owns: MCP method semantics. Imports the kernel; must not import cli.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { CapabilityToken } from '../../capability/index.js';
+import { generateSeed, signerFromSeed } from '../../crypto/index.js';
+import type { Ed25519Signer } from '../../crypto/index.js';
+import { isChioError } from '../../errors.js';
+import type { Kernel } from '../../kernel/index.js';
+import { classify, errorResponse, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, resultResponse, RpcError, SESSION_NOT_INITIALIZED } from './jsonrpc.js';
+import type { JsonRpcRequest, RequestId } from './jsonrpc.js';
+import { McpToolTable } from './tools.js';
+
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
+/** `_meta` key under which every tools/call result names its receipt. */
+export const RECEIPT_META_KEY = 'chio/receipt';
+
+const InitializeParamsSchema = z.object({
+  protocolVersion: z.string().min(1),
+  capabilities: z.record(z.string(), z.unknown()),
+  clientInfo: z.object({ name: z.string(), version: z.string() }).passthrough(),
+});
+const CallToolParamsSchema = z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()).optional() }).passthrough();
+const ListParamsSchema = z.object({ cursor: z.string().optional() }).passthrough();
+const CancelledParamsSchema = z.object({ requestId: z.union([z.string(), z.number()]).optional(), reason: z.string().optional() }).passthrough();
+
+export interface McpSessionOptions {
+  kernel: Kernel;
+  serverInfo?: { name: string; version: string };
+  pageSize?: number;
+}
+
+export class McpSession {
+  readonly sessionId = `mcp-${randomUUID()}`;
+  private state: 'new' | 'initializing' | 'ready' = 'new';
+  private protocolVersion: string = LATEST_PROTOCOL_VERSION;
+  private readonly agent: Ed25519Signer = signerFromSeed(generateSeed());
+  private capability: CapabilityToken | undefined;
+  private readonly inFlight = new Map<RequestId, AbortController>();
+  private readonly tools: McpToolTable;
+
+  constructor(private readonly options: McpSessionOptions) {
+    this.tools = new McpToolTable(options.kernel, options.pageSize ?? 50);
+  }
+
+  get negotiatedVersion(): string {
+    return this.protocolVersion;
+  }
+
+  /** Handles one parsed message; returns the response to send, or null (notifications, responses). */
+  async handle(value: unknown): Promise<object | null> {
+    const incoming = classify(value);
+    switch (incoming.kind) {
+      case 'invalid':
+        return errorResponse(incoming.id, INVALID_REQUEST, incoming.reason);
+      case 'response':
+        return null; // this edge sends no requests of its own yet
+      case 'notification':
+        this.notify(incoming.message.method, incoming.message.params);
+        return null;
+      case 'request':
+        try {
+          return resultResponse(incoming.message.id, await this.request(incoming.message));
+        } catch (e) {
+          if (e instanceof RpcError) return errorResponse(incoming.message.id, e.code, e.message, e.data);
+          return errorResponse(incoming.message.id, INTERNAL_ERROR, isChioError(e) ? `${e.code}: ${e.message}` : 'internal error');
+        }
+    }
+  }
+
+  private notify(method: string, params: Record<string, unknown> | undefined): void {
+    if (method === 'notifications/initialized' && this.state === 'initializing') this.state = 'ready';
+    if (method === 'notifications/cancelled') {
+      const p = CancelledParamsSchema.safeParse(params ?? {});
+      if (p.success && p.data.requestId !== undefined) this.inFlight.get(p.data.requestId)?.abort(p.data.reason ?? 'cancelled');
+    }
+    // Other notifications (progress, roots/list_changed, …) need nothing from this edge.
+  }
+
+  private params<T>(schema: z.ZodType<T>, params: unknown): T {
+    const r = schema.safeParse(params ?? {});
+    if (!r.success) throw new RpcError(INVALID_PARAMS, `invalid params: ${r.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);
+    return r.data;
+  }
+
+  private async request(req: JsonRpcRequest): Promise<unknown> {
+    if (req.method === 'ping') return {};
+    if (req.method === 'initialize') return this.initialize(req);
+    if (this.state !== 'ready') {
+      throw new RpcError(SESSION_NOT_INITIALIZED, this.state === 'new' ? 'session not initialized: send initialize first' : 'session not initialized: send notifications/initialized first');
+    }
+    switch (req.method) {
+      case 'tools/list':
+        return this.tools.list(this.params(ListParamsSchema, req.params).cursor);
+      case 'tools/call':
+        return this.callTool(req);
+      default:
+        throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${req.method}`);
+    }
+  }
+
+  private initialize(req: JsonRpcRequest): unknown {
+    if (this.state !== 'new') throw new RpcError(INVALID_REQUEST, 'session already initialized');
+    const p = this.params(InitializeParamsSchema, req.params);
+    // MCP lifecycle: answer the requested version if supported, else our latest.
+    this.protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(p.protocolVersion) ? p.protocolVersion : LATEST_PROTOCOL_VERSION;
+    this.capability = this.options.kernel.issueCapability({ subject: this.agent.publicKeyHex });
+    this.state = 'initializing';
+    return {
+      protocolVersion: this.protocolVersion,
+      capabilities: {
+        tools: { listChanged: false },
+        experimental: {
+          chioProtocol: { receiptSchema: 'chio.receipt.v1', kernelKey: this.options.kernel.publicKeyHex, sessionId: this.sessionId, capabilityId: this.capability.id },
+          // experimental entries must be objects (the MCP schema types them as Record<string, object>)
+          chioToolStreaming: { enabled: false },
+        },
+      },
+      serverInfo: this.options.serverInfo ?? { name: 'chio-mcp-edge', version: '0.1.0' },
+    };
+  }
+
+  private async callTool(req: JsonRpcRequest): Promise<unknown> {
+    const p = this.params(CallToolParamsSchema, req.params);
+    const target = this.tools.resolve(p.name);
+    if (target === undefined) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${p.name}`);
+    const controller = new AbortController();
+    this.inFlight.set(req.id, controller);
+    try {
+      const r = await this.options.kernel.evaluateToolCall({
+        capability: this.capability,
+        caller: this.agent.publicKeyHex,
+        serverId: target.serverId,
+        toolName: target.toolName,
+        arguments: p.arguments ?? {},
+        requestId: `${this.sessionId}-${String(req.id)}`,
+        sessionId: this.sessionId,
+        signal: controller.signal,
+      });
+      const meta = { [RECEIPT_META_KEY]: { id: r.receipt.id, decision: r.receipt.decision?.verdict ?? null, seq: r.entry.seq } };
+      if (!r.ok) return { content: [{ type: 'text', text: r.guard === undefined ? r.reason : `${r.reason} (${r.guard})` }], isError: true, _meta: meta };
+      const structured = r.output !== null && typeof r.output === 'object' && !Array.isArray(r.output) ? r.output : { result: r.output ?? null };
+      return { content: [{ type: 'text', text: JSON.stringify(r.output ?? null) }], structuredContent: structured, _meta: meta };
+    } finally {
+      this.inFlight.delete(req.id);
+    }
+  }
+}

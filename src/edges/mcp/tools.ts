@@ -1,0 +1,54 @@
+/**
+ * The MCP view of the kernel's tool servers: `tools/list` pages (opaque cursors, invalid ones
+ * refused) and the map from an MCP tool name back to (server, tool). Tool names must be unique
+ * across the servers one edge serves.
+ * Owns: MCP tool shapes. Imports the kernel types only.
+ */
+import type { Kernel } from '../../kernel/index.js';
+import { INVALID_PARAMS, RpcError } from './jsonrpc.js';
+
+interface Entry {
+  serverId: string;
+  toolName: string;
+  mcp: Record<string, unknown>;
+}
+
+export class McpToolTable {
+  private readonly entries: Entry[] = [];
+  private readonly byName = new Map<string, Entry>();
+
+  constructor(kernel: Kernel, private readonly pageSize: number) {
+    for (const server of kernel.toolServers()) {
+      for (const t of server.manifest.tools) {
+        if (this.byName.has(t.name)) throw new Error(`tool ${t.name} is offered by two servers; an MCP edge needs unique names`);
+        const mcp: Record<string, unknown> = {
+          name: t.name,
+          description: t.description,
+          inputSchema: { type: 'object', ...t.input_schema },
+          annotations: { readOnlyHint: !t.has_side_effects, destructiveHint: t.has_side_effects },
+          execution: { taskSupport: 'forbidden' },
+        };
+        if (t.output_schema !== undefined) mcp['outputSchema'] = { type: 'object', ...t.output_schema };
+        const entry = { serverId: server.manifest.server_id, toolName: t.name, mcp };
+        this.entries.push(entry);
+        this.byName.set(t.name, entry);
+      }
+    }
+  }
+
+  resolve(name: string): { serverId: string; toolName: string } | undefined {
+    return this.byName.get(name);
+  }
+
+  list(cursor: string | undefined): { tools: unknown[]; nextCursor?: string } {
+    let start = 0;
+    if (cursor !== undefined) {
+      const m = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+      if (m === null || Number(m[1]) > this.entries.length) throw new RpcError(INVALID_PARAMS, 'invalid cursor');
+      start = Number(m[1]);
+    }
+    const page = this.entries.slice(start, start + this.pageSize).map((e) => e.mcp);
+    const next = start + this.pageSize;
+    return next < this.entries.length ? { tools: page, nextCursor: Buffer.from(`o:${next}`).toString('base64url') } : { tools: page };
+  }
+}

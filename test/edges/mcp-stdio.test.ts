@@ -1,0 +1,119 @@
+// The MCP edge over stdio with the real MCP SDK client on the other end, and hostile bytes on the raw wire.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { openLedger, verifyChain } from '../../src/ledger/index.js';
+import { signerFromSeed, fromHex } from '../../src/crypto/index.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const EDGE = fileURLToPath(new URL('../helpers/mcp-native-edge.mjs', import.meta.url));
+const SEED = '77'.repeat(32);
+const dir = tempDir();
+
+describe('MCP edge, stdio, real SDK client', () => {
+  it('initialize → tools/list → tools/call (allowed and denied) with receipts, unknown tool −32602, and a verifiable ledger', async () => {
+    const db = join(dir, 'sdk.sqlite');
+    const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [EDGE, db, SEED], stderr: 'pipe' }));
+    const caps = client.getServerCapabilities() as Record<string, any>;
+    expect(caps['tools']).toBeDefined();
+    expect(caps['experimental']['chioProtocol']).toMatchObject({ receiptSchema: 'chio.receipt.v1', kernelKey: signerFromSeed(fromHex(SEED)).publicKeyHex });
+    const sessionId = caps['experimental']['chioProtocol']['sessionId'] as string;
+
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['hello_tool', 'read_file']);
+    expect(tools[0]!.inputSchema).toMatchObject({ type: 'object' });
+
+    const hello = await client.callTool({ name: 'hello_tool', arguments: { name: 'world' } });
+    expect(hello.isError).toBeFalsy();
+    expect(hello.structuredContent).toEqual({ message: 'hello from mcp, world' });
+    expect((hello.content as Array<{ text: string }>)[0]!.text).toBe('{"message":"hello from mcp, world"}');
+    const receipt = (hello._meta as Record<string, any>)['chio/receipt'];
+    expect(receipt).toMatchObject({ decision: 'allow', seq: 1 });
+    expect(receipt.id).toMatch(/^[0-9a-f]{64}$/);
+
+    const denied = await client.callTool({ name: 'read_file', arguments: { path: '/etc/shadow' } });
+    expect(denied.isError).toBe(true);
+    expect((denied.content as Array<{ text: string }>)[0]!.text).toMatch(/forbidden pattern: \/etc\/shadow \(forbidden-path\)/);
+    expect((denied._meta as Record<string, any>)['chio/receipt']).toMatchObject({ decision: 'deny', seq: 2 });
+
+    const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(McpError);
+    expect((unknown as McpError).code).toBe(-32602);
+    expect(await client.ping()).toEqual({});
+    await client.close();
+
+    const ledger = openLedger(db, { readonly: true });
+    expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 2, sessions: 1 });
+    expect(ledger.db.prepare('SELECT DISTINCT session_id FROM ledger_entries').all()).toEqual([{ session_id: sessionId }]);
+    expect((ledger.db.prepare('SELECT receipt_id FROM ledger_entries WHERE seq = 1').get() as { receipt_id: string }).receipt_id).toBe(receipt.id);
+    ledger.close();
+  });
+});
+
+/** Writes raw lines to a fresh edge and collects every response line until stdin closes and the edge exits. */
+function raw(lines: Array<string | Buffer>, maxBytes?: number): Promise<{ code: number | null; responses: any[]; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const args = [EDGE, join(dir, `raw-${Math.random().toString(16).slice(2)}.sqlite`), SEED, ...(maxBytes === undefined ? [] : [String(maxBytes)])];
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, responses: stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)) }));
+    for (const l of lines) child.stdin.write(l);
+    child.stdin.end();
+  });
+}
+
+const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+
+describe('MCP edge, stdio, hostile input', () => {
+  it('answers malformed JSON, invalid requests, batches, early tool requests and unknown methods with the right codes, and exits when stdin closes', async () => {
+    const r = await raw([
+      '{"jsonrpc": "2.0", "id": 1, "method": \n',
+      '{"jsonrpc":"2.0","id":null,"method":"ping"}\n',
+      '[{"jsonrpc":"2.0","id":2,"method":"ping"}]\n',
+      '{"jsonrpc":"2.0","id":3,"method":"tools/list"}\n',
+      `${init}\n`,
+      '{"jsonrpc":"2.0","id":4,"method":"tools/list"}\n',
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+      '{"jsonrpc":"2.0","id":5,"method":"server/discover"}\n',
+      '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":42}}\n',
+      '{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"bogus"}}\n',
+      '{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}\n',
+      '{"jsonrpc":"2.0","id":9,"method":"ping"}\n',
+    ]);
+    expect(r.code).toBe(0);
+    const byId = (id: unknown) => r.responses.find((m) => m.id === id);
+    const nullIds = r.responses.filter((m) => m.id === null).map((m) => m.error.code);
+    expect(nullIds.sort()).toEqual([-32700, -32600, -32600].sort());
+    expect(byId(3).error.code).toBe(-32002);
+    expect(byId(1).result.protocolVersion).toBe('2025-11-25');
+    expect(byId(4).error.code).toBe(-32002);
+    expect(byId(5).error.code).toBe(-32601);
+    expect(byId(6).error.code).toBe(-32602);
+    expect(byId(7).error.code).toBe(-32602);
+    expect(byId(8).error.code).toBe(-32600);
+    expect(byId(9).result).toEqual({});
+    expect(r.stdout.endsWith('\n')).toBe(true);
+  });
+
+  it('refuses a message over the size limit with an error, not a crash, and keeps serving', async () => {
+    const r = await raw([`${init}\n`, `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"${'x'.repeat(5000)}"}}\n`, '{"jsonrpc":"2.0","id":3,"method":"ping"}\n'], 2048);
+    expect(r.code).toBe(0);
+    expect(r.responses.find((m) => m.id === null).error).toMatchObject({ code: -32600, message: 'message larger than 2048 bytes refused' });
+    expect(r.responses.find((m) => m.id === 2)).toBeUndefined();
+    expect(r.responses.find((m) => m.id === 3).result).toEqual({});
+  });
+
+  it('negotiates the protocol version: a supported older version is echoed, an unknown one gets the latest', async () => {
+    const older = await raw([`${init.replace('2025-11-25', '2025-06-18')}\n`]);
+    expect(older.responses[0].result.protocolVersion).toBe('2025-06-18');
+    const future = await raw([`${init.replace('2025-11-25', '2099-01-01')}\n`]);
+    expect(future.responses[0].result.protocolVersion).toBe('2025-11-25');
+  });
+});
