@@ -11,6 +11,7 @@ import { ChioError } from '../src/errors.js';
 import { keysCommand } from './commands/keys.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { capabilityCommand } from './commands/capability.js';
+import { mcpCommand } from './commands/mcp.js';
 import { checkCommand, policyCommand } from './commands/policy.js';
 import { receiptCommand } from './commands/receipt.js';
 import { sqlCommand } from './commands/sql.js';
@@ -40,8 +41,10 @@ export async function main(argv: string[]): Promise<void> {
     .command(policyCommand)
     .command(checkCommand)
     .command(capabilityCommand)
+    .command(mcpCommand)
     .demandCommand(1, 'name a command')
     .strict()
+    .parserConfiguration({ 'populate--': true })
     .version(version())
     .help()
     .wrap(Math.min(110, process.stdout.columns ?? 110))

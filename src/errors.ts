@@ -68,6 +68,11 @@ export const ERROR_CATALOGUE = {
     help: 'check the call against the kernel API in the README',
     exit: EXIT.badInput,
   },
+  'CHIO-MCP-UPSTREAM': {
+    summary: 'the upstream MCP server could not be started, reached, or understood',
+    help: 'check the command after `--` (or --upstream-url) by running it on its own; its stderr is passed through',
+    exit: EXIT.fault,
+  },
   'CHIO-LEDGER-NOT-FOUND': {
     summary: 'no receipt database exists at the given path',
     help: 'pass --receipt-db <path> of an existing ledger, or append a receipt first to create one',

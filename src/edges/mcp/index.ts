@@ -7,3 +7,5 @@ export type { McpSessionOptions } from './session.js';
 export { serveStdio, DEFAULT_MAX_MESSAGE_BYTES } from './stdio.js';
 export type { StdioOptions } from './stdio.js';
 export { PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR, SESSION_NOT_INITIALIZED } from './jsonrpc.js';
+export { UpstreamMcpServer, passesMcpResultThrough } from './upstream.js';
+export type { UpstreamTarget } from './upstream.js';

@@ -147,6 +147,7 @@ export class McpSession {
       });
       const meta = { [RECEIPT_META_KEY]: { id: r.receipt.id, decision: r.receipt.decision?.verdict ?? null, seq: r.entry.seq } };
       if (!r.ok) return { content: [{ type: 'text', text: r.guard === undefined ? r.reason : `${r.reason} (${r.guard})` }], isError: true, _meta: meta };
+      if (target.passthrough) return { ...(r.output as Record<string, unknown>), _meta: meta };
       const structured = r.output !== null && typeof r.output === 'object' && !Array.isArray(r.output) ? r.output : { result: r.output ?? null };
       return { content: [{ type: 'text', text: JSON.stringify(r.output ?? null) }], structuredContent: structured, _meta: meta };
     } finally {

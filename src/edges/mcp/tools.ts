@@ -6,11 +6,14 @@
  */
 import type { Kernel } from '../../kernel/index.js';
 import { INVALID_PARAMS, RpcError } from './jsonrpc.js';
+import { passesMcpResultThrough } from './upstream.js';
 
 interface Entry {
   serverId: string;
   toolName: string;
   mcp: Record<string, unknown>;
+  /** Upstream MCP server: its CallToolResult goes back to the client as it is. */
+  passthrough: boolean;
 }
 
 export class McpToolTable {
@@ -29,14 +32,15 @@ export class McpToolTable {
           execution: { taskSupport: 'forbidden' },
         };
         if (t.output_schema !== undefined) mcp['outputSchema'] = { type: 'object', ...t.output_schema };
-        const entry = { serverId: server.manifest.server_id, toolName: t.name, mcp };
+        const passthrough = passesMcpResultThrough(server);
+        const entry = { serverId: server.manifest.server_id, toolName: t.name, mcp: passthrough ? (server.upstreamTools.get(t.name) ?? mcp) : mcp, passthrough };
         this.entries.push(entry);
         this.byName.set(t.name, entry);
       }
     }
   }
 
-  resolve(name: string): { serverId: string; toolName: string } | undefined {
+  resolve(name: string): { serverId: string; toolName: string; passthrough: boolean } | undefined {
     return this.byName.get(name);
   }
 

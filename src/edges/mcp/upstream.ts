@@ -1,0 +1,91 @@
+/**
+ * Wrapping an existing MCP server (issue 4 item 3): the edge is an MCP client of the upstream
+ * (the real SDK client, over stdio or Streamable HTTP), and presents the upstream's tools to the
+ * kernel as one ToolServerConnection. The kernel governs every call; the upstream's
+ * `CallToolResult` is what the receipt's content_hash covers and what the edge's client gets back.
+ * Owns: the upstream connection and tool-list import. The upstream is untrusted: its tool list is
+ * validated like any manifest, and its results pass through the canonicaliser before signing.
+ * Must not import cli.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ChioError } from '../../errors.js';
+import { ToolManifestSchema } from '../../kernel/index.js';
+import type { InvokeContext, ToolManifest, ToolServerConnection } from '../../kernel/index.js';
+import { describeIssues } from '../../validation.js';
+
+export type UpstreamTarget = { command: string; args: string[]; env?: Record<string, string>; cwd?: string } | { url: string };
+
+/** Marks a server whose outputs are MCP `CallToolResult`s to pass through as they are. */
+export const MCP_RESULT_PASSTHROUGH = Symbol('chio.mcp.result-passthrough');
+
+export class UpstreamMcpServer implements ToolServerConnection {
+  readonly [MCP_RESULT_PASSTHROUGH] = true;
+
+  /**
+   * @param upstreamTools the upstream's own tool definitions, served unchanged on tools/list so a
+   *                      client sees titles, annotations and schemas exactly as the upstream wrote them
+   */
+  private constructor(readonly manifest: ToolManifest, readonly upstreamTools: ReadonlyMap<string, Record<string, unknown>>, private readonly client: Client) {}
+
+  /** Connects, imports every page of the upstream's tools, and builds the manifest. */
+  static async connect(target: UpstreamTarget, serverId: string): Promise<UpstreamMcpServer> {
+    const transport: Transport = 'url' in target
+      ? new StreamableHTTPClientTransport(new URL(target.url))
+      : new StdioClientTransport({ command: target.command, args: target.args, ...(target.env === undefined ? {} : { env: target.env }), ...(target.cwd === undefined ? {} : { cwd: target.cwd }), stderr: 'inherit' });
+    const client = new Client({ name: 'chio-mcp-edge', version: '0.1.0' }, { capabilities: {} });
+    try {
+      await client.connect(transport);
+    } catch (e) {
+      throw new ChioError('CHIO-MCP-UPSTREAM', `cannot connect to the upstream MCP server: ${(e as Error).message}`, { cause: e });
+    }
+    const tools: Array<Record<string, unknown>> = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 1000; page++) {
+      const r = await client.listTools(cursor === undefined ? {} : { cursor });
+      tools.push(...(r.tools as Array<Record<string, unknown>>));
+      cursor = r.nextCursor;
+      if (cursor === undefined) break;
+    }
+    const info = client.getServerVersion();
+    const manifest = ToolManifestSchema.safeParse({
+      schema: 'chio.manifest.v1',
+      server_id: serverId,
+      name: info?.name ?? serverId,
+      version: info?.version ?? '0',
+      tools: tools.map((t) => {
+        const annotations = (t['annotations'] ?? {}) as { readOnlyHint?: boolean };
+        return {
+          name: t['name'],
+          description: typeof t['description'] === 'string' ? t['description'] : '',
+          input_schema: t['inputSchema'] ?? { type: 'object' },
+          ...(t['outputSchema'] === undefined ? {} : { output_schema: t['outputSchema'] }),
+          // MCP's default for a tool without annotations is "may have side effects" (readOnlyHint false).
+          has_side_effects: annotations.readOnlyHint !== true,
+        };
+      }),
+    });
+    if (!manifest.success) {
+      await client.close();
+      throw new ChioError('CHIO-MCP-UPSTREAM', `the upstream's tool list is not usable: ${describeIssues(manifest.error).join('; ')}`);
+    }
+    return new UpstreamMcpServer(manifest.data, new Map(tools.map((t) => [t['name'] as string, t])), client);
+  }
+
+  async invoke(toolName: string, args: unknown, context?: InvokeContext): Promise<unknown> {
+    const result = await this.client.callTool({ name: toolName, arguments: args as Record<string, unknown> }, undefined, context?.signal === undefined ? {} : { signal: context.signal });
+    // The receipt covers exactly what the client gets: drop the upstream's _meta (ours replaces it).
+    const { _meta: _ignored, ...rest } = result as Record<string, unknown>;
+    return rest;
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+export function passesMcpResultThrough(server: ToolServerConnection): server is UpstreamMcpServer {
+  return (server as Partial<Record<typeof MCP_RESULT_PASSTHROUGH, boolean>>)[MCP_RESULT_PASSTHROUGH] === true;
+}

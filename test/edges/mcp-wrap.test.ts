@@ -1,0 +1,65 @@
+// `chio mcp serve -- <upstream>` in front of the real @modelcontextprotocol/server-filesystem, driven by the real SDK client.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { openLedger, verifyChain } from '../../src/ledger/index.js';
+import { CHIO_BIN } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const require = createRequire(import.meta.url);
+const FS_SERVER = join(require.resolve('@modelcontextprotocol/server-filesystem/package.json'), '..', 'dist', 'index.js');
+
+describe('chio mcp serve wrapping server-filesystem', () => {
+  it('governs every call: allowed reads and writes reach the upstream, guarded ones never do, all receipted', async () => {
+    const dir = tempDir();
+    const root = join(dir, 'workspace');
+    mkdirSync(root);
+    writeFileSync(join(root, 'notes.txt'), 'hello from the workspace\n');
+    writeFileSync(join(root, '.env'), 'SECRET=1\n');
+    const db = join(dir, 'receipts.sqlite');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--server-id', 'fs', '--', process.execPath, FS_SERVER, root], stderr: 'pipe' });
+    const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(transport);
+
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['read_text_file', 'write_file', 'list_directory']));
+    expect(tools.find((t) => t.name === 'read_text_file')!.annotations).toMatchObject({ readOnlyHint: true }); // the upstream's own definition
+
+    const read = await client.callTool({ name: 'read_text_file', arguments: { path: join(root, 'notes.txt') } });
+    expect(read.isError).toBeFalsy();
+    expect((read.content as Array<{ text: string }>)[0]!.text).toBe('hello from the workspace\n');
+    expect((read._meta as Record<string, any>)['chio/receipt']).toMatchObject({ decision: 'allow' });
+
+    const secret = await client.callTool({ name: 'read_text_file', arguments: { path: join(root, '.env') } });
+    expect(secret.isError).toBe(true);
+    expect((secret.content as Array<{ text: string }>)[0]!.text).toContain('(forbidden-path)');
+
+    const leak = await client.callTool({ name: 'write_file', arguments: { path: join(root, 'config.ts'), content: `const k = "AKIA${'B'.repeat(16)}";` } });
+    expect(leak.isError).toBe(true);
+    expect((leak.content as Array<{ text: string }>)[0]!.text).toContain('(secret-leak)');
+    expect(existsSync(join(root, 'config.ts'))).toBe(false); // the upstream was never asked
+
+    const write = await client.callTool({ name: 'write_file', arguments: { path: join(root, 'out.txt'), content: 'written through chio' } });
+    expect(write.isError).toBeFalsy();
+    expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('written through chio');
+
+    const unknown = await client.callTool({ name: 'rm_rf', arguments: {} }).catch((e: unknown) => e);
+    expect((unknown as McpError).code).toBe(-32602);
+    await client.close();
+
+    const ledger = openLedger(db, { readonly: true });
+    expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 4, sessions: 1 });
+    expect(ledger.db.prepare("SELECT tool_name, verdict, producer FROM ledger_entries ORDER BY seq").all()).toEqual([
+      { tool_name: 'read_text_file', verdict: 'allow', producer: 'mcp-edge' },
+      { tool_name: 'read_text_file', verdict: 'deny', producer: 'mcp-edge' },
+      { tool_name: 'write_file', verdict: 'deny', producer: 'mcp-edge' },
+      { tool_name: 'write_file', verdict: 'allow', producer: 'mcp-edge' },
+    ]);
+    ledger.close();
+  });
+});
