@@ -44,6 +44,7 @@ describe('MCP edge, stdio, real SDK client', () => {
     const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} }).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(McpError);
     expect((unknown as McpError).code).toBe(-32602);
+    expect((unknown as McpError).message).toBe('MCP error -32602: unknown tool');
     expect(await client.ping()).toEqual({});
     await client.close();
 

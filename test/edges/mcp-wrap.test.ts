@@ -63,3 +63,26 @@ describe('chio mcp serve wrapping server-filesystem', () => {
     ledger.close();
   });
 });
+
+describe('the upstream crashing mid-call', () => {
+  it('the client gets an error result, an incomplete receipt records it, and the edge keeps answering', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'crash.sqlite');
+    const upstream = new URL('../helpers/crashing-mcp-server.mjs', import.meta.url).pathname;
+    const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--', process.execPath, upstream], stderr: 'pipe' }));
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'before' } })).content).toEqual([{ type: 'text', text: 'before' }]);
+    const crashed = await client.callTool({ name: 'crash', arguments: {} });
+    expect(crashed.isError).toBe(true);
+    expect((crashed._meta as Record<string, any>)['chio/receipt']).toMatchObject({ decision: 'incomplete' });
+    expect(await client.ping()).toEqual({});
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'crash']);
+    const after = await client.callTool({ name: 'echo', arguments: { text: 'after' } });
+    expect(after.isError).toBe(true); // the upstream is gone; the edge still answers, and still receipts
+    await client.close();
+    const ledger = openLedger(db, { readonly: true });
+    expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 3 });
+    expect(ledger.db.prepare('SELECT verdict FROM ledger_entries ORDER BY seq').all()).toEqual([{ verdict: 'allow' }, { verdict: 'incomplete' }, { verdict: 'incomplete' }]);
+    ledger.close();
+  });
+});

@@ -131,7 +131,8 @@ export class McpSession {
   private async callTool(req: JsonRpcRequest): Promise<unknown> {
     const p = this.params(CallToolParamsSchema, req.params);
     const target = this.tools.resolve(p.name);
-    if (target === undefined) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${p.name}`);
+    // The product's documented wire answer is exactly {code: -32602, message: "unknown tool"}.
+    if (target === undefined) throw new RpcError(INVALID_PARAMS, 'unknown tool', { name: p.name });
     const controller = new AbortController();
     this.inFlight.set(req.id, controller);
     try {
