@@ -1,12 +1,13 @@
 /**
  * `chio mcp serve [--policy] [--kernel-seed-file] [--server-id] -- <upstream command …>` (or
- * `--upstream-url <url>`): an MCP server on stdio in front of an existing MCP server; every
- * tools/call goes through the kernel and leaves a signed receipt before the response leaves.
- * stdout carries MCP messages only; everything else goes to stderr.
+ * `--upstream-url <url>`): an MCP server on stdio in front of an existing MCP server, and
+ * `chio mcp serve-http --listen host:port …` the same over Streamable HTTP. Every tools/call goes
+ * through the kernel and leaves a signed receipt before the response leaves. On stdio, stdout
+ * carries MCP messages only; everything else goes to stderr.
  * Owns: wiring CLI flags to the edge. Goes through src/edges/mcp and src/kernel.
  */
 import type { CommandModule } from 'yargs';
-import { McpSession, serveStdio, UpstreamMcpServer } from '../../src/edges/mcp/index.js';
+import { McpSession, serveHttp, serveStdio, UpstreamMcpServer } from '../../src/edges/mcp/index.js';
 import type { UpstreamTarget } from '../../src/edges/mcp/index.js';
 import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
@@ -21,50 +22,94 @@ interface ServeArgs extends GlobalArgs {
   '--'?: Array<string | number>;
 }
 
+interface ServeHttpArgs extends ServeArgs {
+  listen: string;
+  'auth-token'?: string;
+  'allowed-origin'?: string[];
+}
+
+function upstreamTarget(args: ServeArgs): UpstreamTarget {
+  const command = (args['--'] ?? []).map(String);
+  if (args['upstream-url'] !== undefined) {
+    if (command.length > 0) throw new ChioError('CHIO-CLI-USAGE', 'give either --upstream-url or a command after --, not both');
+    return { url: args['upstream-url'] };
+  }
+  if (command.length === 0) throw new ChioError('CHIO-CLI-USAGE', 'name the upstream MCP server: chio mcp serve -- <command …> (or --upstream-url <url>)');
+  return { command: command[0]!, args: command.slice(1), env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)) };
+}
+
+/** Opens the kernel, connects the upstream, runs `body`, and always closes both. */
+async function withEdge(args: ServeArgs, body: (kernel: Kernel) => Promise<void>): Promise<void> {
+  const target = upstreamTarget(args);
+  const kernel = Kernel.open({
+    ledgerPath: args['receipt-db'],
+    ...(args['kernel-seed-file'] === undefined ? {} : { seedFile: args['kernel-seed-file'] }),
+    policy: args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy),
+    producer: 'mcp-edge',
+  });
+  if (kernel.keyGenerated) {
+    process.stderr.write(`chio: generated kernel key ${kernel.publicKeyHex} for this run (receipts in ${args['receipt-db']}); pass --kernel-seed-file to keep one\n`);
+  }
+  let upstream: UpstreamMcpServer | undefined;
+  try {
+    upstream = await UpstreamMcpServer.connect(target, args['server-id']);
+    kernel.registerToolServer(upstream);
+    await body(kernel);
+  } finally {
+    await upstream?.close().catch(() => {});
+    await kernel.close();
+  }
+}
+
+const edgeOptions = {
+  policy: { type: 'string', describe: 'policy file (default: the built-in secure defaults)' },
+  'kernel-seed-file': { type: 'string', describe: 'kernel key; a new one is generated (and its public key printed to stderr) when absent' },
+  'server-id': { type: 'string', default: 'mcp', describe: 'tool server id recorded in receipts' },
+  'upstream-url': { type: 'string', describe: 'wrap a Streamable HTTP MCP server instead of a command' },
+  'max-message-bytes': { type: 'number', default: 4 * 1024 * 1024, describe: 'larger messages are refused' },
+} as const;
+
 const serve: CommandModule<GlobalArgs, ServeArgs> = {
   command: 'serve',
   describe: 'Serve MCP on stdio in front of an upstream MCP server (`-- <command …>` or --upstream-url), governing every tool call',
+  builder: (y) => y.options(edgeOptions),
+  handler: (args) =>
+    withEdge(args, (kernel) => serveStdio(new McpSession({ kernel }), process.stdin, process.stdout, { maxMessageBytes: args['max-message-bytes'] })),
+};
+
+const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
+  command: 'serve-http',
+  describe: 'Serve MCP over Streamable HTTP (POST/GET/DELETE /mcp) in front of an upstream MCP server',
   builder: (y) =>
     y
-      .option('policy', { type: 'string', describe: 'policy file (default: the built-in secure defaults)' })
-      .option('kernel-seed-file', { type: 'string', describe: 'kernel key; a new one is generated (and its public key printed to stderr) when absent' })
-      .option('server-id', { type: 'string', default: 'mcp', describe: 'tool server id recorded in receipts' })
-      .option('upstream-url', { type: 'string', describe: 'wrap a Streamable HTTP MCP server instead of a command' })
-      .option('max-message-bytes', { type: 'number', default: 4 * 1024 * 1024, describe: 'larger messages are refused' }),
-  handler: async (args) => {
-    const command = (args['--'] ?? []).map(String);
-    let target: UpstreamTarget;
-    if (args['upstream-url'] !== undefined) {
-      if (command.length > 0) throw new ChioError('CHIO-CLI-USAGE', 'give either --upstream-url or a command after --, not both');
-      target = { url: args['upstream-url'] };
-    } else {
-      if (command.length === 0) throw new ChioError('CHIO-CLI-USAGE', 'name the upstream MCP server: chio mcp serve -- <command …> (or --upstream-url <url>)');
-      target = { command: command[0]!, args: command.slice(1), env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)) };
-    }
-    const kernel = Kernel.open({
-      ledgerPath: args['receipt-db'],
-      ...(args['kernel-seed-file'] === undefined ? {} : { seedFile: args['kernel-seed-file'] }),
-      policy: args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy),
-      producer: 'mcp-edge',
-    });
-    if (kernel.keyGenerated) {
-      process.stderr.write(`chio: generated kernel key ${kernel.publicKeyHex} for this run (receipts in ${args['receipt-db']}); pass --kernel-seed-file to keep one\n`);
-    }
-    let upstream: UpstreamMcpServer | undefined;
-    try {
-      upstream = await UpstreamMcpServer.connect(target, args['server-id']);
-      kernel.registerToolServer(upstream);
-      await serveStdio(new McpSession({ kernel }), process.stdin, process.stdout, { maxMessageBytes: args['max-message-bytes'] });
-    } finally {
-      await upstream?.close().catch(() => {});
-      await kernel.close();
-    }
-  },
+      .options(edgeOptions)
+      .option('listen', { type: 'string', default: '127.0.0.1:8931', describe: 'host:port (port 0 picks a free one)' })
+      .option('auth-token', { type: 'string', describe: 'require Authorization: Bearer <token>' })
+      .option('allowed-origin', { type: 'string', array: true, describe: 'browser origins allowed to call (default: this server\'s loopback origins)' }),
+  handler: (args) =>
+    withEdge(args, async (kernel) => {
+      const m = /^(.*):(\d{1,5})$/.exec(args.listen);
+      if (m === null) throw new ChioError('CHIO-CLI-USAGE', `--listen ${args.listen}: expected host:port`);
+      const edge = await serveHttp({
+        kernel,
+        host: m[1]!.replace(/^\[|\]$/g, ''),
+        port: Number(m[2]),
+        authToken: args['auth-token'],
+        allowedOrigins: args['allowed-origin'],
+        maxBodyBytes: args['max-message-bytes'],
+      });
+      process.stderr.write(`chio: MCP over Streamable HTTP at ${edge.url}\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await edge.close();
+    }),
 };
 
 export const mcpCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'mcp',
   describe: 'The MCP edge',
-  builder: (y) => y.command(serve).demandCommand(1, 'name an mcp command'),
+  builder: (y) => y.command(serve).command(serveHttpCommand).demandCommand(1, 'name an mcp command'),
   handler: () => {},
 };
