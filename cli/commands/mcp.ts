@@ -39,7 +39,7 @@ function upstreamTarget(args: ServeArgs): UpstreamTarget {
 }
 
 /** Opens the kernel, connects the upstream, runs `body`, and always closes both. */
-async function withEdge(args: ServeArgs, body: (kernel: Kernel) => Promise<void>): Promise<void> {
+async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: UpstreamMcpServer) => Promise<void>): Promise<void> {
   const target = upstreamTarget(args);
   const kernel = Kernel.open({
     ledgerPath: args['receipt-db'],
@@ -54,7 +54,7 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel) => Promise<void>
   try {
     upstream = await UpstreamMcpServer.connect(target, args['server-id']);
     kernel.registerToolServer(upstream);
-    await body(kernel);
+    await body(kernel, upstream);
   } finally {
     await upstream?.close().catch(() => {});
     await kernel.close();
@@ -74,7 +74,7 @@ const serve: CommandModule<GlobalArgs, ServeArgs> = {
   describe: 'Serve MCP on stdio in front of an upstream MCP server (`-- <command …>` or --upstream-url), governing every tool call',
   builder: (y) => y.options(edgeOptions),
   handler: (args) =>
-    withEdge(args, (kernel) => serveStdio(new McpSession({ kernel }), process.stdin, process.stdout, { maxMessageBytes: args['max-message-bytes'] })),
+    withEdge(args, (kernel, upstream) => serveStdio(new McpSession({ kernel, passthrough: upstream }), process.stdin, process.stdout, { maxMessageBytes: args['max-message-bytes'] })),
 };
 
 const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
@@ -87,11 +87,12 @@ const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
       .option('auth-token', { type: 'string', describe: 'require Authorization: Bearer <token>' })
       .option('allowed-origin', { type: 'string', array: true, describe: 'browser origins allowed to call (default: this server\'s loopback origins)' }),
   handler: (args) =>
-    withEdge(args, async (kernel) => {
+    withEdge(args, async (kernel, upstream) => {
       const m = /^(.*):(\d{1,5})$/.exec(args.listen);
       if (m === null) throw new ChioError('CHIO-CLI-USAGE', `--listen ${args.listen}: expected host:port`);
       const edge = await serveHttp({
         kernel,
+        passthrough: upstream,
         host: m[1]!.replace(/^\[|\]$/g, ''),
         port: Number(m[2]),
         authToken: args['auth-token'],

@@ -86,3 +86,37 @@ describe('the upstream crashing mid-call', () => {
     ledger.close();
   });
 });
+
+describe('chio mcp serve wrapping server-everything', () => {
+  it('governs its tools and relays resources, prompts, completion and logging so the client sees the full surface', async () => {
+    const everything = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+    const db = join(tempDir(), 'everything.sqlite');
+    const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--server-id', 'everything', '--', process.execPath, everything, 'stdio'], stderr: 'pipe' }));
+    const caps = client.getServerCapabilities() as Record<string, unknown>;
+    expect(Object.keys(caps)).toEqual(expect.arrayContaining(['tools', 'resources', 'prompts', 'completions', 'logging']));
+
+    const echo = await client.callTool({ name: 'echo', arguments: { message: 'governed' } });
+    expect(echo.content).toEqual([{ type: 'text', text: 'Echo: governed' }]);
+    const image = await client.callTool({ name: 'get-tiny-image', arguments: {} });
+    expect((image.content as Array<{ type: string }>).some((c) => c.type === 'image')).toBe(true);
+
+    const { resources } = await client.listResources();
+    expect(resources.length).toBeGreaterThan(0);
+    const read = await client.readResource({ uri: resources[0]!.uri });
+    expect(read.contents[0]!.uri).toBe(resources[0]!.uri);
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toContain('simple-prompt');
+    expect((await client.getPrompt({ name: 'simple-prompt' })).messages.length).toBeGreaterThan(0);
+    expect(await client.setLoggingLevel('info')).toEqual({});
+    await client.close();
+
+    const ledger = openLedger(db, { readonly: true });
+    expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 2, sessions: 1 }); // tool calls are receipted; relayed reads are not
+    expect(ledger.db.prepare("SELECT tool_server, tool_name, verdict FROM ledger_entries ORDER BY seq").all()).toEqual([
+      { tool_server: 'everything', tool_name: 'echo', verdict: 'allow' },
+      { tool_server: 'everything', tool_name: 'get-tiny-image', verdict: 'allow' },
+    ]);
+    ledger.close();
+  });
+});

@@ -18,10 +18,12 @@ import type { Kernel } from '../../kernel/index.js';
 import { BoundedEventStore } from './event-store.js';
 import { INVALID_REQUEST, PARSE_ERROR } from './jsonrpc.js';
 import { McpSession } from './session.js';
+import type { McpPassthrough } from './session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio.js';
 
 export interface HttpEdgeOptions {
   kernel: Kernel;
+  passthrough?: McpPassthrough | undefined;
   host?: string;
   port?: number;
   /** Require `Authorization: Bearer <token>`. */
@@ -76,7 +78,7 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
   const origins = () => new Set(options.allowedOrigins ?? [`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
 
   async function open(): Promise<StreamableHTTPServerTransport> {
-    const session = new McpSession({ kernel: options.kernel });
+    const session = new McpSession({ kernel: options.kernel, passthrough: options.passthrough });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.sessionId,
       eventStore: new BoundedEventStore(),

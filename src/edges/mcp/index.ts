@@ -3,7 +3,8 @@
  * Streamable HTTP, tasks, upstream wrapping and pass-through of resources/prompts come next.
  */
 export { McpSession, SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION, RECEIPT_META_KEY } from './session.js';
-export type { McpSessionOptions } from './session.js';
+export type { McpSessionOptions, McpPassthrough } from './session.js';
+export { PASSTHROUGH_METHODS } from './session.js';
 export { serveStdio, DEFAULT_MAX_MESSAGE_BYTES } from './stdio.js';
 export type { StdioOptions } from './stdio.js';
 export { PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR, SESSION_NOT_INITIALIZED } from './jsonrpc.js';

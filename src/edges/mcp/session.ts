@@ -32,8 +32,21 @@ const CallToolParamsSchema = z.object({ name: z.string().min(1), arguments: z.re
 const ListParamsSchema = z.object({ cursor: z.string().optional() }).passthrough();
 const CancelledParamsSchema = z.object({ requestId: z.union([z.string(), z.number()]).optional(), reason: z.string().optional() }).passthrough();
 
+/** An upstream whose resources, prompts, completion and logging the edge relays unchanged. */
+export interface McpPassthrough {
+  passthroughCapabilities(): Record<string, unknown>;
+  forward(method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<unknown>;
+}
+
+/** Methods relayed to the upstream as they are (issue 4: the client sees the upstream's full surface). */
+export const PASSTHROUGH_METHODS = new Set([
+  'resources/list', 'resources/templates/list', 'resources/read', 'resources/subscribe', 'resources/unsubscribe',
+  'prompts/list', 'prompts/get', 'completion/complete', 'logging/setLevel',
+]);
+
 export interface McpSessionOptions {
   kernel: Kernel;
+  passthrough?: McpPassthrough | undefined;
   serverInfo?: { name: string; version: string };
   pageSize?: number;
 }
@@ -103,6 +116,7 @@ export class McpSession {
       case 'tools/call':
         return this.callTool(req);
       default:
+        if (this.options.passthrough !== undefined && PASSTHROUGH_METHODS.has(req.method)) return this.relay(req);
         throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${req.method}`);
     }
   }
@@ -117,6 +131,7 @@ export class McpSession {
     return {
       protocolVersion: this.protocolVersion,
       capabilities: {
+        ...this.options.passthrough?.passthroughCapabilities(),
         tools: { listChanged: false },
         experimental: {
           chioProtocol: { receiptSchema: 'chio.receipt.v1', kernelKey: this.options.kernel.publicKeyHex, sessionId: this.sessionId, capabilityId: this.capability.id },
@@ -126,6 +141,19 @@ export class McpSession {
       },
       serverInfo: this.options.serverInfo ?? { name: 'chio-mcp-edge', version: '0.1.0' },
     };
+  }
+
+  private async relay(req: JsonRpcRequest): Promise<unknown> {
+    const controller = new AbortController();
+    this.inFlight.set(req.id, controller);
+    try {
+      return await this.options.passthrough!.forward(req.method, req.params, controller.signal);
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      throw new RpcError(typeof code === 'number' ? code : INTERNAL_ERROR, (e as Error).message.replace(/^MCP error -?\d+: /, ''));
+    } finally {
+      this.inFlight.delete(req.id);
+    }
   }
 
   private async callTool(req: JsonRpcRequest): Promise<unknown> {

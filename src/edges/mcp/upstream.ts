@@ -11,10 +11,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { z } from 'zod';
 import { ChioError } from '../../errors.js';
 import { ToolManifestSchema } from '../../kernel/index.js';
 import type { InvokeContext, ToolManifest, ToolServerConnection } from '../../kernel/index.js';
 import { describeIssues } from '../../validation.js';
+
+/** Any JSON object: pass-through results are relayed, not interpreted. */
+const PassthroughResultSchema = z.object({}).passthrough();
 
 export type UpstreamTarget = { command: string; args: string[]; env?: Record<string, string>; cwd?: string } | { url: string };
 
@@ -72,6 +76,17 @@ export class UpstreamMcpServer implements ToolServerConnection {
       throw new ChioError('CHIO-MCP-UPSTREAM', `the upstream's tool list is not usable: ${describeIssues(manifest.error).join('; ')}`);
     }
     return new UpstreamMcpServer(manifest.data, new Map(tools.map((t) => [t['name'] as string, t])), client);
+  }
+
+  /** The upstream's advertised capabilities, minus tools (the edge owns tools). */
+  passthroughCapabilities(): Record<string, unknown> {
+    const { tools: _t, experimental: _e, tasks: _k, ...rest } = (this.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
+    return rest;
+  }
+
+  /** Forwards a non-tool request (resources, prompts, completion, logging) unchanged. */
+  forward(method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<unknown> {
+    return this.client.request({ method, ...(params === undefined ? {} : { params }) } as never, PassthroughResultSchema, signal === undefined ? {} : { signal });
   }
 
   async invoke(toolName: string, args: unknown, context?: InvokeContext): Promise<unknown> {
