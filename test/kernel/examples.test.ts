@@ -1,5 +1,6 @@
 // examples/hello-tool runs as its README says: one allowed and one denied call, receipts that verify under the pinned kernel key, revocable from the CLI.
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { chio } from '../helpers/cli.js';
@@ -27,5 +28,26 @@ describe('examples/hello-tool', () => {
     const rows = chio(['sql', 'select revoked_capability_id, reason from revocations', '--receipt-db', db, '--json']);
     expect(JSON.parse(rows.stdout)).toEqual({ revoked_capability_id: capId, reason: 'demo' });
     expect(chio(['capability', 'revoke', 'not-an-id', '--kernel-seed-file', `${db}.kernel.seed`, '--receipt-db', db]).status).toBe(2);
+  });
+});
+
+describe('examples/hello-mcp', () => {
+  it('smoke.sh passes: artifacts written, edge.log empty, the bridge receipt in a verifiable ledger', () => {
+    const home = tempDir();
+    const smoke = fileURLToPath(new URL('../../examples/hello-mcp/smoke.sh', import.meta.url));
+    const r = spawnSync('bash', [smoke], { encoding: 'utf8', env: { ...process.env, HELLO_MCP_HOME: home } });
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe('hello-mcp smoke passed');
+    const artifacts = /^artifacts: (.+)$/.exec(lines[1]!)![1]!;
+    const bridge = /^bridge receipt: ([0-9a-f]{64})$/.exec(lines[2]!)![1]!;
+    for (const f of ['initialize-response.json', 'tools-list-response.json', 'tool-call-response.json', 'bridge-call.json']) {
+      expect(existsSync(`${artifacts}/${f}`), f).toBe(true);
+    }
+    expect(JSON.parse(readFileSync(`${artifacts}/tool-call-response.json`, 'utf8')).result.structuredContent).toEqual({ message: 'hello from mcp, world' });
+    expect(readFileSync(`${home}/logs/edge.log`, 'utf8')).toBe('');
+    const show = chio(['receipt', 'show', bridge, '--receipt-db', `${home}/.state/receipts.sqlite`, '--json']);
+    expect(JSON.parse(show.stdout)).toMatchObject({ valid: true, receipt: { tool_name: 'hello_tool', decision: { verdict: 'allow' } } });
+    expect(chio(['ledger', 'verify', '--receipt-db', `${home}/.state/receipts.sqlite`]).stdout).toMatch(/^OK: 2 entries verified, 2 sessions/);
   });
 });
