@@ -1,17 +1,18 @@
 /**
- * `npm run demo`: the main job end to end on the embedded SQLite default.
+ * `npm run demo`: the main job end to end on the embedded SQLite default (./receipts.sqlite).
  *
- * A kernel governs two agent sessions that call tools at the same time: each call is checked
- * against the session's capability and the guard pipeline, allowed calls run, and every decision —
- * allowed or denied — leaves a signed receipt in ./receipts.sqlite. One capability is then
- * revoked and used again. Finally the real `chio` CLI verifies the chain and queries it.
- * Until the MCP and ACP edges exist (issues 4–7), this program plays the agents.
+ * Part 1 puts `chio mcp serve` in front of a real MCP server from npm and drives it with the real
+ * MCP SDK client: an allowed and a denied call, each with its receipt id (mcp-part.ts).
+ * Part 2 uses the kernel as a library: two agent sessions call tools at the same time, some calls
+ * are allowed and some denied by the guards, one capability is revoked and used again.
+ * Finally the real `chio` CLI verifies the chain, pinned to the kernel key, and queries it.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { generateSeed, Kernel, parseSeed, signerFromSeed, toHex } from '../../src/index.js';
 import type { ToolServerConnection } from '../../src/index.js';
+import { mcpPart } from './mcp-part.js';
 
 const DB = process.env['CHIO_DEMO_DB'] ?? './receipts.sqlite';
 const SEED_FILE = process.env['CHIO_DEMO_SEED'] ?? './demo-kernel.seed';
@@ -68,7 +69,11 @@ function chio(...args: string[]): void {
 }
 
 async function main(): Promise<void> {
-  const kernel = Kernel.open({ ledgerPath: DB, seed: kernelSeed(), producer: 'demo' });
+  const seed = kernelSeed();
+  console.log('— part 1: an MCP client talks to a real MCP server through chio —');
+  await mcpPart({ cli: CLI, db: DB, seedFile: SEED_FILE });
+  console.log('\n— part 2: the kernel as a library, two agents at once —');
+  const kernel = Kernel.open({ ledgerPath: DB, seed, producer: 'demo' });
   kernel.registerToolServer(workspace);
   writeFileSync(`${SEED_FILE}.pub`, `${kernel.publicKeyHex}\n`);
   console.log(`kernel key ${kernel.publicKeyHex} (seed ${SEED_FILE}, public key ${SEED_FILE}.pub)`);
@@ -91,6 +96,7 @@ async function main(): Promise<void> {
   console.log(`seq ${String(again.entry.seq).padStart(2)}  session b  run_command    ${again.ok ? 'allow?!' : `${again.verdict} by ${again.guard}`}`);
   await kernel.close();
 
+  console.log('\n— the auditor: the chio CLI over ./receipts.sqlite —');
   chio('ledger', 'verify', '--trusted-kernel-pubkey', `${SEED_FILE}.pub`);
   chio('receipt', 'list', '--session-id', 'demo-session-a', '--outcome', 'deny', '--limit', '1');
   chio('sql', 'select seq, session_id, tool_name, verdict, guard, reason from receipts order by seq desc limit 10');
