@@ -33,6 +33,7 @@ import { canonicalMembers, signedText, signReceipt, signReceiptAsync } from '../
 import type { Receipt, ReceiptDraft } from '../src/receipt/index.js';
 import { verifyCapability } from '../src/capability/index.js';
 import { guards, Kernel } from '../src/kernel/index.js';
+import { mcpEdgeFigures } from './mcp-edge.js';
 
 const SEED = fromHex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60');
 const signer = signerFromSeed(SEED);
@@ -216,6 +217,13 @@ async function main(): Promise<void> {
     const guardsOnly = rate(1500, () => guards.runGuards(pipeline, { serverId: 'fs', toolName: 'read_file', arguments: { path: '/home/dev/project/src/x.ts' } }));
     row('  guard pipeline alone (default guards)', guardsOnly, 'node sign', nodeSign, 'kernel work beside one signature');
     await kernel.close();
+  }
+
+  // The MCP edge: one client, one call in flight, through chio vs straight to the upstream.
+  {
+    const { direct, governed } = await mcpEdgeFigures();
+    row('MCP tools/call direct to server-everything (stdio)', direct.perSecond, '(limit)', undefined, `p50 ${direct.p50ms.toFixed(2)} ms, p99 ${direct.p99ms.toFixed(2)} ms`);
+    row('MCP tools/call through chio mcp serve (governed)', governed.perSecond, 'direct', direct.perSecond, `p50 ${governed.p50ms.toFixed(2)} ms, p99 ${governed.p99ms.toFixed(2)} ms`);
   }
 
   rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,50 @@
+/**
+ * MCP edge figures for `npm run bench` (issue 4): governed `tools/call` round trips per second and
+ * p50/p99 latency through `chio mcp serve` (stdio) wrapping the real server-everything, beside the
+ * same calls made directly to the same upstream in the same run.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const require = createRequire(import.meta.url);
+const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+
+export interface RoundTrips {
+  perSecond: number;
+  p50ms: number;
+  p99ms: number;
+}
+
+async function measure(args: string[], calls: number): Promise<RoundTrips> {
+  const client = new Client({ name: 'chio-bench', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
+  for (let i = 0; i < 20; i++) await client.callTool({ name: 'echo', arguments: { message: `warm ${i}` } });
+  const latencies: number[] = [];
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) {
+    const t = process.hrtime.bigint();
+    await client.callTool({ name: 'echo', arguments: { message: `call ${i}` } });
+    latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  await client.close();
+  latencies.sort((a, b) => a - b);
+  return { perSecond: calls / seconds, p50ms: latencies[Math.floor(calls * 0.5)]!, p99ms: latencies[Math.floor(calls * 0.99)]! };
+}
+
+export async function mcpEdgeFigures(calls = 500): Promise<{ direct: RoundTrips; governed: RoundTrips }> {
+  const dir = mkdtempSync(join(tmpdir(), 'chio-bench-mcp-'));
+  try {
+    const direct = await measure([EVERYTHING, 'stdio'], calls);
+    const governed = await measure([CLI, 'mcp', 'serve', '--receipt-db', join(dir, 'edge.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'], calls);
+    return { direct, governed };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
