@@ -118,3 +118,48 @@ describe('MCP edge, stdio, hostile input', () => {
     expect(future.responses[0].result.protocolVersion).toBe('2025-11-25');
   });
 });
+
+describe('MCP edge, tasks (2025-11-25)', () => {
+  it('a task-augmented tools/call returns a working task at once; get, list and result follow it; cancel refuses a finished task; unknown ids are −32602', async () => {
+    const lines = [
+      `${init}\n`,
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hello_tool","arguments":{"name":"task"},"task":{"ttl":60000}}}\n',
+    ];
+    // The raw helper writes everything at once; the edge answers tasks/result only after the call ends.
+    const r = await raw([
+      ...lines,
+      '{"jsonrpc":"2.0","id":3,"method":"tasks/list"}\n',
+      '{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"taskId":"task-nope"}}\n',
+    ]);
+    const created = r.responses.find((m) => m.id === 2).result.task;
+    expect(created).toMatchObject({ status: 'working', ttl: 60000 });
+    expect(created.taskId).toMatch(/^task-/);
+    expect(r.responses.find((m) => m.id === 3).result.tasks.map((t: { taskId: string }) => t.taskId)).toEqual([created.taskId]);
+    expect(r.responses.find((m) => m.id === 4).error.code).toBe(-32602);
+    expect(r.responses.find((m) => m.id === 1).result.capabilities.tasks).toMatchObject({ requests: { tools: { call: {} } } });
+  });
+
+  it('tasks/result returns the governed call result tagged with its task, and the receipt is in the ledger', async () => {
+    const { Client: SdkClient } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { z } = await import('zod');
+    const db = join(dir, 'tasks.sqlite');
+    const client = new SdkClient({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [EDGE, db, SEED], stderr: 'pipe' }));
+    const any = z.object({}).passthrough();
+    const created = (await client.request({ method: 'tools/call', params: { name: 'hello_tool', arguments: { name: 'later' }, task: {} } }, any)) as { task: { taskId: string } };
+    const result = (await client.request({ method: 'tasks/result', params: { taskId: created.task.taskId } }, any)) as Record<string, any>;
+    expect(result['structuredContent']).toEqual({ message: 'hello from mcp, later' });
+    expect(result['_meta']['io.modelcontextprotocol/related-task']).toEqual({ taskId: created.task.taskId });
+    const receiptId = result['_meta']['chio/receipt'].id;
+    const got = (await client.request({ method: 'tasks/get', params: { taskId: created.task.taskId } }, any)) as Record<string, unknown>;
+    expect(got['status']).toBe('completed');
+    const cancel = await client.request({ method: 'tasks/cancel', params: { taskId: created.task.taskId } }, any).catch((e: unknown) => e);
+    expect((cancel as McpError).code).toBe(-32602);
+    await client.close();
+    const ledger = openLedger(db, { readonly: true });
+    expect((ledger.db.prepare('SELECT receipt_id FROM ledger_entries').get() as { receipt_id: string }).receipt_id).toBe(receiptId);
+    expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 1 });
+    ledger.close();
+  });
+});

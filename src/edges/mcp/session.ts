@@ -16,6 +16,7 @@ import { isChioError } from '../../errors.js';
 import type { Kernel } from '../../kernel/index.js';
 import { classify, errorResponse, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, resultResponse, RpcError, SESSION_NOT_INITIALIZED } from './jsonrpc.js';
 import type { JsonRpcRequest, RequestId } from './jsonrpc.js';
+import { TaskStore } from './tasks.js';
 import { McpToolTable } from './tools.js';
 
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
@@ -28,7 +29,12 @@ const InitializeParamsSchema = z.object({
   capabilities: z.record(z.string(), z.unknown()),
   clientInfo: z.object({ name: z.string(), version: z.string() }).passthrough(),
 });
-const CallToolParamsSchema = z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()).optional() }).passthrough();
+const CallToolParamsSchema = z.object({
+  name: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  task: z.object({ ttl: z.number().int().nonnegative().optional() }).passthrough().optional(),
+}).passthrough();
+const TaskIdParamsSchema = z.object({ taskId: z.string().min(1) }).passthrough();
 const ListParamsSchema = z.object({ cursor: z.string().optional() }).passthrough();
 const CancelledParamsSchema = z.object({ requestId: z.union([z.string(), z.number()]).optional(), reason: z.string().optional() }).passthrough();
 
@@ -59,6 +65,7 @@ export class McpSession {
   private capability: CapabilityToken | undefined;
   private readonly inFlight = new Map<RequestId, AbortController>();
   private readonly tools: McpToolTable;
+  private readonly tasks = new TaskStore();
 
   constructor(private readonly options: McpSessionOptions) {
     this.tools = new McpToolTable(options.kernel, options.pageSize ?? 50);
@@ -115,6 +122,14 @@ export class McpSession {
         return this.tools.list(this.params(ListParamsSchema, req.params).cursor);
       case 'tools/call':
         return this.callTool(req);
+      case 'tasks/get':
+        return this.tasks.get(this.params(TaskIdParamsSchema, req.params).taskId);
+      case 'tasks/result':
+        return this.tasks.result(this.params(TaskIdParamsSchema, req.params).taskId);
+      case 'tasks/list':
+        return this.tasks.list(this.params(ListParamsSchema, req.params).cursor);
+      case 'tasks/cancel':
+        return this.tasks.cancel(this.params(TaskIdParamsSchema, req.params).taskId);
       default:
         if (this.options.passthrough !== undefined && PASSTHROUGH_METHODS.has(req.method)) return this.relay(req);
         throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${req.method}`);
@@ -133,6 +148,7 @@ export class McpSession {
       capabilities: {
         ...this.options.passthrough?.passthroughCapabilities(),
         tools: { listChanged: false },
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
         experimental: {
           chioProtocol: { receiptSchema: 'chio.receipt.v1', kernelKey: this.options.kernel.publicKeyHex, sessionId: this.sessionId, capabilityId: this.capability.id },
           // experimental entries must be objects (the MCP schema types them as Record<string, object>)
@@ -161,26 +177,35 @@ export class McpSession {
     const target = this.tools.resolve(p.name);
     // The product's documented wire answer is exactly {code: -32602, message: "unknown tool"}.
     if (target === undefined) throw new RpcError(INVALID_PARAMS, 'unknown tool', { name: p.name });
+    if (p.task !== undefined) {
+      // Task-augmented: answer with the working task now; the governed call runs in the background.
+      const requestId = `${String(req.id)}-task`;
+      return { task: this.tasks.start(p.task.ttl ?? null, (signal) => this.governedCall(target, p.arguments ?? {}, requestId, signal)) };
+    }
     const controller = new AbortController();
     this.inFlight.set(req.id, controller);
     try {
-      const r = await this.options.kernel.evaluateToolCall({
-        capability: this.capability,
-        caller: this.agent.publicKeyHex,
-        serverId: target.serverId,
-        toolName: target.toolName,
-        arguments: p.arguments ?? {},
-        requestId: `${this.sessionId}-${String(req.id)}`,
-        sessionId: this.sessionId,
-        signal: controller.signal,
-      });
-      const meta = { [RECEIPT_META_KEY]: { id: r.receipt.id, decision: r.receipt.decision?.verdict ?? null, seq: r.entry.seq } };
-      if (!r.ok) return { content: [{ type: 'text', text: r.guard === undefined ? r.reason : `${r.reason} (${r.guard})` }], isError: true, _meta: meta };
-      if (target.passthrough) return { ...(r.output as Record<string, unknown>), _meta: meta };
-      const structured = r.output !== null && typeof r.output === 'object' && !Array.isArray(r.output) ? r.output : { result: r.output ?? null };
-      return { content: [{ type: 'text', text: JSON.stringify(r.output ?? null) }], structuredContent: structured, _meta: meta };
+      return await this.governedCall(target, p.arguments ?? {}, String(req.id), controller.signal);
     } finally {
       this.inFlight.delete(req.id);
     }
+  }
+
+  private async governedCall(target: { serverId: string; toolName: string; passthrough: boolean }, args: Record<string, unknown>, callId: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const r = await this.options.kernel.evaluateToolCall({
+      capability: this.capability,
+      caller: this.agent.publicKeyHex,
+      serverId: target.serverId,
+      toolName: target.toolName,
+      arguments: args,
+      requestId: `${this.sessionId}-${callId}`,
+      sessionId: this.sessionId,
+      signal,
+    });
+    const meta = { [RECEIPT_META_KEY]: { id: r.receipt.id, decision: r.receipt.decision?.verdict ?? null, seq: r.entry.seq } };
+    if (!r.ok) return { content: [{ type: 'text', text: r.guard === undefined ? r.reason : `${r.reason} (${r.guard})` }], isError: true, _meta: meta };
+    if (target.passthrough) return { ...(r.output as Record<string, unknown>), _meta: meta };
+    const structured = r.output !== null && typeof r.output === 'object' && !Array.isArray(r.output) ? r.output : { result: r.output ?? null };
+    return { content: [{ type: 'text', text: JSON.stringify(r.output ?? null) }], structuredContent: structured, _meta: meta };
   }
 }

@@ -29,7 +29,7 @@ export class McpToolTable {
           description: t.description,
           inputSchema: { type: 'object', ...t.input_schema },
           annotations: { readOnlyHint: !t.has_side_effects, destructiveHint: t.has_side_effects },
-          execution: { taskSupport: 'forbidden' },
+          execution: { taskSupport: 'optional' },
         };
         if (t.output_schema !== undefined) mcp['outputSchema'] = { type: 'object', ...t.output_schema };
         const passthrough = passesMcpResultThrough(server);
