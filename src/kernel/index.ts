@@ -9,7 +9,7 @@ export type { RedactionMode } from './redaction.js';
 export { checkCall, CAPABILITY_CHECK } from './check.js';
 export type { CheckCall, CheckResult } from './check.js';
 export { ToolManifestSchema, ToolDefinitionSchema, MANIFEST_SCHEMA_ID, findTool } from './tool-server.js';
-export type { ToolManifest, ToolDefinition, ToolServerConnection, StreamChunk, InvokeContext } from './tool-server.js';
+export type { ToolManifest, ToolDefinition, ToolServerConnection, StreamChunk, InvokeContext, ProgressUpdate } from './tool-server.js';
 export * as guards from './guards/index.js';
 export { Kernel } from './kernel.js';
 export type { KernelOptions, ToolCallRequest, ToolCallResponse } from './kernel.js';

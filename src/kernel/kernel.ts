@@ -55,6 +55,8 @@ export interface ToolCallRequest {
   /** Use the server's `invokeStream` when it has one. */
   stream?: boolean;
   signal?: AbortSignal;
+  /** Receives the tool's progress while it runs. */
+  onProgress?: InvokeContext['onProgress'];
 }
 
 export type ToolCallResponse =
@@ -194,7 +196,10 @@ export class Kernel {
     }
     if (grantIndex === undefined) return deny(`budget exhausted: ${lastRefusal}`, 'budget', [...facts.evidence, { guard_name: 'budget', verdict: false, details: lastRefusal }]);
 
-    const outcome = await this.dispatch(server, request, { ...(request.signal === undefined ? {} : { signal: request.signal }) });
+    const outcome = await this.dispatch(server, request, {
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+      ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
+    });
     const draft = outcomeDraft(facts, grantIndex, outcome);
     if (outcome.kind === 'output') return this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.output }, requestId);
     if (outcome.kind === 'stream') return this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.chunks }, requestId);

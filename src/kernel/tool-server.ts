@@ -35,9 +35,17 @@ export interface StreamChunk {
   data: unknown;
 }
 
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 export interface InvokeContext {
   /** Aborted when the caller cancels (MCP notifications/cancelled, ACP tool/cancel). */
   signal?: AbortSignal;
+  /** Progress the tool reports while it runs (MCP notifications/progress). */
+  onProgress?: (update: ProgressUpdate) => void;
 }
 
 /** What the kernel dispatches to: an in-process server, or an adapter in front of an MCP upstream. */

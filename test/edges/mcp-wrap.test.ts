@@ -120,3 +120,25 @@ describe('chio mcp serve wrapping server-everything', () => {
     ledger.close();
   });
 });
+
+describe('notifications through the edge (server-everything)', () => {
+  it('relays the tool\'s progress to the client\'s progressToken, and the upstream\'s logging messages', async () => {
+    const { LoggingMessageNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const everything = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+    const db = join(tempDir(), 'notify.sqlite');
+    const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
+    const logs: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--', process.execPath, everything, 'stdio'], stderr: 'pipe' }));
+    const progress: Array<{ progress: number; total?: number }> = [];
+    const r = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: (p) => void progress.push(p) });
+    expect(r.isError).toBeFalsy();
+    expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
+    await client.setLoggingLevel('debug');
+    await client.callTool({ name: 'toggle-simulated-logging', arguments: {} });
+    for (let i = 0; i < 50 && logs.length === 0; i++) await new Promise((res) => setTimeout(res, 100));
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs[0]).toMatchObject({ level: expect.any(String) });
+    await client.close();
+  });
+});

@@ -83,8 +83,13 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
       sessionIdGenerator: () => session.sessionId,
       eventStore: new BoundedEventStore(),
       onsessioninitialized: (id) => void transports.set(id, transport),
-      onsessionclosed: (id) => void transports.delete(id),
+      onsessionclosed: (id) => {
+        transports.delete(id);
+        session.close();
+      },
     });
+    // Server-to-client notifications (relayed upstream logging, resource updates, progress).
+    session.setOutbound((message) => void transport.send(message as JSONRPCMessage).catch(() => {}));
     transport.onmessage = (message) => {
       void session.handle(message).then((response) => {
         if (response === null) return;

@@ -42,7 +42,13 @@ const CancelledParamsSchema = z.object({ requestId: z.union([z.string(), z.numbe
 export interface McpPassthrough {
   passthroughCapabilities(): Record<string, unknown>;
   forward(method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<unknown>;
+  onNotification?(listener: (notification: { method: string; params?: unknown }) => void): () => void;
 }
+
+/** Upstream notifications relayed to the client (tools/list_changed is not: the edge owns the tool list). */
+export const RELAYED_NOTIFICATIONS = new Set([
+  'notifications/message', 'notifications/resources/updated', 'notifications/resources/list_changed', 'notifications/prompts/list_changed',
+]);
 
 /** Methods relayed to the upstream as they are (issue 4: the client sees the upstream's full surface). */
 export const PASSTHROUGH_METHODS = new Set([
@@ -67,8 +73,28 @@ export class McpSession {
   private readonly tools: McpToolTable;
   private readonly tasks = new TaskStore();
 
+  private outbound: ((message: object) => void) | undefined;
+  private readonly unsubscribe: (() => void) | undefined;
+
   constructor(private readonly options: McpSessionOptions) {
     this.tools = new McpToolTable(options.kernel, options.pageSize ?? 50);
+    this.unsubscribe = options.passthrough?.onNotification?.((n) => {
+      if (RELAYED_NOTIFICATIONS.has(n.method) && this.state === 'ready') this.send(n.method, n.params);
+    });
+  }
+
+  /** Where server-to-client notifications go (the transport sets it). */
+  setOutbound(sink: (message: object) => void): void {
+    this.outbound = sink;
+  }
+
+  /** Stops relaying upstream notifications to this session. */
+  close(): void {
+    this.unsubscribe?.();
+  }
+
+  private send(method: string, params: unknown): void {
+    this.outbound?.({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) });
   }
 
   get negotiatedVersion(): string {
@@ -184,14 +210,18 @@ export class McpSession {
     }
     const controller = new AbortController();
     this.inFlight.set(req.id, controller);
+    const token = (req.params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
+    const onProgress = typeof token === 'string' || typeof token === 'number'
+      ? (u: { progress: number; total?: number; message?: string }) => this.send('notifications/progress', { progressToken: token, ...u })
+      : undefined;
     try {
-      return await this.governedCall(target, p.arguments ?? {}, String(req.id), controller.signal);
+      return await this.governedCall(target, p.arguments ?? {}, String(req.id), controller.signal, onProgress);
     } finally {
       this.inFlight.delete(req.id);
     }
   }
 
-  private async governedCall(target: { serverId: string; toolName: string; passthrough: boolean }, args: Record<string, unknown>, callId: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+  private async governedCall(target: { serverId: string; toolName: string; passthrough: boolean }, args: Record<string, unknown>, callId: string, signal: AbortSignal, onProgress?: (u: { progress: number; total?: number; message?: string }) => void): Promise<Record<string, unknown>> {
     const r = await this.options.kernel.evaluateToolCall({
       capability: this.capability,
       caller: this.agent.publicKeyHex,
@@ -201,6 +231,7 @@ export class McpSession {
       requestId: `${this.sessionId}-${callId}`,
       sessionId: this.sessionId,
       signal,
+      ...(onProgress === undefined ? {} : { onProgress }),
     });
     const meta = { [RECEIPT_META_KEY]: { id: r.receipt.id, decision: r.receipt.decision?.verdict ?? null, seq: r.entry.seq } };
     if (!r.ok) return { content: [{ type: 'text', text: r.guard === undefined ? r.reason : `${r.reason} (${r.guard})` }], isError: true, _meta: meta };

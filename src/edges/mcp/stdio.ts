@@ -22,6 +22,7 @@ export async function serveStdio(session: McpSession, input: Readable, output: W
   const write = (message: object) => {
     output.write(`${JSON.stringify(message)}\n`);
   };
+  session.setOutbound(write);
   const dispatch = (line: string) => {
     if (line.trim() === '') return;
     let value: unknown;
@@ -67,4 +68,5 @@ export async function serveStdio(session: McpSession, input: Readable, output: W
   }
   if (!skipping && size > 0) dispatch(Buffer.concat(buffered).toString('utf8'));
   while (pending.size > 0) await Promise.all([...pending]);
+  session.close();
 }

@@ -32,7 +32,21 @@ export class UpstreamMcpServer implements ToolServerConnection {
    * @param upstreamTools the upstream's own tool definitions, served unchanged on tools/list so a
    *                      client sees titles, annotations and schemas exactly as the upstream wrote them
    */
-  private constructor(readonly manifest: ToolManifest, readonly upstreamTools: ReadonlyMap<string, Record<string, unknown>>, private readonly client: Client) {}
+  private readonly listeners = new Set<(notification: { method: string; params?: unknown }) => void>();
+
+  private constructor(readonly manifest: ToolManifest, readonly upstreamTools: ReadonlyMap<string, Record<string, unknown>>, private readonly client: Client) {
+    // Notifications the SDK client does not handle itself (logging messages, resource updates,
+    // list changes) go to every session that listens.
+    client.fallbackNotificationHandler = async (notification) => {
+      for (const listener of this.listeners) listener(notification);
+    };
+  }
+
+  /** Subscribes to the upstream's notifications; returns the unsubscribe function. */
+  onNotification(listener: (notification: { method: string; params?: unknown }) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   /** Connects, imports every page of the upstream's tools, and builds the manifest. */
   static async connect(target: UpstreamTarget, serverId: string): Promise<UpstreamMcpServer> {
@@ -90,7 +104,11 @@ export class UpstreamMcpServer implements ToolServerConnection {
   }
 
   async invoke(toolName: string, args: unknown, context?: InvokeContext): Promise<unknown> {
-    const result = await this.client.callTool({ name: toolName, arguments: args as Record<string, unknown> }, undefined, context?.signal === undefined ? {} : { signal: context.signal });
+    const onProgress = context?.onProgress;
+    const result = await this.client.callTool({ name: toolName, arguments: args as Record<string, unknown> }, undefined, {
+      ...(context?.signal === undefined ? {} : { signal: context.signal }),
+      ...(onProgress === undefined ? {} : { onprogress: (p: { progress: number; total?: number; message?: string }) => onProgress(p), resetTimeoutOnProgress: true }),
+    });
     // The receipt covers exactly what the client gets: drop the upstream's _meta (ours replaces it).
     const { _meta: _ignored, ...rest } = result as Record<string, unknown>;
     return rest;
