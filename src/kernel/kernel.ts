@@ -57,6 +57,8 @@ export interface ToolCallRequest {
   signal?: AbortSignal;
   /** Receives the tool's progress while it runs. */
   onProgress?: InvokeContext['onProgress'];
+  /** Receives each streamed chunk as it arrives (with `stream: true`). */
+  onChunk?: InvokeContext['onChunk'];
 }
 
 export type ToolCallResponse =
@@ -199,6 +201,7 @@ export class Kernel {
     const outcome = await this.dispatch(server, request, {
       ...(request.signal === undefined ? {} : { signal: request.signal }),
       ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
+      ...(request.onChunk === undefined ? {} : { onChunk: request.onChunk }),
     });
     const draft = outcomeDraft(facts, grantIndex, outcome);
     if (outcome.kind === 'output') return this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.output }, requestId);
@@ -212,8 +215,9 @@ export class Kernel {
         const chunks: unknown[] = [];
         let totalBytes = 0;
         for await (const chunk of server.invokeStream(request.toolName, request.arguments ?? {}, context)) {
-          chunks.push(chunk.data);
           totalBytes += canonicalBytes(chunk.data ?? null).length;
+          context.onChunk?.(chunk.data, chunks.length);
+          chunks.push(chunk.data);
         }
         return { kind: 'stream' as const, chunks, totalBytes };
       }

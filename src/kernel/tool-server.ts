@@ -46,6 +46,8 @@ export interface InvokeContext {
   signal?: AbortSignal;
   /** Progress the tool reports while it runs (MCP notifications/progress). */
   onProgress?: (update: ProgressUpdate) => void;
+  /** Each chunk of a streamed result as it arrives (before the receipt covers them all). */
+  onChunk?: (data: unknown, index: number) => void;
 }
 
 /** What the kernel dispatches to: an in-process server, or an adapter in front of an MCP upstream. */

@@ -25,7 +25,7 @@ describe('MCP edge, stdio, real SDK client', () => {
     const sessionId = caps['experimental']['chioProtocol']['sessionId'] as string;
 
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['hello_tool', 'read_file']);
+    expect(tools.map((t) => t.name)).toEqual(['hello_tool', 'read_file', 'count_tool']);
     expect(tools[0]!.inputSchema).toMatchObject({ type: 'object' });
 
     const hello = await client.callTool({ name: 'hello_tool', arguments: { name: 'world' } });
@@ -57,14 +57,15 @@ describe('MCP edge, stdio, real SDK client', () => {
 });
 
 /** Writes raw lines to a fresh edge and collects every response line until stdin closes and the edge exits. */
-function raw(lines: Array<string | Buffer>, maxBytes?: number): Promise<{ code: number | null; responses: any[]; stdout: string }> {
+function raw(lines: Array<string | Buffer>, maxBytes?: number): Promise<{ code: number | null; responses: any[]; stdout: string; db: string }> {
   return new Promise((resolve, reject) => {
-    const args = [EDGE, join(dir, `raw-${Math.random().toString(16).slice(2)}.sqlite`), SEED, ...(maxBytes === undefined ? [] : [String(maxBytes)])];
+    const db = join(dir, `raw-${Math.random().toString(16).slice(2)}.sqlite`);
+    const args = [EDGE, db, SEED, ...(maxBytes === undefined ? [] : [String(maxBytes)])];
     const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, responses: stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)) }));
+    child.on('close', (code) => resolve({ code, stdout, db, responses: stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)) }));
     for (const l of lines) child.stdin.write(l);
     child.stdin.end();
   });
@@ -161,5 +162,33 @@ describe('MCP edge, tasks (2025-11-25)', () => {
     expect((ledger.db.prepare('SELECT receipt_id FROM ledger_entries').get() as { receipt_id: string }).receipt_id).toBe(receiptId);
     expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 1 });
     ledger.close();
+  });
+});
+
+describe('MCP edge, chioToolStreaming', () => {
+  it('a client that negotiates chunk notifications gets each chunk as notifications/chio/tool_call_chunk, and the receipt covers all of them', async () => {
+    const streamingInit = init.replace('"capabilities":{}', '"capabilities":{"experimental":{"chioToolStreaming":{"toolCallChunkNotifications":true}}}');
+    const r = await raw([
+      `${streamingInit}\n`,
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count_tool","arguments":{}}}\n',
+    ]);
+    expect(r.responses[0].result.capabilities.experimental.chioToolStreaming).toEqual({ toolCallChunkNotifications: true });
+    const chunks = r.responses.filter((m) => m.method === 'notifications/chio/tool_call_chunk').map((m) => m.params);
+    expect(chunks).toEqual([0, 1, 2].map((i) => ({ requestId: 2, chunkIndex: i, data: { n: i + 1 } })));
+    const result = r.responses.find((m) => m.id === 2).result;
+    expect(result.structuredContent).toEqual({ chunks: [{ n: 1 }, { n: 2 }, { n: 3 }] });
+    const { hashCanonical, sha256Hex } = await import('../../src/crypto/index.js');
+    const expected = sha256Hex([1, 2, 3].map((n) => hashCanonical({ n })).join(''));
+    const db = r.db;
+    const ledger = openLedger(db, { readonly: true });
+    expect(JSON.parse((ledger.db.prepare('SELECT body FROM ledger_entries WHERE seq = 1').get() as { body: string }).body).content_hash).toBe(expected);
+    ledger.close();
+  });
+
+  it('a client that does not negotiate it gets the plain invoke result', async () => {
+    const r = await raw([`${init}\n`, '{"jsonrpc":"2.0","method":"notifications/initialized"}\n', '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count_tool","arguments":{}}}\n']);
+    expect(r.responses.some((m) => m.method === 'notifications/chio/tool_call_chunk')).toBe(false);
+    expect(r.responses.find((m) => m.id === 2).result.structuredContent).toEqual({ count: 3 });
   });
 });

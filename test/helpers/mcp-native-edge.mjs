@@ -14,11 +14,16 @@ kernel.registerToolServer({
     tools: [
       { name: 'hello_tool', description: 'Greets', input_schema: { properties: { name: { type: 'string' } } }, has_side_effects: false },
       { name: 'read_file', description: 'Reads a file', input_schema: { properties: { path: { type: 'string' } } }, has_side_effects: false },
+      { name: 'count_tool', description: 'Streams a count', input_schema: {}, has_side_effects: false },
     ],
   },
   async invoke(tool, args) {
     if (tool === 'hello_tool') return { message: `hello from mcp, ${args.name ?? 'world'}` };
+    if (tool === 'count_tool') return { count: 3 };
     return { text: `contents of ${args.path}` };
+  },
+  async *invokeStream(tool) {
+    for (let i = 1; i <= 3; i++) yield { data: { n: i } };
   },
 });
 await serveStdio(new McpSession({ kernel }), process.stdin, process.stdout, maxBytes === undefined ? {} : { maxMessageBytes: Number(maxBytes) });

@@ -23,6 +23,9 @@ export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03
 export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
 /** `_meta` key under which every tools/call result names its receipt. */
 export const RECEIPT_META_KEY = 'chio/receipt';
+/** Upstream chio's streaming extension: negotiated in initialize, chunks as notifications. */
+export const TOOL_STREAMING_KEY = 'chioToolStreaming';
+export const TOOL_CHUNK_NOTIFICATION = 'notifications/chio/tool_call_chunk';
 
 const InitializeParamsSchema = z.object({
   protocolVersion: z.string().min(1),
@@ -74,6 +77,7 @@ export class McpSession {
   private readonly tasks = new TaskStore();
 
   private outbound: ((message: object) => void) | undefined;
+  private chunkNotifications = false;
   private readonly unsubscribe: (() => void) | undefined;
 
   constructor(private readonly options: McpSessionOptions) {
@@ -168,6 +172,8 @@ export class McpSession {
     // MCP lifecycle: answer the requested version if supported, else our latest.
     this.protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(p.protocolVersion) ? p.protocolVersion : LATEST_PROTOCOL_VERSION;
     this.capability = this.options.kernel.issueCapability({ subject: this.agent.publicKeyHex });
+    const streaming = (p.capabilities['experimental'] as Record<string, { toolCallChunkNotifications?: unknown } | undefined> | undefined)?.[TOOL_STREAMING_KEY];
+    this.chunkNotifications = streaming?.toolCallChunkNotifications === true;
     this.state = 'initializing';
     return {
       protocolVersion: this.protocolVersion,
@@ -178,7 +184,7 @@ export class McpSession {
         experimental: {
           chioProtocol: { receiptSchema: 'chio.receipt.v1', kernelKey: this.options.kernel.publicKeyHex, sessionId: this.sessionId, capabilityId: this.capability.id },
           // experimental entries must be objects (the MCP schema types them as Record<string, object>)
-          chioToolStreaming: { enabled: false },
+          [TOOL_STREAMING_KEY]: { toolCallChunkNotifications: true },
         },
       },
       serverInfo: this.options.serverInfo ?? { name: 'chio-mcp-edge', version: '0.1.0' },
@@ -214,14 +220,15 @@ export class McpSession {
     const onProgress = typeof token === 'string' || typeof token === 'number'
       ? (u: { progress: number; total?: number; message?: string }) => this.send('notifications/progress', { progressToken: token, ...u })
       : undefined;
+    const onChunk = this.chunkNotifications ? (data: unknown, index: number) => this.send(TOOL_CHUNK_NOTIFICATION, { requestId: req.id, chunkIndex: index, data }) : undefined;
     try {
-      return await this.governedCall(target, p.arguments ?? {}, String(req.id), controller.signal, onProgress);
+      return await this.governedCall(target, p.arguments ?? {}, String(req.id), controller.signal, onProgress, onChunk);
     } finally {
       this.inFlight.delete(req.id);
     }
   }
 
-  private async governedCall(target: { serverId: string; toolName: string; passthrough: boolean }, args: Record<string, unknown>, callId: string, signal: AbortSignal, onProgress?: (u: { progress: number; total?: number; message?: string }) => void): Promise<Record<string, unknown>> {
+  private async governedCall(target: { serverId: string; toolName: string; passthrough: boolean }, args: Record<string, unknown>, callId: string, signal: AbortSignal, onProgress?: (u: { progress: number; total?: number; message?: string }) => void, onChunk?: (data: unknown, index: number) => void): Promise<Record<string, unknown>> {
     const r = await this.options.kernel.evaluateToolCall({
       capability: this.capability,
       caller: this.agent.publicKeyHex,
@@ -232,11 +239,14 @@ export class McpSession {
       sessionId: this.sessionId,
       signal,
       ...(onProgress === undefined ? {} : { onProgress }),
+      // Streamed tools stream when the client negotiated chunk notifications; the receipt's
+      // content_hash covers every chunk either way (DESIGN §4).
+      ...(onChunk === undefined ? {} : { stream: true, onChunk }),
     });
     const meta = { [RECEIPT_META_KEY]: { id: r.receipt.id, decision: r.receipt.decision?.verdict ?? null, seq: r.entry.seq } };
     if (!r.ok) return { content: [{ type: 'text', text: r.guard === undefined ? r.reason : `${r.reason} (${r.guard})` }], isError: true, _meta: meta };
     if (target.passthrough) return { ...(r.output as Record<string, unknown>), _meta: meta };
-    const structured = r.output !== null && typeof r.output === 'object' && !Array.isArray(r.output) ? r.output : { result: r.output ?? null };
+    const structured = onChunk !== undefined && Array.isArray(r.output) ? { chunks: r.output } : r.output !== null && typeof r.output === 'object' && !Array.isArray(r.output) ? r.output : { result: r.output ?? null };
     return { content: [{ type: 'text', text: JSON.stringify(r.output ?? null) }], structuredContent: structured, _meta: meta };
   }
 }
