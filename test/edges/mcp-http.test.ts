@@ -113,3 +113,36 @@ describe('chio mcp serve-http refuses hostile requests and keeps serving', () =>
     ledger.close();
   });
 });
+
+describe('chio mcp serve-http session lifecycle', () => {
+  function http(method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+    const u = new URL(url);
+    return new Promise((resolve, reject) => {
+      const req = request({ host: u.hostname, port: u.port, path: u.pathname, method, headers: { authorization: `Bearer ${TOKEN}`, ...headers } }, (res) => {
+        let data = '';
+        res.on('data', (d) => {
+          data += d;
+          if (method === 'GET') res.destroy(); // an SSE stream stays open: the first bytes are enough
+        });
+        res.on('close', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }));
+        if (method === 'GET') setTimeout(() => res.destroy(), 300);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  it('initialize returns MCP-Session-Id; GET opens the SSE stream; DELETE ends the session, after which it is unknown', async () => {
+    const init = await http('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }));
+    expect(init.status).toBe(200);
+    const session = init.headers['mcp-session-id'] as string;
+    expect(session).toMatch(/^mcp-/);
+    const sse = await http('GET', { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+    expect(sse.status).toBe(200);
+    expect(sse.headers['content-type']).toContain('text/event-stream');
+    const del = await http('DELETE', { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+    expect(del.status).toBe(200);
+    const after = await http('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session }, '{"jsonrpc":"2.0","id":2,"method":"ping"}');
+    expect(after.status).toBe(404);
+  });
+});
