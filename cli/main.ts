@@ -11,6 +11,7 @@ import { ChioError } from '../src/errors.js';
 import { keysCommand } from './commands/keys.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { capabilityCommand } from './commands/capability.js';
+import { certCommand } from './commands/cert.js';
 import { mcpCommand } from './commands/mcp.js';
 import { checkCommand, policyCommand } from './commands/policy.js';
 import { receiptCommand } from './commands/receipt.js';
@@ -42,6 +43,7 @@ export async function main(argv: string[]): Promise<void> {
     .command(checkCommand)
     .command(capabilityCommand)
     .command(mcpCommand)
+    .command(certCommand)
     .demandCommand(1, 'name a command')
     .strict()
     .parserConfiguration({ 'populate--': true })

@@ -118,6 +118,56 @@ export const ERROR_CATALOGUE = {
     help: 'open the ledger again before appending',
     exit: EXIT.fault,
   },
+  'CHIO-CLI-SESSION-EMPTY': {
+    summary: 'chio cert generate found no receipts for the session',
+    help: 'pass the --session-id of a session with receipts in the store',
+    exit: EXIT.badInput,
+  },
+  'CHIO-CLI-RECEIPT-STORE-REQUIRED': {
+    summary: 'chio cert verify --full was given no receipt store',
+    help: 'pass --receipt-db <path>, or drop --full to check the certificate signature alone',
+    exit: EXIT.badInput,
+  },
+  'CHIO-CERT-INVALID': {
+    summary: 'a certificate file is not a chio.compliance.certificate.v1 certificate',
+    help: 'pass the file chio cert generate wrote; check the fields named in the message',
+    exit: EXIT.badInput,
+  },
+  'CHIO-CERT-RECEIPT-INVALID': {
+    summary: 'a receipt of the session fails verification (signature, id or content), so no certificate is issued',
+    help: 'run `chio ledger verify` to see which entry and check fail',
+    exit: EXIT.verificationFailed,
+  },
+  'CHIO-CERT-UNTRUSTED-KERNEL-KEY': {
+    summary: 'a receipt of the session is signed by a kernel key that is not trusted',
+    help: 'pass --trusted-kernel-pubkey for the kernel that governed the session',
+    exit: EXIT.verificationFailed,
+  },
+  'CHIO-CERT-KERNEL-KEY-MISMATCH': {
+    summary: 'the session\'s receipts are signed by more than one kernel key',
+    help: 'a certificate covers one kernel\'s session; check how the session was produced',
+    exit: EXIT.verificationFailed,
+  },
+  'CHIO-CERT-CHAIN-BROKEN': {
+    summary: 'the session chain (session_prev_seq links) is broken: an entry is missing, re-linked or altered',
+    help: 'run `chio ledger verify` to see which entry and check fail',
+    exit: EXIT.verificationFailed,
+  },
+  'CHIO-CERT-SCOPE-VIOLATION': {
+    summary: 'an allowed receipt calls a tool outside the authorized scope prefixes',
+    help: 'widen --authorized-scope if the call was legitimate; otherwise the session is not compliant',
+    exit: EXIT.verificationFailed,
+  },
+  'CHIO-CERT-BUDGET-EXCEEDED': {
+    summary: 'the session holds more allowed receipts than --budget-limit',
+    help: 'raise --budget-limit (0 = unlimited) if the budget was wrong; otherwise the session is not compliant',
+    exit: EXIT.verificationFailed,
+  },
+  'CHIO-CERT-GUARD-BYPASS': {
+    summary: 'an allowed receipt carries no passing evidence from a required guard',
+    help: 'the guard did not run (or did not pass) on that call; the session is not compliant with --required-guard',
+    exit: EXIT.verificationFailed,
+  },
   'CHIO-CLI-USAGE': {
     summary: 'the command line is not valid (unknown command or flag, missing or malformed value)',
     help: 'run `chio --help` or `chio <command> --help`',

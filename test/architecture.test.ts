@@ -32,6 +32,7 @@ const ALLOWED: Record<string, { internal: string[]; external: RegExp }> = {
   'src/capability': { internal: ['src/capability', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
   'src/kernel': { internal: ['src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|yaml$)/ },
   'src/edges': { internal: ['src/edges', 'src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|@modelcontextprotocol\/sdk\/)/ },
+  'src/projections': { internal: ['src/projections', 'src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
   'src/ledger': { internal: ['src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|better-sqlite3$|drizzle-orm(\/|$))/ },
 };
 
@@ -67,6 +68,11 @@ describe('architecture', () => {
   it('@noble/* and canonicalize are imported only in src/crypto', () => {
     const all = [...srcFiles, ...files('cli')];
     const offending = all.flatMap((f) => imports(f).filter((s) => /^(@noble\/|canonicalize$)/.test(s) && area(f) !== 'src/crypto').map((s) => `${f} → ${s}`));
+    expect(offending).toEqual([]);
+  });
+
+  it('projections never import the append path', () => {
+    const offending = srcFiles.filter((f) => area(f) === 'src/projections').flatMap((f) => imports(f).filter((s) => /src\/ledger\/(append|writer|reservations)/.test(s)));
     expect(offending).toEqual([]);
   });
 

@@ -1,0 +1,195 @@
+/**
+ * `chio cert generate | verify | inspect` (issue 5): compliance certificates over one session.
+ * Output follows the product's documented behaviour: generate writes the file and prints nothing
+ * with --output (and no --json); verify prints one line and exits 0 pass / 1 fail / 2 bad input;
+ * inspect prints the body's thirteen lines without checking anything.
+ * Owns: certificate presentation. Goes through src/projections/certificate.
+ */
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import type { CommandModule } from 'yargs';
+import { z } from 'zod';
+import { generateSeed, parseSeed, signerFromSeed, toHex } from '../../src/crypto/index.js';
+import { ChioError, EXIT } from '../../src/errors.js';
+import { openLedger } from '../../src/ledger/index.js';
+import { CertificateSchema, generateCertificate, verifyCertificate } from '../../src/projections/certificate/index.js';
+import type { Certificate } from '../../src/projections/certificate/index.js';
+import { describeIssues } from '../../src/validation.js';
+import type { GlobalArgs } from '../main.js';
+import { asArray, parseFlag, readTextFile, trustedKeys } from '../options.js';
+import { out, outJson, setExit } from '../output.js';
+import { progressBar } from '../progress.js';
+
+const DEFAULT_AUTHORITY_SEED = '.chio-authority-seed';
+
+/** --receipt-db has a default for every other command; the cert commands need it named. */
+function receiptDbGiven(): boolean {
+  return process.argv.some((a) => a === '--receipt-db' || a.startsWith('--receipt-db='));
+}
+
+/** The certificate signer's key; the default file is created (mode 0600) the first time. */
+function authoritySigner(path: string | undefined) {
+  const file = path ?? DEFAULT_AUTHORITY_SEED;
+  if (path === undefined && !existsSync(file)) {
+    const fd = openSync(file, 'wx', 0o600);
+    writeSync(fd, `${toHex(generateSeed())}\n`);
+    closeSync(fd);
+  }
+  let contents: Buffer;
+  try {
+    contents = readFileSync(file);
+  } catch (e) {
+    throw new ChioError('CHIO-CLI-IO', `cannot read authority seed file ${file}: ${(e as Error).message}`, { cause: e });
+  }
+  return signerFromSeed(parseSeed(contents));
+}
+
+function readCertificate(path: string): Certificate {
+  let value: unknown;
+  try {
+    value = JSON.parse(readTextFile(path, 'certificate'));
+  } catch (e) {
+    if (e instanceof ChioError) throw e;
+    throw new ChioError('CHIO-CERT-INVALID', `${path} is not JSON: ${(e as Error).message}`);
+  }
+  const parsed = CertificateSchema.safeParse(value);
+  if (!parsed.success) throw new ChioError('CHIO-CERT-INVALID', `${path} is not a compliance certificate: ${describeIssues(parsed.error).join('; ')}`);
+  return parsed.data;
+}
+
+interface GenerateArgs extends GlobalArgs {
+  'session-id': string;
+  'budget-limit': number;
+  'authorized-scope'?: string[];
+  'required-guard'?: string[];
+  'trusted-kernel-pubkey'?: string[];
+  'authority-seed-file'?: string;
+  output?: string;
+}
+
+const generate: CommandModule<GlobalArgs, GenerateArgs> = {
+  command: 'generate',
+  describe: 'Sign a compliance certificate for one session (fails, never certifies a failure)',
+  builder: (y) =>
+    y
+      .option('session-id', { type: 'string', demandOption: true })
+      .option('budget-limit', { type: 'number', default: 0, describe: 'most allowed receipts (0 = unlimited)' })
+      .option('authorized-scope', { type: 'string', array: true, describe: 'tool-name prefix an allowed call must have (repeatable)' })
+      .option('required-guard', { type: 'string', array: true, describe: 'guard that must have passed on every allowed call (repeatable)' })
+      .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file of a trusted kernel' })
+      .option('authority-seed-file', { type: 'string', describe: `certificate signer's seed (default ${DEFAULT_AUTHORITY_SEED}, created if missing)` })
+      .option('output', { type: 'string', describe: 'write the certificate here (prints nothing unless --json)' }),
+  handler: (args) => {
+    if (!receiptDbGiven()) throw new ChioError('CHIO-CLI-USAGE', '--receipt-db is required: name the store that holds the session');
+    const budgetLimit = parseFlag('budget-limit', z.number().int().nonnegative(), args['budget-limit']);
+    const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
+    const ledger = openLedger(args['receipt-db'], { readonly: true });
+    const progress = progressBar('certifying', process.stderr.isTTY === true && !args.json);
+    let cert: Certificate;
+    try {
+      cert = generateCertificate(ledger, {
+        sessionId: args['session-id'],
+        budgetLimit,
+        authorizedScopes: asArray(args['authorized-scope']) ?? [],
+        requiredGuards: asArray(args['required-guard']) ?? [],
+        trustedKernelKeys: trusted,
+        signer: authoritySigner(args['authority-seed-file']),
+        onProgress: progress.update,
+      });
+    } finally {
+      progress.finish();
+      ledger.close();
+    }
+    const text = `${JSON.stringify(cert, null, 2)}\n`;
+    if (args.output !== undefined) {
+      try {
+        writeFileSync(args.output, text);
+      } catch (e) {
+        throw new ChioError('CHIO-CLI-IO', `cannot write ${args.output}: ${(e as Error).message}`, { cause: e });
+      }
+    }
+    if (args.json) outJson(cert);
+    else if (args.output === undefined) out(text);
+  },
+};
+
+interface VerifyArgs extends GlobalArgs {
+  certificate: string;
+  'trusted-kernel-pubkey'?: string[];
+  full: boolean;
+}
+
+const verify: CommandModule<GlobalArgs, VerifyArgs> = {
+  command: 'verify',
+  describe: 'Verify a certificate (one line; exit 0 pass, 1 fail, 2 bad input); --full re-verifies it against the receipt store',
+  builder: (y) =>
+    y
+      .option('certificate', { type: 'string', demandOption: true })
+      .option('trusted-kernel-pubkey', { type: 'string', array: true, demandOption: true, describe: 'public key file of the trusted kernel' })
+      .option('full', { type: 'boolean', default: false, describe: 're-verify every receipt, the session chain, the count and ledger_binding' }),
+  handler: (args) => {
+    if (args.full && !receiptDbGiven()) {
+      throw new ChioError('CHIO-CLI-RECEIPT-STORE-REQUIRED', 'full-bundle verification re-verifies every receipt signature and needs the receipt store');
+    }
+    const cert = readCertificate(args.certificate);
+    const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']))!;
+    const ledger = args.full ? openLedger(args['receipt-db'], { readonly: true }) : undefined;
+    let verdict;
+    try {
+      verdict = verifyCertificate(cert, { trustedKernelKeys: trusted, ledger });
+    } finally {
+      ledger?.close();
+    }
+    if (args.json) outJson(verdict);
+    else if (verdict.passed) out(`PASS: certificate for session ${cert.body.session_id} verified (${cert.body.receipt_count} receipts${verdict.full ? ', every receipt re-verified against the store' : ', signature and body only'})`);
+    else out(`FAIL: verification failed: ${verdict.reason}`);
+    if (!verdict.passed) setExit(EXIT.verificationFailed);
+  },
+};
+
+interface InspectArgs extends GlobalArgs {
+  certificate: string;
+}
+
+const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
+
+const inspect: CommandModule<GlobalArgs, InspectArgs> = {
+  command: 'inspect',
+  describe: 'Print a certificate body (no signature check)',
+  builder: (y) => y.option('certificate', { type: 'string', demandOption: true }),
+  handler: (args) => {
+    const { body: b, signer_key } = readCertificate(args.certificate);
+    if (args.json) {
+      outJson(b);
+      return;
+    }
+    const rows: Array<[string, string]> = [
+      ['Session ID:', b.session_id],
+      ['Schema:', b.schema],
+      ['Issued at:', iso(b.issued_at)],
+      ['Receipt count:', String(b.receipt_count)],
+      ['First receipt:', iso(b.first_receipt_at)],
+      ['Last receipt:', iso(b.last_receipt_at)],
+      ['Signatures:', b.all_signatures_valid ? 'valid' : 'INVALID'],
+      ['Chain:', b.chain_continuous ? 'continuous' : 'BROKEN'],
+      ['Scope:', b.scope_compliant ? 'compliant' : 'VIOLATED'],
+      ['Budget:', b.budget_compliant ? 'compliant' : 'EXCEEDED'],
+      ['Guards:', b.guards_compliant ? 'compliant' : 'BYPASSED'],
+    ];
+    const width = Math.max(...[...rows.map(([k]) => k), 'Anomalies:', 'Signer key:', 'Kernel key:'].map((k) => k.length)) + 1;
+    const line = (k: string, v: string) => `${k.padEnd(width)}${v}`;
+    const lines = rows.map(([k, v]) => line(k, v));
+    if (b.anomalies.length > 0) {
+      lines.push('Anomalies:');
+      for (const a of b.anomalies) lines.push(`  - ${a}`);
+    }
+    lines.push(line('Signer key:', signer_key), line('Kernel key:', b.kernel_key));
+    out(lines.join('\n'));
+  },
+};
+
+export const certCommand: CommandModule<GlobalArgs, GlobalArgs> = {
+  command: 'cert',
+  describe: 'Compliance certificates over one session',
+  builder: (y) => y.command(generate).command(verify).command(inspect).demandCommand(1, 'name a cert command'),
+  handler: () => {},
+};

@@ -1,0 +1,12 @@
+/**
+ * Compliance certificates (issue 5): a projection over the ledger. Read-only: never imports the
+ * ledger's append path.
+ */
+export { CertificateSchema, CertificateBodySchema, CERTIFICATE_SCHEMA_ID } from './schema.js';
+export type { Certificate, CertificateBody } from './schema.js';
+export { generateCertificate, signCertificate } from './generate.js';
+export type { GenerateOptions } from './generate.js';
+export { verifyCertificate } from './verify.js';
+export type { CertificateVerdict } from './verify.js';
+export { readSession } from './session.js';
+export type { SessionEntry, SessionRead } from './session.js';

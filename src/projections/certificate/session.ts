@@ -1,0 +1,74 @@
+/**
+ * Reading one session out of the ledger by walking its chain (issue 5): from the session's last
+ * entry back through `session_prev_seq` to its first, so a receipt deleted from the middle (or a
+ * re-linked one) is a broken link, not a silently shorter session. The walk is cross-checked
+ * against every entry that names the session, and each entry's own hash is recomputed.
+ * Owns: session completeness. Reads only; must not import the append path.
+ */
+import { entryHash, receiptSha256 } from '../../ledger/index.js';
+import type { Ledger } from '../../ledger/index.js';
+
+export interface SessionEntry {
+  seq: number;
+  receiptId: string;
+  body: string;
+  entryHash: string;
+}
+
+export interface SessionRead {
+  entries: SessionEntry[];
+  /** Why the session chain is not continuous, or null. */
+  chainProblem: string | null;
+}
+
+interface Row {
+  seq: number;
+  receipt_id: string;
+  session_id: string | null;
+  session_prev_seq: number | null;
+  prev_hash: string;
+  entry_hash: string;
+  body: string;
+}
+
+export function readSession(ledger: Ledger, sessionId: string): SessionRead {
+  const db = ledger.db;
+  const bySeq = db.prepare('SELECT seq, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body FROM ledger_entries WHERE seq = ?');
+  const claimed = (db.prepare('SELECT seq FROM ledger_entries WHERE session_id = ? ORDER BY seq').all(sessionId) as Array<{ seq: number }>).map((r) => r.seq);
+  const projected = db.prepare('SELECT last_seq FROM ledger_sessions WHERE session_id = ?').get(sessionId) as { last_seq: number } | undefined;
+  if (claimed.length === 0 && projected === undefined) return { entries: [], chainProblem: null };
+
+  const head = Math.max(claimed.at(-1) ?? 0, projected?.last_seq ?? 0);
+  const walked: Row[] = [];
+  let problem: string | null = null;
+  let seq: number | null = head;
+  while (seq !== null) {
+    const row = bySeq.get(seq) as Row | undefined;
+    if (row === undefined) {
+      problem ??= walked.length === 0 ? `the session's head entry seq ${seq} is missing` : `session entry seq ${seq} is missing (seq ${walked.at(-1)!.seq} links to it)`;
+      break;
+    }
+    if (row.session_id !== sessionId) {
+      problem ??= `seq ${seq} is linked into the session but belongs to ${JSON.stringify(row.session_id)}`;
+      break;
+    }
+    const recomputed = entryHash({ seq: row.seq, prevHash: row.prev_hash, receiptSha256: receiptSha256(row.body), sessionId: row.session_id, sessionPrevSeq: row.session_prev_seq });
+    // Keep walking: the caller checks receipts before the chain, so an altered receipt is named as such.
+    if (recomputed !== row.entry_hash) problem ??= `session entry seq ${seq} does not match its entry_hash`;
+    walked.push(row);
+    if (row.session_prev_seq !== null && row.session_prev_seq >= row.seq) {
+      problem ??= `session entry seq ${seq} links forward to seq ${row.session_prev_seq}`;
+      break;
+    }
+    seq = row.session_prev_seq;
+  }
+  walked.reverse();
+  if (problem === null) {
+    const walkedSeqs = walked.map((r) => r.seq);
+    if (walkedSeqs.join(',') !== claimed.join(',')) {
+      const stray = claimed.find((s) => !walkedSeqs.includes(s)) ?? walkedSeqs.find((s) => !claimed.includes(s));
+      problem = `the session chain does not account for entry seq ${String(stray)}`;
+    }
+  }
+  return { entries: walked.map((r) => ({ seq: r.seq, receiptId: r.receipt_id, body: r.body, entryHash: r.entry_hash })), chainProblem: problem };
+}
