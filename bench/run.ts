@@ -33,6 +33,7 @@ import { canonicalMembers, signedText, signReceipt, signReceiptAsync } from '../
 import type { Receipt, ReceiptDraft } from '../src/receipt/index.js';
 import { verifyCapability } from '../src/capability/index.js';
 import { guards, Kernel } from '../src/kernel/index.js';
+import { certificateFigures } from './certificates.js';
 import { mcpEdgeFigures } from './mcp-edge.js';
 
 const SEED = fromHex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60');
@@ -224,6 +225,13 @@ async function main(): Promise<void> {
     const { direct, governed } = await mcpEdgeFigures();
     row('MCP tools/call direct to server-everything (stdio)', direct.perSecond, '(limit)', undefined, `p50 ${direct.p50ms.toFixed(2)} ms, p99 ${direct.p99ms.toFixed(2)} ms`);
     row('MCP tools/call through chio mcp serve (governed)', governed.perSecond, 'direct', direct.perSecond, `p50 ${governed.p50ms.toFixed(2)} ms, p99 ${governed.p99ms.toFixed(2)} ms`);
+  }
+
+  // Compliance certificates over a 10,000-receipt session among 90,000 others.
+  {
+    const c = await certificateFigures();
+    row(`cert generate (${c.receipts} of 100,000 receipts)`, c.generate, 'node verify', nodeVerify, 'receipts per second, one thread');
+    row('cert verify --full (same session)', c.verifyFull, 'node verify', nodeVerify, 'receipts per second, one thread');
   }
 
   rmSync(dir, { recursive: true, force: true });

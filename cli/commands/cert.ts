@@ -133,10 +133,12 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
     const cert = readCertificate(args.certificate);
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']))!;
     const ledger = args.full ? openLedger(args['receipt-db'], { readonly: true }) : undefined;
+    const progress = progressBar('verifying', process.stderr.isTTY === true && !args.json);
     let verdict;
     try {
-      verdict = verifyCertificate(cert, { trustedKernelKeys: trusted, ledger });
+      verdict = verifyCertificate(cert, { trustedKernelKeys: trusted, ledger, onProgress: progress.update });
     } finally {
+      progress.finish();
       ledger?.close();
     }
     if (args.json) outJson(verdict);

@@ -13,7 +13,10 @@ import { readSession } from './session.js';
 
 export type CertificateVerdict = { passed: true; full: boolean } | { passed: false; reason: string };
 
-export function verifyCertificate(cert: Certificate, o: { trustedKernelKeys: ReadonlySet<string>; ledger?: Ledger | undefined }): CertificateVerdict {
+export function verifyCertificate(
+  cert: Certificate,
+  o: { trustedKernelKeys: ReadonlySet<string>; ledger?: Ledger | undefined; onProgress?: (done: number, total: number) => void },
+): CertificateVerdict {
   const fail = (reason: string): CertificateVerdict => ({ passed: false, reason });
   if (!verifySignature(cert.signer_key, canonicalJson(cert.body), cert.signature)) return fail('certificate signature invalid');
   const b = cert.body;
@@ -27,9 +30,11 @@ export function verifyCertificate(cert: Certificate, o: { trustedKernelKeys: Rea
   const { entries, chainProblem } = readSession(o.ledger, b.session_id);
   if (chainProblem !== null) return fail(`session chain broken in the store: ${chainProblem}`);
   if (entries.length !== b.receipt_count) return fail(`the store holds ${entries.length} receipts for session ${b.session_id}, the certificate ${b.receipt_count}`);
-  for (const e of entries) {
-    const v = verifyReceipt(JSON.parse(e.body), { trustedKernelKeys: new Set([b.kernel_key]) });
+  const trusted = new Set([b.kernel_key]);
+  for (const [i, e] of entries.entries()) {
+    const v = verifyReceipt(JSON.parse(e.body), { trustedKernelKeys: trusted });
     if (!v.ok || v.id !== e.receiptId) return fail(`receipt at seq ${e.seq} fails re-verification${v.ok ? '' : ` (${v.check})`}`);
+    if (o.onProgress !== undefined && (i + 1) % 1000 === 0) o.onProgress(i + 1, entries.length);
   }
   const binding = b.ledger_binding;
   const actual = {
