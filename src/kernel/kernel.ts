@@ -174,10 +174,12 @@ export class Kernel {
     // with invocations left. Checked here so the deny names the budget; re-checked atomically when
     // the call is reserved, which also proves the ledger takes writes before the tool runs.
     const grants = cap.grantIndexes.map((index) => ({ index, limit: cap.token.scope.grants[index]!.max_invocations }));
-    const budgetLeft = (g: { index: number; limit: number | undefined }) => g.limit === undefined || invocationsUsed(this.ledger, cap.token.id, g.index) < g.limit;
-    const exhausted = (g: { index: number; limit: number | undefined }) => `grant ${g.index} has used ${invocationsUsed(this.ledger, cap.token.id, g.index)} of ${g.limit} invocations`;
-    const candidates = grants.filter(budgetLeft);
-    if (candidates.length === 0) return deny(`budget exhausted: ${exhausted(grants[0]!)}`, 'budget', [{ guard_name: 'budget', verdict: false, details: exhausted(grants[0]!) }]);
+    const used = grants.map((g) => (g.limit === undefined ? 0 : invocationsUsed(this.ledger, cap.token.id, g.index)));
+    const candidates = grants.filter((g, i) => g.limit === undefined || used[i]! < g.limit);
+    if (candidates.length === 0) {
+      const exhausted = `grant ${grants[0]!.index} has used ${used[0]} of ${grants[0]!.limit} invocations`;
+      return deny(`budget exhausted: ${exhausted}`, 'budget', [{ guard_name: 'budget', verdict: false, details: exhausted }]);
+    }
     const revoked = firstRevoked(this.ledger, [cap.token.id, ...cap.ancestorIds]);
     if (revoked !== undefined) {
       return deny(`capability ${revoked === cap.token.id ? 'is' : `ancestor ${revoked} is`} revoked`, 'revocation', [{ guard_name: 'revocation', verdict: false, details: revoked }]);

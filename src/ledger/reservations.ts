@@ -3,7 +3,7 @@
  * IMMEDIATE` transaction, count the grant's allowed receipts plus the calls already in flight in
  * every process, refuse past the budget, and record this call in pending_calls. A ledger that
  * cannot be written fails here, before the tool is invoked. The receipt's append removes the row
- * (AppendRequest.releases); `releaseCall` removes it for a call that never ran.
+ * (AppendRequest.releases).
  * Also the revocation lookup. Owns: pending_calls. Must not import kernel, edges or cli.
  */
 import { ChioError } from '../errors.js';
@@ -47,11 +47,6 @@ export function reserveCall(ledger: Ledger, r: CallReservation): ReserveOutcome 
   } catch (e) {
     throw new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot reserve the call in the ledger, so it will not run: ${(e as Error).message}`, { cause: e });
   }
-}
-
-/** Drops a reservation for a call that did not run. */
-export function releaseCall(ledger: Ledger, requestId: string): void {
-  ledger.db.prepare('DELETE FROM pending_calls WHERE request_id = ?').run(requestId);
 }
 
 /** The first of `capabilityIds` that has been revoked, or undefined. */

@@ -62,6 +62,28 @@ export const ledgerSessions = sqliteTable('ledger_sessions', {
 });
 
 export type LedgerEntryRow = typeof ledgerEntries.$inferSelect;
+
+/** A ledger_entries row as raw SQL returns it (snake_case column names), for the verification walks. */
+export interface RawLedgerEntry {
+  seq: number;
+  kind: string;
+  receipt_id: string;
+  session_id: string | null;
+  session_prev_seq: number | null;
+  prev_hash: string;
+  entry_hash: string;
+  body: string;
+  timestamp: number;
+  capability_id: string;
+  tool_server: string;
+  tool_name: string;
+  verdict: string | null;
+  receipt_kind: string;
+  trust_level: string;
+  kernel_key: string;
+  tenant_id: string | null;
+  producer: string;
+}
 export type LedgerSessionRow = typeof ledgerSessions.$inferSelect;
 
 /**

@@ -21,7 +21,7 @@ import { verifySignature } from '../crypto/index.js';
 import { verifyReceipt } from '../receipt/index.js';
 import { entryHash, GENESIS_PREV_HASH, grantOf, kindOf, projectReceipt, receiptSha256, revokedCapabilityOf } from './entry.js';
 import type { Ledger } from './open.js';
-import type { LedgerSessionRow } from './schema.js';
+import type { LedgerSessionRow, RawLedgerEntry } from './schema.js';
 
 export type ChainCheck =
   | 'gap'
@@ -72,25 +72,7 @@ export interface VerifyChainOptions {
   progressEvery?: number;
 }
 
-interface Row {
-  seq: number;
-  kind: string;
-  receipt_id: string;
-  session_id: string | null;
-  session_prev_seq: number | null;
-  prev_hash: string;
-  entry_hash: string;
-  body: string;
-  timestamp: number;
-  capability_id: string;
-  tool_server: string;
-  tool_name: string;
-  verdict: string | null;
-  receipt_kind: string;
-  trust_level: string;
-  kernel_key: string;
-  tenant_id: string | null;
-}
+type Row = RawLedgerEntry;
 
 const PROJECTED: Array<[keyof Row, keyof ReturnType<typeof projectReceipt>]> = [
   ['timestamp', 'timestamp'],

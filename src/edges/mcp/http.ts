@@ -74,8 +74,8 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
   const max = options.maxBodyBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const transports = new Map<string, StreamableHTTPServerTransport>();
   let port = 0;
-  const hostNames = () => new Set([`${host}:${port}`, `127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
-  const origins = () => new Set(options.allowedOrigins ?? [`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+  let hostNames = new Set<string>();
+  let origins = new Set<string>();
 
   async function open(): Promise<StreamableHTTPServerTransport> {
     const session = new McpSession({ kernel: options.kernel, passthrough: options.passthrough });
@@ -104,9 +104,9 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname !== '/mcp') return reject(res, 404, INVALID_REQUEST, 'not found: the MCP endpoint is /mcp');
-    if (!hostNames().has(req.headers.host ?? '')) return reject(res, 403, INVALID_REQUEST, 'forbidden: unexpected Host header');
+    if (!hostNames.has(req.headers.host ?? '')) return reject(res, 403, INVALID_REQUEST, 'forbidden: unexpected Host header');
     const origin = req.headers.origin;
-    if (origin !== undefined && !origins().has(origin)) return reject(res, 403, INVALID_REQUEST, `forbidden: origin ${origin} is not allowed`);
+    if (origin !== undefined && !origins.has(origin)) return reject(res, 403, INVALID_REQUEST, `forbidden: origin ${origin} is not allowed`);
     if (options.authToken !== undefined) {
       const auth = req.headers.authorization ?? '';
       if (!auth.startsWith('Bearer ') || !sameSecret(auth.slice(7), options.authToken)) {
@@ -144,6 +144,8 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
   port = (server.address() as AddressInfo).port;
+  hostNames = new Set([`${host}:${port}`, `127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+  origins = new Set(options.allowedOrigins ?? [`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`,
     sessions: () => transports.size,

@@ -6,7 +6,7 @@
  * Owns: session completeness. Reads only; must not import the append path.
  */
 import { entryHash, receiptSha256 } from '../../ledger/index.js';
-import type { Ledger } from '../../ledger/index.js';
+import type { Ledger, RawLedgerEntry } from '../../ledger/index.js';
 
 export interface SessionEntry {
   seq: number;
@@ -21,15 +21,7 @@ export interface SessionRead {
   chainProblem: string | null;
 }
 
-interface Row {
-  seq: number;
-  receipt_id: string;
-  session_id: string | null;
-  session_prev_seq: number | null;
-  prev_hash: string;
-  entry_hash: string;
-  body: string;
-}
+type Row = Pick<RawLedgerEntry, 'seq' | 'receipt_id' | 'session_id' | 'session_prev_seq' | 'prev_hash' | 'entry_hash' | 'body'>;
 
 export function readSession(ledger: Ledger, sessionId: string): SessionRead {
   const db = ledger.db;
