@@ -122,18 +122,45 @@ describe('chio mcp serve wrapping server-everything', () => {
 });
 
 describe('notifications through the edge (server-everything)', () => {
-  it('relays the tool\'s progress to the client\'s progressToken, and the upstream\'s logging messages', async () => {
+  const everything = () => join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+
+  it('relays every progress notification to the client\'s progressToken, in order, before the result (read on the wire)', async () => {
+    const { spawn } = await import('node:child_process');
+    const db = join(tempDir(), 'progress.sqlite');
+    const edge = spawn(process.execPath, [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--', process.execPath, everything(), 'stdio'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const lines: any[] = [];
+    let buffered = '';
+    const done = new Promise<void>((resolve) => {
+      edge.stdout.on('data', (d) => {
+        buffered += d;
+        let nl;
+        while ((nl = buffered.indexOf('\n')) >= 0) {
+          lines.push(JSON.parse(buffered.slice(0, nl)));
+          buffered = buffered.slice(nl + 1);
+          if (lines.at(-1).id === 2) resolve();
+        }
+      });
+    });
+    edge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })}\n`);
+    edge.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    edge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 }, _meta: { progressToken: 'p-1' } } })}\n`);
+    await done;
+    edge.stdin.end();
+    await new Promise((r) => edge.on('exit', r));
+    const after = lines.slice(lines.findIndex((m) => m.id === 1) + 1);
+    expect(after.map((m) => (m.method === 'notifications/progress' ? `progress ${m.params.progress}/${m.params.total} ${m.params.progressToken}` : `response ${m.id}`))).toEqual([
+      'progress 1/3 p-1', 'progress 2/3 p-1', 'progress 3/3 p-1', 'response 2',
+    ]);
+    expect(after.at(-1).result.isError).toBeFalsy();
+  });
+
+  it('relays the upstream\'s logging messages to the SDK client', async () => {
     const { LoggingMessageNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
-    const everything = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
     const db = join(tempDir(), 'notify.sqlite');
     const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
     const logs: unknown[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--', process.execPath, everything, 'stdio'], stderr: 'pipe' }));
-    const progress: Array<{ progress: number; total?: number }> = [];
-    const r = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: (p) => void progress.push(p) });
-    expect(r.isError).toBeFalsy();
-    expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--', process.execPath, everything(), 'stdio'], stderr: 'pipe' }));
     await client.setLoggingLevel('debug');
     await client.callTool({ name: 'toggle-simulated-logging', arguments: {} });
     // The upstream logs once at once and then every 5 s; allow for a loaded machine.

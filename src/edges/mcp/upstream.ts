@@ -7,6 +7,7 @@
  * validated like any manifest, and its results pass through the canonicaliser before signing.
  * Must not import cli.
  */
+import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -33,8 +34,25 @@ export class UpstreamMcpServer implements ToolServerConnection {
    *                      client sees titles, annotations and schemas exactly as the upstream wrote them
    */
   private readonly listeners = new Set<(notification: { method: string; params?: unknown }) => void>();
+  private readonly progress = new Map<string, (update: { progress: number; total?: number; message?: string }) => void>();
 
-  private constructor(readonly manifest: ToolManifest, readonly upstreamTools: ReadonlyMap<string, Record<string, unknown>>, private readonly client: Client) {
+  private constructor(readonly manifest: ToolManifest, readonly upstreamTools: ReadonlyMap<string, Record<string, unknown>>, private readonly client: Client, transport: Transport) {
+    // Progress is taken off the wire before the SDK sees it: the SDK runs notification handlers a
+    // microtask late but settles responses at once, so a tool's last progress notification,
+    // arriving in the same read as its result, would be dropped. Here it is relayed in order.
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const m = message as { method?: string; params?: { progressToken?: unknown; progress?: number; total?: number; message?: string } };
+      if (m.method === 'notifications/progress' && typeof m.params?.progressToken === 'string') {
+        const listener = this.progress.get(m.params.progressToken);
+        if (listener !== undefined) {
+          const { progressToken: _t, ...update } = m.params;
+          listener(update as { progress: number; total?: number; message?: string });
+          return;
+        }
+      }
+      deliver?.(message, extra);
+    };
     // Notifications the SDK client does not handle itself (logging messages, resource updates,
     // list changes) go to every session that listens.
     client.fallbackNotificationHandler = async (notification) => {
@@ -89,7 +107,7 @@ export class UpstreamMcpServer implements ToolServerConnection {
       await client.close();
       throw new ChioError('CHIO-MCP-UPSTREAM', `the upstream's tool list is not usable: ${describeIssues(manifest.error).join('; ')}`);
     }
-    return new UpstreamMcpServer(manifest.data, new Map(tools.map((t) => [t['name'] as string, t])), client);
+    return new UpstreamMcpServer(manifest.data, new Map(tools.map((t) => [t['name'] as string, t])), client, transport);
   }
 
   /** The upstream's advertised capabilities, minus tools (the edge owns tools). */
@@ -105,10 +123,18 @@ export class UpstreamMcpServer implements ToolServerConnection {
 
   async invoke(toolName: string, args: unknown, context?: InvokeContext): Promise<unknown> {
     const onProgress = context?.onProgress;
-    const result = await this.client.callTool({ name: toolName, arguments: args as Record<string, unknown> }, undefined, {
-      ...(context?.signal === undefined ? {} : { signal: context.signal }),
-      ...(onProgress === undefined ? {} : { onprogress: (p: { progress: number; total?: number; message?: string }) => onProgress(p), resetTimeoutOnProgress: true }),
-    });
+    const token = onProgress === undefined ? undefined : `chio-progress-${randomUUID()}`;
+    if (token !== undefined) this.progress.set(token, onProgress!);
+    let result;
+    try {
+      result = await this.client.callTool(
+        { name: toolName, arguments: args as Record<string, unknown>, ...(token === undefined ? {} : { _meta: { progressToken: token } }) },
+        undefined,
+        context?.signal === undefined ? {} : { signal: context.signal },
+      );
+    } finally {
+      if (token !== undefined) this.progress.delete(token);
+    }
     // The receipt covers exactly what the client gets: drop the upstream's _meta (ours replaces it).
     const { _meta: _ignored, ...rest } = result as Record<string, unknown>;
     return rest;
