@@ -31,7 +31,8 @@ const ALLOWED: Record<string, { internal: string[]; external: RegExp }> = {
   'src/receipt': { internal: ['src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
   'src/capability': { internal: ['src/capability', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
   'src/kernel': { internal: ['src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|yaml$)/ },
-  'src/edges': { internal: ['src/edges', 'src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|@modelcontextprotocol\/sdk\/)/ },
+  'src/wire': { internal: ['src/wire'], external: /^(node:|zod$)/ },
+  'src/edges': { internal: ['src/edges', 'src/wire', 'src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|@modelcontextprotocol\/sdk\/)/ },
   'src/projections': { internal: ['src/projections', 'src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
   'src/ledger': { internal: ['src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|better-sqlite3$|drizzle-orm(\/|$))/ },
 };

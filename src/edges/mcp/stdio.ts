@@ -7,10 +7,11 @@
  * Owns: framing. Imports the session and JSON-RPC helpers.
  */
 import type { Readable, Writable } from 'node:stream';
+import { DEFAULT_MAX_MESSAGE_BYTES, readLines } from '../../wire/index.js';
 import { errorResponse, INVALID_REQUEST, PARSE_ERROR } from './jsonrpc.js';
 import type { McpSession } from './session.js';
 
-export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+export { DEFAULT_MAX_MESSAGE_BYTES };
 
 export interface StdioOptions {
   maxMessageBytes?: number;
@@ -39,34 +40,10 @@ export async function serveStdio(session: McpSession, input: Readable, output: W
     void p.finally(() => pending.delete(p));
   };
 
-  let buffered: Buffer[] = [];
-  let size = 0;
-  let skipping = false;
-  for await (const chunk of input as AsyncIterable<Buffer | string>) {
-    let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    for (;;) {
-      const nl = data.indexOf(0x0a);
-      const part = nl < 0 ? data : data.subarray(0, nl);
-      if (!skipping) {
-        if (size + part.length > max) {
-          skipping = true;
-          buffered = [];
-          size = 0;
-          write(errorResponse(null, INVALID_REQUEST, `message larger than ${max} bytes refused`));
-        } else {
-          buffered.push(part);
-          size += part.length;
-        }
-      }
-      if (nl < 0) break;
-      if (!skipping) dispatch(Buffer.concat(buffered).toString('utf8'));
-      buffered = [];
-      size = 0;
-      skipping = false;
-      data = data.subarray(nl + 1);
-    }
-  }
-  if (!skipping && size > 0) dispatch(Buffer.concat(buffered).toString('utf8'));
+  await readLines(input, {
+    onLine: dispatch,
+    onOversize: (limit) => write(errorResponse(null, INVALID_REQUEST, `message larger than ${limit} bytes refused`)),
+  }, max);
   while (pending.size > 0) await Promise.all([...pending]);
   session.close();
 }

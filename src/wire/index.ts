@@ -1,0 +1,7 @@
+/**
+ * Wire helpers shared by the edges and the proxy: JSON-RPC 2.0 shapes and NDJSON framing.
+ * Owns: nothing beyond re-exports. Imports node: and zod only (no kernel, no ledger).
+ */
+export * from './jsonrpc.js';
+export { readLines, DEFAULT_MAX_MESSAGE_BYTES } from './ndjson.js';
+export type { LineHandlers } from './ndjson.js';
