@@ -18,12 +18,12 @@ import { ChioError } from '../errors.js';
 import { firstRevoked, invocationsUsed, LedgerWriter, openLedger, reserveCall } from '../ledger/index.js';
 import type { AppendResult, Ledger } from '../ledger/index.js';
 import { signReceiptAsync } from '../receipt/index.js';
-import type { Receipt, ReceiptDraft } from '../receipt/index.js';
+import type { GuardEvidence, Receipt, ReceiptDraft } from '../receipt/index.js';
 import { buildGuards, runGuards } from './guards/index.js';
 import type { Guard } from './guards/index.js';
 import { defaultPolicy } from './policy.js';
 import type { LoadedPolicy } from './policy.js';
-import { denyDraft, outcomeDraft, revocationDraft } from './receipts.js';
+import { cancelledDraft, denyDraft, outcomeDraft, revocationDraft } from './receipts.js';
 import type { CallFacts } from './receipts.js';
 import { findTool } from './tool-server.js';
 import type { InvokeContext, ToolServerConnection } from './tool-server.js';
@@ -60,6 +60,13 @@ export interface ToolCallRequest {
   /** Receives each streamed chunk as it arrives (with `stream: true`). */
   onChunk?: InvokeContext['onChunk'];
 }
+
+/** The parts of a call the checks look at. */
+export type ToolCallPreview = Pick<ToolCallRequest, 'capability' | 'caller' | 'serverId' | 'toolName' | 'arguments'>;
+
+type Authorization =
+  | { ok: false; reason: string; guard: string; evidence: GuardEvidence[] }
+  | { ok: true; server: ToolServerConnection; capabilityId: string; candidates: Array<{ index: number; limit: number | undefined }>; evidence: GuardEvidence[] };
 
 export type ToolCallResponse =
   | { ok: true; output: unknown; receipt: Receipt; entry: AppendResult }
@@ -152,16 +159,14 @@ export class Kernel {
     });
   }
 
-  async evaluateToolCall(request: ToolCallRequest): Promise<ToolCallResponse> {
-    const requestId = request.requestId ?? randomUUID();
-    const now = this.clock();
-    const capabilityId = typeof (request.capability as { id?: unknown } | null)?.id === 'string' ? (request.capability as { id: string }).id : 'invalid-capability';
-    const facts: CallFacts = { now, capabilityId, serverId: request.serverId, toolName: request.toolName, parameters: request.arguments ?? {}, evidence: [], policy: this.policy };
-    const deny = (reason: string, guard: string, evidence = facts.evidence) => this.finish(request, requestId, denyDraft({ ...facts, evidence }, reason, guard), { verdict: 'deny', reason, guard });
-
+  /**
+   * The checks of DESIGN §7 before anything is reserved: tool known → capability → budget →
+   * revocation → guards. Pure reads; nothing is signed or written.
+   */
+  private authorize(request: ToolCallPreview, now: number): Authorization {
     const server = this.servers.get(request.serverId);
     if (server === undefined || findTool(server.manifest, request.toolName) === undefined) {
-      return deny(`unknown tool ${request.serverId}/${request.toolName}`, 'kernel');
+      return { ok: false, reason: `unknown tool ${request.serverId}/${request.toolName}`, guard: 'kernel', evidence: [] };
     }
     const cap = verifyCapability(request.capability, {
       target: { serverId: request.serverId, toolName: request.toolName, operation: 'invoke', arguments: request.arguments ?? {} },
@@ -169,7 +174,7 @@ export class Kernel {
       trustedIssuers: new Set([this.publicKeyHex]),
       now,
     });
-    if (!cap.ok) return deny(`capability ${cap.check}: ${cap.reason}`, 'capability', [{ guard_name: 'capability', verdict: false, details: cap.check }]);
+    if (!cap.ok) return { ok: false, reason: `capability ${cap.check}: ${cap.reason}`, guard: 'capability', evidence: [{ guard_name: 'capability', verdict: false, details: cap.check }] };
     // Budget (issue 3 order: capability → budget → revocation → guards): the first covering grant
     // with invocations left. Checked here so the deny names the budget; re-checked atomically when
     // the call is reserved, which also proves the ledger takes writes before the tool runs.
@@ -178,20 +183,41 @@ export class Kernel {
     const candidates = grants.filter((g, i) => g.limit === undefined || used[i]! < g.limit);
     if (candidates.length === 0) {
       const exhausted = `grant ${grants[0]!.index} has used ${used[0]} of ${grants[0]!.limit} invocations`;
-      return deny(`budget exhausted: ${exhausted}`, 'budget', [{ guard_name: 'budget', verdict: false, details: exhausted }]);
+      return { ok: false, reason: `budget exhausted: ${exhausted}`, guard: 'budget', evidence: [{ guard_name: 'budget', verdict: false, details: exhausted }] };
     }
     const revoked = firstRevoked(this.ledger, [cap.token.id, ...cap.ancestorIds]);
     if (revoked !== undefined) {
-      return deny(`capability ${revoked === cap.token.id ? 'is' : `ancestor ${revoked} is`} revoked`, 'revocation', [{ guard_name: 'revocation', verdict: false, details: revoked }]);
+      return { ok: false, reason: `capability ${revoked === cap.token.id ? 'is' : `ancestor ${revoked} is`} revoked`, guard: 'revocation', evidence: [{ guard_name: 'revocation', verdict: false, details: revoked }] };
     }
     const guards = runGuards(this.guards, { serverId: request.serverId, toolName: request.toolName, arguments: request.arguments ?? {} });
-    facts.evidence = guards.evidence;
-    if (guards.verdict === 'deny') return deny(guards.reason, guards.guard);
+    if (guards.verdict === 'deny') return { ok: false, reason: guards.reason, guard: guards.guard, evidence: guards.evidence };
+    return { ok: true, server, capabilityId: cap.token.id, candidates, evidence: guards.evidence };
+  }
+
+  /**
+   * Would this call be allowed now? The same checks as `evaluateToolCall` up to (not including)
+   * the reservation; nothing runs, nothing is signed or written (ACP `session/request_permission`
+   * preview). The answer can change before the call is made: only `evaluateToolCall` decides.
+   */
+  previewToolCall(request: ToolCallPreview): { ok: true } | { ok: false; reason: string; guard: string } {
+    const a = this.authorize(request, this.clock());
+    return a.ok ? { ok: true } : { ok: false, reason: a.reason, guard: a.guard };
+  }
+
+  async evaluateToolCall(request: ToolCallRequest): Promise<ToolCallResponse> {
+    const requestId = request.requestId ?? randomUUID();
+    const now = this.clock();
+    const facts = this.facts(request, now);
+    const deny = (reason: string, guard: string, evidence = facts.evidence) => this.finish(request, requestId, denyDraft({ ...facts, evidence }, reason, guard), { verdict: 'deny', reason, guard });
+
+    const auth = this.authorize(request, now);
+    facts.evidence = auth.evidence;
+    if (!auth.ok) return deny(auth.reason, auth.guard);
 
     let grantIndex: number | undefined;
     let lastRefusal = '';
-    for (const g of candidates) {
-      const r = reserveCall(this.ledger, { requestId, capabilityId: cap.token.id, grantIndex: g.index, maxInvocations: g.limit, owner: this.owner, now });
+    for (const g of auth.candidates) {
+      const r = reserveCall(this.ledger, { requestId, capabilityId: auth.capabilityId, grantIndex: g.index, maxInvocations: g.limit, owner: this.owner, now });
       if (r.ok) {
         grantIndex = g.index;
         break;
@@ -200,7 +226,7 @@ export class Kernel {
     }
     if (grantIndex === undefined) return deny(`budget exhausted: ${lastRefusal}`, 'budget', [...facts.evidence, { guard_name: 'budget', verdict: false, details: lastRefusal }]);
 
-    const outcome = await this.dispatch(server, request, {
+    const outcome = await this.dispatch(auth.server, request, {
       ...(request.signal === undefined ? {} : { signal: request.signal }),
       ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
       ...(request.onChunk === undefined ? {} : { onChunk: request.onChunk }),
@@ -209,6 +235,22 @@ export class Kernel {
     if (outcome.kind === 'output') return this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.output }, requestId);
     if (outcome.kind === 'stream') return this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.chunks }, requestId);
     return this.finish(request, requestId, draft, { verdict: outcome.kind === 'failed' ? 'incomplete' : 'cancelled', reason: outcome.reason }, requestId);
+  }
+
+  /**
+   * Records a call the caller withdrew before it was dispatched (ACP `tool/cancel` on a deferred
+   * task): a signed `cancelled` receipt, nothing run, nothing reserved, no budget used.
+   */
+  async recordCancellation(request: ToolCallRequest & { reason: string }): Promise<{ receipt: Receipt; entry: AppendResult }> {
+    const requestId = request.requestId ?? randomUUID();
+    const draft = cancelledDraft(this.facts(request, this.clock()), request.reason);
+    const r = await this.finish(request, requestId, draft, { verdict: 'cancelled', reason: request.reason });
+    return { receipt: r.receipt, entry: r.entry };
+  }
+
+  private facts(request: ToolCallPreview, now: number): CallFacts {
+    const capabilityId = typeof (request.capability as { id?: unknown } | null)?.id === 'string' ? (request.capability as { id: string }).id : 'invalid-capability';
+    return { now, capabilityId, serverId: request.serverId, toolName: request.toolName, parameters: request.arguments ?? {}, evidence: [], policy: this.policy };
   }
 
   private async dispatch(server: ToolServerConnection, request: ToolCallRequest, context: InvokeContext) {

@@ -52,6 +52,11 @@ export function denyDraft(f: CallFacts, reason: string, guard: string): ReceiptD
   return base(f, { verdict: 'deny', reason, guard }, NULL_CONTENT_HASH, {});
 }
 
+/** A call withdrawn before dispatch: no grant used, nothing ran. */
+export function cancelledDraft(f: CallFacts, reason: string): ReceiptDraft {
+  return base(f, { verdict: 'cancelled', reason }, NULL_CONTENT_HASH, {});
+}
+
 /** An allowed call that ran: allow (with its output), incomplete (the tool failed) or cancelled. */
 export function outcomeDraft(
   f: CallFacts,

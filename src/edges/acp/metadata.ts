@@ -1,0 +1,117 @@
+/**
+ * The `metadata.chio` blocks the ACP edge attaches (issue 6; upstream chio-acp-edge conversion and
+ * chio-cross-protocol lifecycle). Constant surface descriptions plus per-result receipt linkage.
+ * Owns: metadata field names and values. Imports receipt types only.
+ */
+import type { Receipt } from '../../receipt/index.js';
+
+export const AUTHORITY_PATH = 'cross_protocol_orchestrator';
+
+export const LIFECYCLE = {
+  toolInvoke: 'blocking_terminal_result',
+  toolStream: 'deferred_task_resume',
+  toolResume: 'supported',
+  toolCancel: 'supported',
+} as const;
+
+export const RUNTIME_LIFECYCLE = {
+  surface: 'acp_authoritative',
+  blockingEntrypoint: 'tool/invoke',
+  streamEntrypoint: 'tool/stream',
+  followUpEntrypoint: 'tool/resume',
+  cancelEntrypoint: 'tool/cancel',
+  streamDelivery: 'resumed_terminal_payload',
+  partialOutputDelivery: 'resumed_terminal_payload',
+  claimEligible: true,
+  compatibilityOnly: false,
+} as const;
+
+/** `result.metadata` of session/list_capabilities. */
+export function surfaceMetadata() {
+  return {
+    chio: {
+      authorityPath: AUTHORITY_PATH,
+      authoritative: true,
+      compatibilityOnly: false,
+      claimEligible: true,
+      receiptBearingInvoke: true,
+      permissionPreviewOnly: true,
+      invokeMode: 'blocking_or_deferred_task',
+      runtimeLifecycle: RUNTIME_LIFECYCLE,
+      lifecycle: LIFECYCLE,
+      streamDelivery: 'resumed_terminal_payload',
+    },
+  };
+}
+
+/** How a call ended, as the receipt's verdict says (denied calls never ran). */
+export type TerminalState = 'completed' | 'denied' | 'incomplete' | 'cancelled';
+
+export function terminalStateOf(receipt: Receipt): TerminalState {
+  switch (receipt.decision?.verdict) {
+    case 'allow':
+      return 'completed';
+    case 'deny':
+      return 'denied';
+    case 'cancelled':
+      return 'cancelled';
+    default:
+      return 'incomplete';
+  }
+}
+
+/** `metadata.chio` of a receipt-bearing result (tool/invoke, a resumed or cancelled task). */
+export function receiptMetadata(receipt: Receipt) {
+  const decision = receipt.decision;
+  return {
+    chio: {
+      receiptId: receipt.id,
+      receipt,
+      decision: decision?.verdict ?? null,
+      capabilityId: receipt.capability_id,
+      authorityPath: AUTHORITY_PATH,
+      authoritative: true,
+      reason: decision !== undefined && 'reason' in decision ? decision.reason : null,
+      terminalState: terminalStateOf(receipt),
+    },
+  };
+}
+
+/** `metadata.chio` of a deferred task that has not run yet. */
+export function pendingTaskMetadata(decision: 'pending' | 'cancelled') {
+  return {
+    chio: {
+      receiptId: null,
+      receipt: null,
+      decision,
+      capabilityId: null,
+      authorityPath: AUTHORITY_PATH,
+      authoritative: true,
+      compatibilityOnly: false,
+      claimEligible: true,
+      receiptBearing: false,
+      ...(decision === 'pending' ? { receiptPending: true } : {}),
+      runtimeLifecycle: RUNTIME_LIFECYCLE,
+      lifecycle: LIFECYCLE,
+    },
+  };
+}
+
+/** `metadata.chio` of a session/request_permission preview: never a receipt. */
+export function previewMetadata(denial?: { guard: string; reason: string }) {
+  return {
+    chio: {
+      receiptId: null,
+      receipt: null,
+      authorityPath: 'capability_preview',
+      authoritative: false,
+      previewOnly: true,
+      compatibilityOnly: false,
+      claimEligible: false,
+      receiptBearing: false,
+      invokeAuthorityPath: AUTHORITY_PATH,
+      reason: 'permission preview only',
+      ...(denial === undefined ? {} : { previewDenial: denial }),
+    },
+  };
+}
