@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ChioError } from '../src/errors.js';
+import { acpCommand } from './commands/acp.js';
 import { keysCommand } from './commands/keys.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { capabilityCommand } from './commands/capability.js';
@@ -43,6 +44,7 @@ export async function main(argv: string[]): Promise<void> {
     .command(checkCommand)
     .command(capabilityCommand)
     .command(mcpCommand)
+    .command(acpCommand)
     .command(certCommand)
     .demandCommand(1, 'name a command')
     .strict()

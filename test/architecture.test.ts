@@ -33,6 +33,7 @@ const ALLOWED: Record<string, { internal: string[]; external: RegExp }> = {
   'src/kernel': { internal: ['src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|yaml$)/ },
   'src/wire': { internal: ['src/wire'], external: /^(node:|zod$)/ },
   'src/edges': { internal: ['src/edges', 'src/wire', 'src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|@modelcontextprotocol\/sdk\/)/ },
+  'src/proxy': { internal: ['src/proxy', 'src/wire', 'src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
   'src/projections': { internal: ['src/projections', 'src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
   'src/ledger': { internal: ['src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|better-sqlite3$|drizzle-orm(\/|$))/ },
 };

@@ -288,6 +288,16 @@ export class Kernel {
     return result.verdict === 'allow' ? { ok: true, output: result.output, receipt, entry } : { ok: false, ...result, receipt, entry };
   }
 
+  /**
+   * Signs a receipt another producer drafted (the ACP proxy's observations and refusals) with the
+   * kernel key and appends it under `sessionId`. The draft must satisfy the receipt semantics.
+   */
+  async recordReceipt(draft: ReceiptDraft, options: { nonce: string; sessionId?: string }): Promise<{ receipt: Receipt; entry: AppendResult }> {
+    const receipt = await signReceiptAsync(draft, this.signer, { nonce: options.nonce });
+    const entry = await this.writer.append({ receipt, sessionId: options.sessionId, producer: this.producer });
+    return { receipt, entry };
+  }
+
   /** Appends a kernel-signed revocation; the kernel then denies the token and every token delegated from it. */
   async revokeCapability(capabilityId: string, reason?: string): Promise<{ receipt: Receipt; entry: AppendResult }> {
     const receipt = await signReceiptAsync(revocationDraft(this.clock(), capabilityId, reason, this.policy), this.signer, { nonce: `revoke-${randomUUID()}` });

@@ -5,6 +5,7 @@
 export { runGuards, buildGuards, GuardsConfigSchema, CLASSIFIER } from './pipeline.js';
 export type { GuardsConfig, GuardDecision, Evidence } from './pipeline.js';
 export { classifyAction } from './action.js';
+export { resolvedPath, lexicalPath } from './paths.js';
 export type { Guard, GuardInput, GuardOutcome, ToolAction, EgressTarget } from './types.js';
 export { ForbiddenPathGuard, DEFAULT_FORBIDDEN_PATHS } from './forbidden-path.js';
 export { ShellCommandGuard } from './shell-command.js';

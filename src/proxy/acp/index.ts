@@ -1,0 +1,16 @@
+/**
+ * The ACP proxy (issue 7): `chio acp proxy -- <agent>` between an editor and an ACP agent.
+ */
+export { AcpProxy } from './proxy.js';
+export type { AcpProxyOptions, AcpProxyExit } from './proxy.js';
+export { AcpProxyConfig, DEFAULT_SERVER_ID } from './config.js';
+export type { AttestationMode, AcpProxyConfigFields } from './config.js';
+export { AcpInterceptor, ACCESS_DENIED, mapPermissionKind } from './interceptor.js';
+export type { Disposition, InterceptorOptions } from './interceptor.js';
+export { KernelCapabilityChecker, splitToken, authorityServer } from './checker.js';
+export { FsGuard } from './fs-guard.js';
+export { TerminalGuard } from './terminal-guard.js';
+export { CapabilityContexts, MAX_PENDING_PER_SESSION } from './contexts.js';
+export { auditEntry, eventContentHash, readToolCallEvent, acpMetadata, receiptContext } from './audit.js';
+export type { AcpToolCallAuditEntry, AuthorizationContext, EnforcementMode } from './audit.js';
+export { auditDraft, auditNonce, refusalDraft, receiptToolName } from './receipts.js';

@@ -1,0 +1,151 @@
+/**
+ * `AcpProxy` (issue 7): spawns the agent and routes ACP's symmetric JSON-RPC between the editor
+ * (our stdin/stdout) and the agent (its stdin/stdout), one line per message (ACP v1 transports).
+ * Each direction is handled strictly in arrival order, so nothing is reordered; lines are
+ * forwarded byte for byte. Malformed input from the editor is answered (−32700/−32600) and never
+ * forwarded; garbage from the agent is logged and dropped. When the agent exits, the editor's
+ * unanswered requests and every later one get a clear error, and the proxy keeps answering until
+ * the editor closes its end.
+ * Owns: processes, framing and ordering. Imports src/wire and the interceptor.
+ */
+import { spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { classify, DEFAULT_MAX_MESSAGE_BYTES, errorResponse, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, readLines } from '../../wire/index.js';
+import type { Incoming } from '../../wire/index.js';
+import type { AcpProxyConfig } from './config.js';
+import { AcpInterceptor } from './interceptor.js';
+import type { Disposition, InterceptorOptions } from './interceptor.js';
+
+export interface AcpProxyOptions extends Omit<InterceptorOptions, 'config'> {
+  config: AcpProxyConfig;
+  /** The editor's side: messages from it, and to it. */
+  input: Readable;
+  output: Writable;
+  maxMessageBytes?: number;
+}
+
+export interface AcpProxyExit {
+  /** How the agent ended (`exited with code 0`, `killed by SIGTERM`, `could not start: …`). */
+  agent: string;
+  agentCode: number | null;
+}
+
+const BATCH_REASON = 'batches are not supported (ACP uses single JSON-RPC messages)';
+
+export class AcpProxy {
+  readonly interceptor: AcpInterceptor;
+  readonly closed: Promise<AcpProxyExit>;
+  private agentGone: string | undefined;
+  private agentCode: number | null = null;
+  /** The editor's requests the agent has not answered: JSON id → method. */
+  private readonly unanswered = new Map<string, string>();
+
+  private constructor(private readonly options: AcpProxyOptions) {
+    this.interceptor = new AcpInterceptor({ ...options, log: (line) => this.log(line) });
+    this.closed = this.run();
+  }
+
+  static start(options: AcpProxyOptions): AcpProxy {
+    return new AcpProxy(options);
+  }
+
+  private log(line: string): void {
+    (this.options.log ?? ((l: string) => process.stderr.write(`chio acp proxy: ${l}\n`)))(line);
+  }
+
+  private async run(): Promise<AcpProxyExit> {
+    const { fields } = this.options.config;
+    const max = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const child = spawn(fields.agentCommand, [...fields.agentArgs], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...fields.agentEnv } });
+    const toEditor = (m: object | string) => this.options.output.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
+    const toAgent = (m: object | string) => {
+      if (this.agentGone === undefined && child.stdin.writable) child.stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
+    };
+    child.stdin.on('error', () => {}); // EPIPE once the agent is gone: reported through its exit
+    const exited = new Promise<void>((resolve) => {
+      child.once('error', (e) => {
+        this.agentGone ??= `could not start: ${e.message}`;
+        resolve();
+      });
+      child.once('exit', (code, signal) => {
+        this.agentGone ??= signal === null ? `exited with code ${code}` : `killed by ${signal}`;
+        this.agentCode = code;
+        resolve();
+      });
+    });
+
+    // Agent → editor, in order.
+    let agentQueue = Promise.resolve();
+    const fromAgent = readLines(child.stdout, {
+      onLine: (line) => {
+        agentQueue = agentQueue.then(() => this.agentLine(line, toEditor, toAgent)).catch((e) => this.log(`internal fault on an agent message: ${(e as Error).message}`));
+      },
+      onOversize: (limit) => this.log(`dropped a message from the agent larger than ${limit} bytes`),
+    }, max).catch(() => {});
+    const agentDone = Promise.all([exited, fromAgent]).then(() => agentQueue).then(() => {
+      for (const [key, method] of this.unanswered) toEditor(errorResponse(JSON.parse(key), INTERNAL_ERROR, `agent ${this.agentGone} before answering ${method}`));
+      this.unanswered.clear();
+      this.log(`agent ${this.agentGone}`);
+    });
+
+    // Editor → agent, in order.
+    let editorQueue = Promise.resolve();
+    await readLines(this.options.input, {
+      onLine: (line) => {
+        editorQueue = editorQueue.then(() => this.editorLine(line, toEditor, toAgent)).catch((e) => this.log(`internal fault on an editor message: ${(e as Error).message}`));
+      },
+      onOversize: (limit) => toEditor(errorResponse(null, INVALID_REQUEST, `message larger than ${limit} bytes refused`)),
+    }, max);
+    await editorQueue;
+    child.stdin.end();
+    const timer = setTimeout(() => child.kill('SIGTERM'), 5000);
+    await agentDone;
+    clearTimeout(timer);
+    return { agent: this.agentGone ?? 'exited', agentCode: this.agentCode };
+  }
+
+  private parse(line: string): { ok: true; message: Incoming; raw: string } | { ok: false; reason: string } | null {
+    if (line.trim() === '') return null;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      return { ok: false, reason: `parse error: ${(e as Error).message}` };
+    }
+    return { ok: true, message: classify(value, { batchReason: BATCH_REASON }), raw: line };
+  }
+
+  private apply(d: Disposition, raw: string, sender: (m: object | string) => void, peer: (m: object | string) => void): void {
+    if (d.forward) peer(raw);
+    for (const m of d.toSender) sender(m);
+    for (const m of d.toPeerAfter) peer(m);
+  }
+
+  private async editorLine(line: string, toEditor: (m: object | string) => void, toAgent: (m: object | string) => void): Promise<void> {
+    const p = this.parse(line);
+    if (p === null) return;
+    if (!p.ok) return void toEditor(errorResponse(null, PARSE_ERROR, p.reason));
+    const m = p.message;
+    if (m.kind === 'invalid') return void toEditor(errorResponse(m.id, INVALID_REQUEST, m.reason));
+    if (this.agentGone !== undefined) {
+      if (m.kind === 'request') toEditor(errorResponse(m.message.id, INTERNAL_ERROR, `agent ${this.agentGone}; ${m.message.method} cannot be answered`));
+      return;
+    }
+    if (m.kind === 'request') this.unanswered.set(JSON.stringify(m.message.id), m.message.method);
+    this.apply(await this.interceptor.fromClient(m), p.raw, toEditor, toAgent);
+  }
+
+  private async agentLine(line: string, toEditor: (m: object | string) => void, toAgent: (m: object | string) => void): Promise<void> {
+    const p = this.parse(line);
+    if (p === null) return;
+    if (!p.ok) return void this.log(`dropped a line from the agent that is not JSON: ${line.slice(0, 120)}`);
+    const m = p.message;
+    if (m.kind === 'invalid') {
+      this.log(`dropped a message from the agent that is not JSON-RPC: ${m.reason}`);
+      if (m.id !== null) toAgent(errorResponse(m.id, INVALID_REQUEST, m.reason));
+      return;
+    }
+    if (m.kind === 'response' && m.message.id !== null) this.unanswered.delete(JSON.stringify(m.message.id));
+    this.apply(await this.interceptor.fromAgent(m), p.raw, toAgent, toEditor);
+  }
+}
