@@ -3,7 +3,7 @@
  * catalogue in errors.ts. `npm run errors:registry` writes it; a test keeps the file identical.
  * Owns: the registry's shape. Imports only errors.ts.
  */
-import { ERROR_CATALOGUE, errorDocsUrl, errorUrn, EXIT } from './errors.js';
+import { ERROR_CATALOGUE, errorDocsUrl, errorUrn, EXIT, WIRE_ERROR_CODES } from './errors.js';
 
 export function buildErrorRegistry(): Record<string, unknown> {
   return {
@@ -24,5 +24,6 @@ export function buildErrorRegistry(): Record<string, unknown> {
       summary: entry.summary,
       help: entry.help,
     })),
+    wire_codes: Object.entries(WIRE_ERROR_CODES).map(([code, entry]) => ({ code: Number(code), ...entry })),
   };
 }

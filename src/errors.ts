@@ -21,6 +21,21 @@ interface CatalogueEntry {
   readonly exit: ExitCode;
 }
 
+/**
+ * JSON-RPC error codes the wire surfaces answer with (MCP edge, ACP edge, ACP proxy). These go to a
+ * protocol peer, not to a shell, so they are numbers from JSON-RPC 2.0 §5.1 and the MCP/ACP specs.
+ */
+export const WIRE_ERROR_CODES = {
+  '-32700': { name: 'parse error', surfaces: ['mcp', 'acp-edge', 'acp-proxy'], summary: 'a line is not JSON' },
+  '-32600': { name: 'invalid request', surfaces: ['mcp', 'acp-edge', 'acp-proxy'], summary: 'not a JSON-RPC 2.0 message (bad envelope or id, a batch, or a message over the size limit)' },
+  '-32601': { name: 'method not found', surfaces: ['mcp', 'acp-edge'], summary: 'the method is not one this surface serves' },
+  '-32602': { name: 'invalid params', surfaces: ['mcp', 'acp-edge', 'acp-proxy'], summary: 'params are missing or malformed (an unknown MCP tool too)' },
+  '-32603': { name: 'internal error', surfaces: ['mcp', 'acp-edge', 'acp-proxy'], summary: 'the request could not be carried out: unknown capability or task, a receipt that could not be written, an agent that has exited' },
+  '-32001': { name: 'session not found', surfaces: ['mcp'], summary: 'an MCP-Session-Id the Streamable HTTP edge does not know (HTTP 404)' },
+  '-32002': { name: 'session not initialized', surfaces: ['mcp'], summary: 'an MCP request before notifications/initialized (upstream chio session_not_initialized)' },
+  '-32000': { name: 'access denied', surfaces: ['acp-proxy'], summary: 'the proxy refused an agent request (FsGuard, TerminalGuard, the capability checker); never forwarded' },
+} as const;
+
 /** Every code the product can emit. Adding one here and regenerating the registry is the only way to add a code. */
 export const ERROR_CATALOGUE = {
   'CHIO-CRYPTO-NOT-CANONICAL': {

@@ -29,6 +29,16 @@ describe('error registry', () => {
     expect([...used].filter((c) => !registered.has(c))).toEqual([]);
   });
 
+  it('every JSON-RPC error code the wire surfaces define is registered', () => {
+    const registered = new Set(registry.wire_codes.map((c: { code: number }) => c.code));
+    const defined = new Set<number>();
+    for (const file of [...sourceFiles('src/wire'), ...sourceFiles('src/edges'), ...sourceFiles('src/proxy')]) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/\b[A-Z_]+ = (-32\d{3});/g)) defined.add(Number(m[1]));
+    }
+    expect(defined.size).toBeGreaterThanOrEqual(7);
+    expect([...defined].filter((c) => !registered.has(c))).toEqual([]);
+  });
+
   it('URNs and docs anchors follow DESIGN §8', () => {
     expect(errorUrn('CHIO-CLI-SESSION-EMPTY')).toBe('urn:chio:error:cli:session-empty');
     expect(errorDocsUrl('CHIO-CLI-SESSION-EMPTY')).toBe('https://chio.computer/docs/reference/errors#error-cli-session-empty');

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CapabilityToken } from '../../capability/index.js';
 import { generateSeed, signerFromSeed } from '../../crypto/index.js';
-import { isChioError } from '../../errors.js';
+import { ChioError, isChioError } from '../../errors.js';
 import type { Kernel, ToolCallResponse, ToolManifest } from '../../kernel/index.js';
 import { errorResponse, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, RequestIdSchema, resultResponse, RpcError } from '../../wire/index.js';
 import type { RequestId } from '../../wire/index.js';
@@ -72,7 +72,7 @@ export class AcpEdge {
     this.kernel = options.kernel;
     this.sessionId = options.sessionId ?? `acp-edge-${randomUUID()}`;
     if (options.capability !== undefined) {
-      if (options.agentId === undefined) throw new RpcError(INTERNAL_ERROR, 'an ACP edge given a capability needs the agentId it names');
+      if (options.agentId === undefined) throw new ChioError('CHIO-KERNEL-INVALID-REQUEST', 'an ACP edge given a capability needs the agentId it names');
       this.capability = options.capability;
       this.agentId = options.agentId;
     } else {

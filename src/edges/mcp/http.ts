@@ -16,7 +16,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Kernel } from '../../kernel/index.js';
 import { BoundedEventStore } from './event-store.js';
-import { INVALID_REQUEST, PARSE_ERROR } from './jsonrpc.js';
+import { INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND } from './jsonrpc.js';
 import { McpSession } from './session.js';
 import type { McpPassthrough } from './session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio.js';
@@ -115,7 +115,7 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
     }
     const sessionHeader = req.headers['mcp-session-id'];
     const existing = typeof sessionHeader === 'string' ? transports.get(sessionHeader) : undefined;
-    if (typeof sessionHeader === 'string' && existing === undefined) return reject(res, 404, -32001, 'session not found');
+    if (typeof sessionHeader === 'string' && existing === undefined) return reject(res, 404, SESSION_NOT_FOUND, 'session not found');
     if (req.method === 'POST') {
       const body = await readBody(req, max);
       if (body === 'too-large') return reject(res, 413, INVALID_REQUEST, `message larger than ${max} bytes refused`, { connection: 'close' });

@@ -12,6 +12,8 @@ export type { RequestId, JsonRpcRequest, JsonRpcNotification, Incoming } from '.
 
 /** Upstream chio's `session_not_initialized` (error registry code 1001). */
 export const SESSION_NOT_INITIALIZED = -32002;
+/** An MCP-Session-Id the HTTP edge does not know (answered with HTTP 404). */
+export const SESSION_NOT_FOUND = -32001;
 
 export function classify(value: unknown): Incoming {
   return classifyMessage(value, { batchReason: 'batches are not supported (removed in MCP 2025-06-18)' });
