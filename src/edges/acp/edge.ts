@@ -162,7 +162,6 @@ export class AcpEdge {
   private preview(call: { capabilityId: string; arguments: Record<string, unknown> }) {
     const b = this.published.get(call.capabilityId);
     if (b === undefined) return { decision: 'deny', metadata: previewMetadata({ guard: 'edge', reason: `tool not found: ${call.capabilityId}` }) };
-    if (!b.capability.requiresPermission) return { decision: 'allow', metadata: previewMetadata() };
     const verdict = this.kernel.previewToolCall({ capability: this.capability, caller: this.agentId, serverId: b.serverId, toolName: b.toolName, arguments: call.arguments });
     return verdict.ok ? { decision: 'allow', metadata: previewMetadata() } : { decision: 'deny', metadata: previewMetadata({ guard: verdict.guard, reason: verdict.reason }) };
   }
