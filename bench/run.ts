@@ -35,6 +35,7 @@ import { verifyCapability } from '../src/capability/index.js';
 import { guards, Kernel } from '../src/kernel/index.js';
 import { certificateFigures } from './certificates.js';
 import { mcpEdgeFigures } from './mcp-edge.js';
+import { acpEdgeFigures, acpProxyFigures } from './acp.js';
 
 const SEED = fromHex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60');
 const signer = signerFromSeed(SEED);
@@ -225,6 +226,19 @@ async function main(): Promise<void> {
     const { direct, governed } = await mcpEdgeFigures();
     row('MCP tools/call direct to server-everything (stdio)', direct.perSecond, '(limit)', undefined, `p50 ${direct.p50ms.toFixed(2)} ms, p99 ${direct.p99ms.toFixed(2)} ms`);
     row('MCP tools/call through chio mcp serve (governed)', governed.perSecond, 'direct', direct.perSecond, `p50 ${governed.p50ms.toFixed(2)} ms, p99 ${governed.p99ms.toFixed(2)} ms`);
+  }
+
+  // The ACP edge and proxy: one call (or one prompt turn) in flight.
+  {
+    const edge = await acpEdgeFigures();
+    row('ACP session/list_capabilities round trips (wire, no kernel)', edge.wire, '(limit)');
+    row('ACP tool/invoke through the edge (governed, receipt)', edge.invoke, 'wire', edge.wire);
+    const p = await acpProxyFigures();
+    row('ACP fs reads agent → editor, direct', p.readsDirect, '(limit)');
+    row('ACP fs reads through chio acp proxy (FsGuard)', p.readsProxied, 'direct', p.readsDirect);
+    row('ACP tool_call updates, direct', p.updatesDirect, '(limit)');
+    row('ACP tool_call updates through the proxy (receipt each)', p.updatesProxied, 'direct', p.updatesDirect);
+    row('  same, beside one FULL commit per receipt', p.updatesProxied, 'node sign', nodeSign, 'each update waits for its own receipt');
   }
 
   // Compliance certificates over a 10,000-receipt session among 90,000 others.

@@ -1,0 +1,88 @@
+/**
+ * ACP figures for `npm run bench` (issues 6–7), each beside a limit measured in the same run:
+ *  - the ACP edge (examples/hello-acp over stdio, the real ACP SDK client, one call in flight):
+ *    governed `tool/invoke` round trips beside `session/list_capabilities` round trips on the
+ *    same wire (transport alone, no kernel);
+ *  - the ACP proxy: one prompt turn in which the SDK fixture agent makes N allowed fs reads, or
+ *    sends N tool_call updates (each a signed receipt), through `chio acp proxy` beside the same
+ *    turn straight to the agent.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import * as acp from '@agentclientprotocol/sdk';
+
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const HELLO_ACP = fileURLToPath(new URL('../examples/hello-acp/edge.js', import.meta.url));
+const AGENT = fileURLToPath(new URL('../../test/fixtures/acp-agent.mjs', import.meta.url));
+
+function connect(args: string[], env: NodeJS.ProcessEnv, handlers: (c: acp.ClientApp) => acp.ClientApp = (c) => c) {
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, ...env } });
+  const conn = handlers(acp.client({ name: 'chio-bench' })).connect(acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>));
+  const close = async () => {
+    child.stdin.end();
+    await new Promise((r) => child.once('exit', r));
+  };
+  return { conn, close };
+}
+
+async function perSecond(n: number, call: (i: number) => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 20; i++) await call(i);
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) await call(i);
+  return n / (Number(process.hrtime.bigint() - start) / 1e9);
+}
+
+export async function acpEdgeFigures(calls = 500): Promise<{ wire: number; invoke: number }> {
+  const home = mkdtempSync(join(tmpdir(), 'chio-bench-acp-edge-'));
+  const { conn, close } = connect([HELLO_ACP, 'serve'], { HELLO_ACP_HOME: home });
+  try {
+    const wire = await perSecond(calls, () => conn.agent.request('session/list_capabilities', {}));
+    const invoke = await perSecond(calls, (i) => conn.agent.request('tool/invoke', { capabilityId: 'hello_tool', arguments: { name: `n${i}` } }));
+    return { wire, invoke };
+  } finally {
+    await close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** Messages per second of one prompt turn whose steps the fixture agent performs (requests or notifications). */
+async function turn(args: string[], steps: unknown[], root: string): Promise<number> {
+  const { conn, close } = connect(args, {}, (c) => c
+    .onRequest('fs/read_text_file', () => ({ content: 'x' }))
+    .onNotification('session/update', () => {}));
+  try {
+    await conn.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true } } });
+    const { sessionId } = await conn.agent.request('session/new', { cwd: root, mcpServers: [] });
+    const prompt = (s: unknown[]) => conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: JSON.stringify(s) }] });
+    await prompt(steps.slice(0, 20));
+    const start = process.hrtime.bigint();
+    await prompt(steps);
+    return steps.length / (Number(process.hrtime.bigint() - start) / 1e9);
+  } finally {
+    await close();
+  }
+}
+
+export async function acpProxyFigures(n = 1000): Promise<{ readsDirect: number; readsProxied: number; updatesDirect: number; updatesProxied: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'chio-bench-acp-proxy-'));
+  const root = join(dir, 'project');
+  mkdirSync(root);
+  writeFileSync(join(root, 'a.txt'), 'x');
+  const proxied = (db: string) => [CLI, 'acp', 'proxy', '--receipt-db', join(dir, db), '--allow-path', root, '--', process.execPath, AGENT];
+  const reads = Array.from({ length: n }, () => ({ read: { path: join(root, 'a.txt') } }));
+  const updates = Array.from({ length: n }, (_, i) => ({ update: { sessionUpdate: 'tool_call', toolCallId: `tc-${i}`, title: 'Read a', kind: 'read', status: 'completed' } }));
+  try {
+    return {
+      readsDirect: await turn([AGENT], reads, root),
+      readsProxied: await turn(proxied('reads.sqlite'), reads, root),
+      updatesDirect: await turn([AGENT], updates, root),
+      updatesProxied: await turn(proxied('updates.sqlite'), updates, root),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

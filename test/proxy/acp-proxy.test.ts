@@ -1,0 +1,184 @@
+// `chio acp proxy` end to end: the built CLI as a real child process, the SDK fixture agent behind
+// it, a real SDK client in front, a real SQLite ledger, real files and symlinks (issue 7).
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kernel } from '../../src/kernel/index.js';
+import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
+import { startProxyClient, waitFor } from '../helpers/acp-proxy-client.js';
+import type { ProxyClient } from '../helpers/acp-proxy-client.js';
+import { kernelKeyFiles, ledgerReceipts, sortedJsonHash } from '../helpers/acp-proxy-ledger.js';
+import { chio } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const ACP_KEYS = ['authorizationCorrelationId', 'authorizationOperation', 'authorizationParameterHash', 'authorizationReceiptId', 'authorizationRequestId', 'authorizationResource', 'authorizationToolCallId', 'capabilityId', 'enforcementMode', 'sessionId', 'toolCallId'];
+const denied = (message: string) => ({ ok: false, code: -32000, message });
+
+/** A project root with a file, a sibling `_evil` tree, an outside tree, and links out of the root. */
+function fixtureTree(dir: string) {
+  const root = join(dir, 'project');
+  const outside = join(dir, 'outside');
+  for (const d of [root, outside, `${root}_evil`]) mkdirSync(d);
+  writeFileSync(join(root, 'a.txt'), 'hello from a');
+  writeFileSync(join(outside, 'secret.txt'), 'outside secret');
+  writeFileSync(join(`${root}_evil`, 'secret.txt'), 'evil secret');
+  symlinkSync(join(outside, 'secret.txt'), join(root, 'link-out'));
+  symlinkSync(outside, join(root, 'dir-out'));
+  return { root, outside };
+}
+
+describe('chio acp proxy: guards, permission mapping and tool-call receipts', () => {
+  const dir = tempDir('chio-acp-proxy-');
+  const { root, outside } = fixtureTree(dir);
+  const keys = kernelKeyFiles(dir);
+  const db = join(dir, 'receipts.sqlite');
+  let client: ProxyClient;
+  let s1: string;
+  let s2: string;
+  beforeAll(async () => {
+    client = startProxyClient(['--receipt-db', db, '--kernel-seed-file', keys.seedFile, '--allow-path', root, '--allow-command', 'cargo']);
+    s1 = await client.newSession();
+    s2 = await client.newSession();
+  });
+  afterAll(async () => void (await client?.close()));
+
+  it('fs: reads and writes inside --allow-path reach the editor; traversal, /etc/shadow, links out, the _evil sibling, relative paths and denied writes do not', async () => {
+    const r = await client.prompt(s1, [
+      { read: { path: join(root, 'a.txt') } },
+      { write: { path: join(root, 'new.txt'), content: 'written through the proxy' } },
+      { read: { path: '/etc/shadow' } },
+      { read: { path: `${root}/../etc/passwd` } },
+      { read: { path: join(root, 'link-out') } },
+      { read: { path: join(root, 'dir-out', 'secret.txt') } },
+      { read: { path: join(`${root}_evil`, 'secret.txt') } },
+      { read: { path: 'project/a.txt' } },
+      { write: { path: join(outside, 'created.txt'), content: 'x' } },
+      { write: { path: join(root, 'dir-out', 'escaped.txt'), content: 'x' } },
+    ]);
+    expect(r[0]).toEqual({ ok: true, result: { content: 'hello from a' } });
+    expect(r[1]).toMatchObject({ ok: true });
+    expect(readFileSync(join(root, 'new.txt'), 'utf8')).toBe('written through the proxy');
+    expect(r.slice(2)).toEqual([
+      denied('access denied: fs read denied for path: /etc/shadow'),
+      denied(`path traversal detected: ${root}/../etc/passwd`),
+      denied(`access denied: fs read denied for path: ${join(root, 'link-out')}`),
+      denied(`access denied: fs read denied for path: ${join(root, 'dir-out', 'secret.txt')}`),
+      denied(`access denied: fs read denied for path: ${join(`${root}_evil`, 'secret.txt')}`),
+      denied('access denied: fs read denied: relative path not allowed: project/a.txt'),
+      denied(`access denied: fs write denied for path: ${join(outside, 'created.txt')}`),
+      denied(`access denied: fs write denied for path: ${join(root, 'dir-out', 'escaped.txt')}`),
+    ]);
+    // Only the two allowed requests reached the editor; the refused writes created nothing.
+    expect(client.seen.filter((s) => s.method.startsWith('fs/')).map((s) => [s.method, s.params.path])).toEqual([
+      ['fs/read_text_file', join(root, 'a.txt')],
+      ['fs/write_text_file', join(root, 'new.txt')],
+    ]);
+    expect(existsSync(join(outside, 'created.txt'))).toBe(false);
+    expect(existsSync(join(outside, 'escaped.txt'))).toBe(false);
+  });
+
+  it('terminal: allowed cargo reaches the editor; rm, every metacharacter and a cwd outside the roots are refused; kill/release need a checker; output and wait pass', async () => {
+    const before = client.seen.length;
+    const metas = ['`whoami`', '$(whoami)', 'a|b', 'a;b', 'a\nb', 'a\rb'];
+    const r = await client.prompt(s1, [
+      { terminal: { command: 'cargo', args: ['build', '--jobs=4'], cwd: root } },
+      { output: { terminalId: 'term-1' } },
+      { wait: { terminalId: 'term-1' } },
+      { terminal: { command: 'rm', args: ['-rf', '/'] } },
+      ...metas.map((arg) => ({ terminal: { command: 'cargo', args: ['build', arg] } })),
+      { terminal: { command: 'cargo', args: ['build'], cwd: outside } },
+      { terminal: { command: '/usr/bin/cargo', args: ['build'] } },
+      { kill: { terminalId: 'term-1' } },
+      { release: { terminalId: 'term-1' } },
+    ]);
+    expect(r[0]).toEqual({ ok: true, result: { terminalId: 'term-1' } });
+    expect(r[1]).toEqual({ ok: true, result: { output: 'compiled', truncated: false } });
+    expect(r[2]).toEqual({ ok: true, result: { exitCode: 0 } });
+    expect(r.slice(3)).toEqual([
+      denied('access denied: terminal denied: command not allowed: rm'),
+      ...metas.map((arg) => denied(`access denied: terminal denied: suspicious argument: ${arg}`)),
+      denied(`access denied: fs cwd denied for path: ${outside}`),
+      denied('access denied: terminal denied: command not allowed: /usr/bin/cargo'),
+      denied('terminal/kill denied: capability checker is required for terminal lifecycle operations'),
+      denied('terminal/release denied: capability checker is required for terminal lifecycle operations'),
+    ]);
+    const reached = client.seen.slice(before);
+    expect(reached.map((s) => s.method)).toEqual(['terminal/create', 'terminal/output', 'terminal/wait_for_exit']);
+    expect(reached[0]!.params).toMatchObject({ sessionId: s1, command: 'cargo', args: ['build', '--jobs=4'], cwd: root });
+  });
+
+  it('tool-call events become trace_observation receipts with the declared-fields content hash; a status-less update records nothing; the editor gets every update in order', async () => {
+    const path = join(root, 'a.txt');
+    const sent = [
+      { sessionUpdate: 'tool_call', toolCallId: 'tc-read', title: 'Read a.txt', kind: 'read', status: 'in_progress', rawInput: { path }, locations: [{ path }] },
+      { sessionUpdate: 'tool_call_update', toolCallId: 'tc-read', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'hello from a' } }], rawInput: { path } },
+      { sessionUpdate: 'tool_call_update', toolCallId: 'tc-read', title: 'Read a.txt (done)' },
+      { sessionUpdate: 'tool_call', toolCallId: 'tc-bare', title: 'Think' },
+      { sessionUpdate: 'tool_call_update', toolCallId: 'tc-plain', status: 'failed' },
+    ];
+    const r = await client.prompt(s2, sent.map((update) => ({ update })));
+    expect(r.every((o) => o.ok)).toBe(true);
+    const got = client.updates.filter((u) => u.sessionId === s2).map((u) => u.update);
+    expect(got.map((u) => [u.sessionUpdate, u.toolCallId ?? null, u.status ?? null])).toEqual([
+      ...sent.map((u) => [u.sessionUpdate, u.toolCallId, u.status ?? null]),
+      ['agent_message_chunk', null, null],
+    ]);
+    expect(got[1].content).toEqual(sent[1]!.content);
+
+    const rows = ledgerReceipts(db).filter((e) => e.session_id === s2);
+    expect(rows.map((e) => [e.receipt.action.parameters.tool_call_id, e.receipt.action.parameters.status])).toEqual([
+      ['tc-read', 'in_progress'], ['tc-read', 'completed'], ['tc-bare', expect.any(String)], ['tc-plain', 'failed'],
+    ]);
+    const [call, done, bare, plain] = rows.map((e) => e.receipt);
+    for (const rc of [call, done, bare, plain]) {
+      expect(rc).toMatchObject({ capability_id: `acp-session:${s2}`, receipt_kind: 'trace_observation', trust_level: 'verified', tool_server: 'chio-acp-proxy' });
+      expect(rc.decision).toBeUndefined();
+      expect(Object.keys(rc.metadata.acp).sort()).toEqual(ACP_KEYS);
+      expect(Object.keys(rc.action.parameters).sort()).toEqual(['authorization_parameter_hash', 'kind', 'status', 'title', 'tool_call_id']);
+    }
+    expect(call.metadata.acp).toEqual({
+      sessionId: s2, toolCallId: 'tc-read', enforcementMode: 'audit_only', capabilityId: null, authorizationReceiptId: null, authorizationRequestId: null,
+      authorizationToolCallId: null, authorizationCorrelationId: null, authorizationOperation: null, authorizationResource: null, authorizationParameterHash: null,
+    });
+    expect(call.metadata.receipt_context).toMatchObject({ session_id: s2, tool_call_id: 'tc-read' });
+    expect(call.action.parameters).toEqual({ tool_call_id: 'tc-read', title: 'Read a.txt', kind: 'read', status: 'in_progress', authorization_parameter_hash: null });
+    // Declared fields only: rawInput, locations and content do not move the hash.
+    expect(call.content_hash).toBe(sortedJsonHash({ toolCallId: 'tc-read', title: 'Read a.txt', kind: 'read', status: 'in_progress' }));
+    expect(done.content_hash).toBe(sortedJsonHash({ toolCallId: 'tc-read', status: 'completed' }));
+    expect(done.action.parameters).toMatchObject({ title: '', kind: null });
+    expect(bare.content_hash).toBe(sortedJsonHash({ toolCallId: 'tc-bare', title: 'Think' }));
+    expect(plain.content_hash).toBe(sortedJsonHash({ toolCallId: 'tc-plain', status: 'failed' }));
+  });
+
+  it('session/request_permission is forwarded, answered by the editor, and its options mapping is logged', async () => {
+    const options = [
+      { optionId: 'yes', name: 'Allow once', kind: 'allow_once' },
+      { optionId: 'always', name: 'Always', kind: 'allow_always' },
+      { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+      { optionId: 'never', name: 'Never', kind: 'reject_always' },
+    ];
+    const r = await client.prompt(s1, [{ permission: { toolCall: { toolCallId: 'tc-perm', title: 'Write new.txt' }, options } }]);
+    expect(r).toEqual([{ ok: true, result: { outcome: { outcome: 'selected', optionId: 'yes' } } }]);
+    expect(client.seen.filter((s) => s.method === 'session/request_permission').map((s) => s.params.options.map((o: any) => o.optionId))).toEqual([['yes', 'always', 'no', 'never']]);
+    const log = await waitFor(() => /never \(reject_always\) maps to deny/.test(client.stderr()) && client.stderr(), 'the mapping log');
+    expect(log).toContain('yes (allow_once) maps to allow');
+    expect(log).toContain('always (allow_always) maps to allow');
+    expect(log).toContain('no (reject_once) maps to deny');
+  });
+
+  it('afterwards: the proxy exits 0 when the editor closes, the ledger verifies, and cert generate certifies the session', async () => {
+    expect(await client.close()).toBe(0);
+    const verify = chio(['ledger', 'verify', '--receipt-db', db, '--trusted-kernel-pubkey', keys.pubFile]);
+    expect(verify.status, verify.stdout + verify.stderr).toBe(0);
+    const authority = join(dir, 'authority.seed');
+    writeFileSync(authority, `${'cd'.repeat(32)}\n`);
+    for (const session of [s2, s1]) {
+      const out = join(dir, `cert-${session}.json`);
+      const gen = chio(['cert', 'generate', '--session-id', session, '--receipt-db', db, '--authority-seed-file', authority, '--output', out, '--trusted-kernel-pubkey', keys.pubFile]);
+      expect(gen.status, gen.stderr).toBe(0);
+      const body = JSON.parse(readFileSync(out, 'utf8')).body;
+      expect(body).toMatchObject({ session_id: session, all_signatures_valid: true, chain_continuous: true, anomalies: [] });
+      expect(body.receipt_count).toBe(ledgerReceipts(db).filter((e) => e.session_id === session).length);
+    }
+  });
+});
