@@ -182,3 +182,109 @@ describe('chio acp proxy: guards, permission mapping and tool-call receipts', ()
     }
   });
 });
+
+describe('chio acp proxy --enforce-capabilities: kernel-issued tokens, enforced receipts, cancel', () => {
+  const dir = tempDir('chio-acp-proxy-caps-');
+  const { root } = fixtureTree(dir);
+  const keys = kernelKeyFiles(dir);
+  const db = join(dir, 'receipts.sqlite');
+  const path = join(root, 'a.txt');
+  const subject = signerFromSeed(fromHex('5e'.repeat(32))).publicKeyHex;
+  let client: ProxyClient;
+  let readToken: any;
+  let killToken: any;
+  const token = (tool_name: string, kernel: Kernel) => kernel.issueCapability({ subject, scope: { grants: [{ server_id: 'chio-acp-proxy', tool_name, operations: ['invoke'] }] } });
+  const receiptsOf = (session: string) => ledgerReceipts(db).filter((e) => e.session_id === session).map((e) => e.receipt);
+  const toolCall = (toolCallId: string, status = 'in_progress') => ({ update: { sessionUpdate: 'tool_call', toolCallId, title: `Read ${toolCallId}`, kind: 'read', status } });
+  beforeAll(async () => {
+    const issuer = Kernel.open({ ledgerPath: join(dir, 'issuer.sqlite'), seedFile: keys.seedFile });
+    readToken = token('fs/read_text_file', issuer);
+    killToken = token('terminal/kill', issuer);
+    await issuer.close();
+    client = startProxyClient(['--receipt-db', db, '--kernel-seed-file', keys.seedFile, '--enforce-capabilities', '--allow-path', root, '--allow-command', 'cargo']);
+  });
+  afterAll(async () => void (await client?.close()));
+
+  it('a read without a token is refused and never forwarded; with the token it is, and the next read tool_call is a mediated allow linked to the kernel receipt', async () => {
+    const s = await client.newSession();
+    const r = await client.prompt(s, [
+      { read: { path } },
+      { read: { path, capabilityToken: readToken } },
+      toolCall('tc-enf'),
+      { update: { sessionUpdate: 'tool_call_update', toolCallId: 'tc-enf', status: 'completed' } },
+    ]);
+    expect(r[0]).toMatchObject({ ok: false, code: -32000 });
+    expect((r[0] as { message: string }).message).toContain('no capability token presented');
+    expect(r[1]).toEqual({ ok: true, result: { content: 'hello from a' } });
+    expect(client.seen.filter((x) => x.method === 'fs/read_text_file' && x.params.sessionId === s)).toHaveLength(1);
+
+    const all = receiptsOf(s);
+    const [call, done] = all.filter((rc) => rc.action.parameters.tool_call_id === 'tc-enf');
+    expect(call).toMatchObject({ receipt_kind: 'mediated_decision', decision: { verdict: 'allow' }, trust_level: 'mediated', capability_id: readToken.id, tool_name: 'fs/read_text_file' });
+    expect(call.metadata.acp).toMatchObject({
+      sessionId: s, toolCallId: 'tc-enf', capabilityId: readToken.id, enforcementMode: 'cryptographically_enforced',
+      authorizationToolCallId: 'tc-enf', authorizationOperation: 'fs_read', authorizationResource: path,
+      authorizationParameterHash: sortedJsonHash({ path, sessionId: s }),
+    });
+    expect(call.action.parameters.authorization_parameter_hash).toBe(sortedJsonHash({ path, sessionId: s }));
+    const auth = all.find((rc) => rc.id === call.metadata.acp.authorizationReceiptId);
+    expect(auth).toMatchObject({ decision: { verdict: 'allow' }, tool_name: 'fs/read_text_file', capability_id: readToken.id });
+    expect(call.metadata.receipt_context).toMatchObject({ authorization_receipt_id: auth.id, request_id: call.metadata.acp.authorizationRequestId });
+    expect(done).toMatchObject({ receipt_kind: 'mediated_decision', capability_id: readToken.id });
+    expect(done.metadata.acp.enforcementMode).toBe('cryptographically_enforced');
+  });
+
+  it('two pending reads and one read tool_call: ambiguous, nothing binds, the receipt is audit_only', async () => {
+    const s = await client.newSession();
+    const r = await client.prompt(s, [{ read: { path, capabilityToken: readToken } }, { read: { path, capabilityToken: readToken } }, toolCall('tc-amb')]);
+    expect(r.every((o) => o.ok)).toBe(true);
+    const [rc] = receiptsOf(s).filter((x) => x.action.parameters.tool_call_id === 'tc-amb');
+    expect(rc).toMatchObject({ receipt_kind: 'trace_observation', trust_level: 'verified', capability_id: `acp-session:${s}` });
+    expect(rc.metadata.acp).toMatchObject({ enforcementMode: 'audit_only', capabilityId: null, authorizationReceiptId: null });
+  });
+
+  it('terminal/kill with a token covering terminal/kill is forwarded; with a read token or none it is refused', async () => {
+    const s = await client.newSession();
+    const before = client.seen.length;
+    const r = await client.prompt(s, [
+      { kill: { terminalId: 'term-9', toolCallId: 'tc-kill', capabilityToken: killToken } },
+      { kill: { terminalId: 'term-9', toolCallId: 'tc-kill-2', capabilityToken: readToken } },
+      { release: { terminalId: 'term-9', toolCallId: 'tc-rel' } },
+    ]);
+    expect(r[0]).toEqual({ ok: true, result: {} });
+    expect(r[1]).toMatchObject({ ok: false, code: -32000, message: expect.stringContaining('access denied: capability denied for terminal/kill term-9') });
+    expect(r[2]).toMatchObject({ ok: false, code: -32000, message: expect.stringContaining('no capability token presented') });
+    expect(client.seen.slice(before).map((x) => [x.method, x.params.sessionId, x.params.terminalId])).toEqual([['terminal/kill', s, 'term-9']]);
+  });
+
+  it('session/cancel from the editor purges the pending context: the next read tool_call records audit_only', async () => {
+    const s = await client.newSession();
+    expect((await client.prompt(s, [{ read: { path, capabilityToken: readToken } }]))[0]).toMatchObject({ ok: true });
+    await client.conn.agent.notify('session/cancel', { sessionId: s });
+    await client.prompt(s, [toolCall('tc-after-cancel')]);
+    const [rc] = receiptsOf(s).filter((x) => x.action.parameters.tool_call_id === 'tc-after-cancel');
+    expect(rc).toMatchObject({ receipt_kind: 'trace_observation', capability_id: `acp-session:${s}` });
+    expect(rc.metadata.acp.enforcementMode).toBe('audit_only');
+    expect(client.stderr()).toContain(`session/cancel cleared 1 capability context(s) of ${s}`);
+  });
+
+  it('a pending session/request_permission is answered cancelled to the agent after the editor cancels; the editor\'s late answer is dropped', async () => {
+    const s = await client.newSession();
+    client.holdPermissions = true;
+    const options = [{ optionId: 'ok', name: 'Allow', kind: 'allow_once' }];
+    const turn = client.prompt(s, [{ permission: { toolCall: { toolCallId: 'tc-p' }, options } }]);
+    await waitFor(() => client.seen.some((x) => x.method === 'session/request_permission' && x.params.sessionId === s), 'the permission request at the editor');
+    await client.conn.agent.notify('session/cancel', { sessionId: s });
+    expect(await turn).toEqual([{ ok: true, result: { outcome: { outcome: 'cancelled' } } }]);
+    client.holdPermissions = false;
+    client.releasePermissions();
+    // The session keeps working after the editor's late answer.
+    expect(await client.prompt(s, [{ permission: { toolCall: { toolCallId: 'tc-p2' }, options } }])).toEqual([{ ok: true, result: { outcome: { outcome: 'selected', optionId: 'ok' } } }]);
+  });
+
+  it('afterwards: the ledger (kernel authorizations, refusals and observations) verifies', async () => {
+    expect(await client.close()).toBe(0);
+    const verify = chio(['ledger', 'verify', '--receipt-db', db, '--trusted-kernel-pubkey', keys.pubFile]);
+    expect(verify.status, verify.stdout + verify.stderr).toBe(0);
+  });
+});

@@ -493,6 +493,18 @@ def check_ledger(c, ledger, receipts):
     c.check("every vector receipt is stored in the chain", not missing, f"missing {missing}")
 
 
+def check_acp_event(c, i, vec):
+    """An ACP audit entry's contentHash: sha256_hex(JCS(the event's declared fields only))."""
+    u = vec["update"]
+    if u.get("sessionUpdate") == "tool_call_update":
+        declared = {"toolCallId": u["toolCallId"], "status": u["status"]}
+    else:
+        declared = {k: u[k] for k in ("toolCallId", "title", "kind", "status") if k in u}
+    text = jcs(declared)
+    c.equal(f"event {i}: declared_fields_jcs = JCS(toolCallId, title, kind, status present)", vec["declared_fields_jcs"], text)
+    c.equal(f"event {i}: content_hash = sha256_hex(declared_fields_jcs)", vec["content_hash"], sha256_hex(text))
+
+
 def main(argv):
     base = argv[1] if len(argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     try:
@@ -518,6 +530,21 @@ def main(argv):
         c.run(f"receipt {name}", lambda: check_receipt(c, name, vec, chio))
     c.group("ledger")
     c.run("ledger", lambda: check_ledger(c, chio["ledger"], chio["receipts"]))
+
+    acp_path = os.path.join(base, "acp", "chio-acp-v1.json")
+    if os.path.exists(acp_path):
+        acp = c.run("acp vectors", lambda: load("acp/chio-acp-v1.json"))
+        if acp is not None:
+            c.group("acp audit-entry content hashes")
+            for i, ev in enumerate(acp["events"]):
+                c.run(f"event {i}", lambda: check_acp_event(c, i, ev))
+            for name, vec in acp["receipts"].items():
+                c.group(f"acp receipt {name}")
+                c.run(f"acp receipt {name}", lambda: check_receipt(c, name, vec, acp))
+            c.group("acp entries")
+            for mode, entry in acp["entries"].items():
+                c.equal(f"receipt {mode}: content_hash = the entry's contentHash",
+                        acp["receipts"][mode]["receipt"]["content_hash"], entry["contentHash"])
     return c.finish()
 
 
