@@ -5,6 +5,7 @@
  * MCP SDK client: an allowed and a denied call, each with its receipt id (mcp-part.ts).
  * Part 2 uses the kernel as a library: two agent sessions call tools at the same time, some calls
  * are allowed and some denied by the guards, one capability is revoked and used again.
+ * Part 3 puts `chio acp proxy` between an editor and an ACP agent (both on the real ACP SDK).
  * Finally the real `chio` CLI verifies the chain, pinned to the kernel key, and queries it.
  */
 import { spawnSync } from 'node:child_process';
@@ -12,6 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { generateSeed, Kernel, parseSeed, signerFromSeed, toHex } from '../../src/index.js';
 import type { ToolServerConnection } from '../../src/index.js';
+import { acpPart } from './acp-part.js';
 import { mcpPart } from './mcp-part.js';
 
 const DB = process.env['CHIO_DEMO_DB'] ?? './receipts.sqlite';
@@ -96,11 +98,16 @@ async function main(): Promise<void> {
   console.log(`seq ${String(again.entry.seq).padStart(2)}  session b  run_command    ${again.ok ? 'allow?!' : `${again.verdict} by ${again.guard}`}`);
   await kernel.close();
 
+  console.log('\n— part 3: an editor and an ACP agent with chio acp proxy between them —');
+  const acpSession = await acpPart({ cli: CLI, db: DB, seedFile: SEED_FILE });
+
   console.log('\n— the auditor: the chio CLI over ./receipts.sqlite —');
   chio('ledger', 'verify', '--trusted-kernel-pubkey', `${SEED_FILE}.pub`);
   chio('receipt', 'list', '--session-id', 'demo-session-a', '--outcome', 'deny', '--limit', '1');
   chio('sql', 'select seq, session_id, tool_name, verdict, guard, reason from receipts order by seq desc limit 10');
   chio('sql', 'select guard_name, count(*) as denials from receipt_evidence where passed = 0 group by guard_name order by denials desc');
+  chio('sql', `select seq, receipt_kind, tool_name, verdict, reason from receipts where session_id = '${acpSession}' order by seq`);
+  chio('cert', 'generate', '--session-id', acpSession, '--trusted-kernel-pubkey', `${SEED_FILE}.pub`, '--output', 'demo-acp-session.cert.json');
 }
 
 main().catch((e: unknown) => {

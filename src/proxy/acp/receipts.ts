@@ -92,6 +92,7 @@ export function refusalDraft(r: Refusal, policyHash: string): ReceiptDraft {
     redaction_mode: 'none',
     content_hash: NULL_CONTENT_HASH,
     policy_hash: policyHash,
+    evidence: [{ guard_name: r.guard, verdict: false, details: r.reason }],
     metadata: { acp: { sessionId: r.sessionId, operation: r.operation, resource: r.resource } },
     trust_level: 'mediated',
   };
