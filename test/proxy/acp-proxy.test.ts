@@ -1,6 +1,6 @@
 // `chio acp proxy` end to end: the built CLI as a real child process, the SDK fixture agent behind
 // it, a real SDK client in front, a real SQLite ledger, real files and symlinks (issue 7).
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kernel } from '../../src/kernel/index.js';
@@ -8,28 +8,13 @@ import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
 import { startProxyClient, waitFor } from '../helpers/acp-proxy-client.js';
 import type { ProxyClient } from '../helpers/acp-proxy-client.js';
 import { kernelKeyFiles, ledgerReceipts, sortedJsonHash } from '../helpers/acp-proxy-ledger.js';
+import { ACP_METADATA_KEYS, denied, projectTree } from '../helpers/acp-proxy-tree.js';
 import { chio } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const ACP_KEYS = ['authorizationCorrelationId', 'authorizationOperation', 'authorizationParameterHash', 'authorizationReceiptId', 'authorizationRequestId', 'authorizationResource', 'authorizationToolCallId', 'capabilityId', 'enforcementMode', 'sessionId', 'toolCallId'];
-const denied = (message: string) => ({ ok: false, code: -32000, message });
-
-/** A project root with a file, a sibling `_evil` tree, an outside tree, and links out of the root. */
-function fixtureTree(dir: string) {
-  const root = join(dir, 'project');
-  const outside = join(dir, 'outside');
-  for (const d of [root, outside, `${root}_evil`]) mkdirSync(d);
-  writeFileSync(join(root, 'a.txt'), 'hello from a');
-  writeFileSync(join(outside, 'secret.txt'), 'outside secret');
-  writeFileSync(join(`${root}_evil`, 'secret.txt'), 'evil secret');
-  symlinkSync(join(outside, 'secret.txt'), join(root, 'link-out'));
-  symlinkSync(outside, join(root, 'dir-out'));
-  return { root, outside };
-}
-
 describe('chio acp proxy: guards, permission mapping and tool-call receipts', () => {
   const dir = tempDir('chio-acp-proxy-');
-  const { root, outside } = fixtureTree(dir);
+  const { root, outside } = projectTree(dir);
   const keys = kernelKeyFiles(dir);
   const db = join(dir, 'receipts.sqlite');
   let client: ProxyClient;
@@ -133,7 +118,7 @@ describe('chio acp proxy: guards, permission mapping and tool-call receipts', ()
     for (const rc of [call, done, bare, plain]) {
       expect(rc).toMatchObject({ capability_id: `acp-session:${s2}`, receipt_kind: 'trace_observation', trust_level: 'verified', tool_server: 'chio-acp-proxy' });
       expect(rc.decision).toBeUndefined();
-      expect(Object.keys(rc.metadata.acp).sort()).toEqual(ACP_KEYS);
+      expect(Object.keys(rc.metadata.acp).sort()).toEqual(ACP_METADATA_KEYS);
       expect(Object.keys(rc.action.parameters).sort()).toEqual(['authorization_parameter_hash', 'kind', 'status', 'title', 'tool_call_id']);
     }
     expect(call.metadata.acp).toEqual({
@@ -150,7 +135,7 @@ describe('chio acp proxy: guards, permission mapping and tool-call receipts', ()
     expect(plain.content_hash).toBe(sortedJsonHash({ toolCallId: 'tc-plain', status: 'failed' }));
   });
 
-  it('session/request_permission is forwarded, answered by the editor, and its options mapping is logged', async () => {
+  it('session/request_permission is forwarded, answered by the editor, and its options mapping is logged (not audited)', async () => {
     const options = [
       { optionId: 'yes', name: 'Allow once', kind: 'allow_once' },
       { optionId: 'always', name: 'Always', kind: 'allow_always' },
@@ -164,6 +149,8 @@ describe('chio acp proxy: guards, permission mapping and tool-call receipts', ()
     expect(log).toContain('yes (allow_once) maps to allow');
     expect(log).toContain('always (allow_always) maps to allow');
     expect(log).toContain('no (reject_once) maps to deny');
+    // Logged, not audited: no receipt mentions the permission's tool call.
+    expect(ledgerReceipts(db).filter((e) => JSON.stringify(e.receipt).includes('tc-perm'))).toEqual([]);
   });
 
   it('afterwards: the proxy exits 0 when the editor closes, the ledger verifies, and cert generate certifies the session', async () => {
@@ -185,7 +172,7 @@ describe('chio acp proxy: guards, permission mapping and tool-call receipts', ()
 
 describe('chio acp proxy --enforce-capabilities: kernel-issued tokens, enforced receipts, cancel', () => {
   const dir = tempDir('chio-acp-proxy-caps-');
-  const { root } = fixtureTree(dir);
+  const { root } = projectTree(dir);
   const keys = kernelKeyFiles(dir);
   const db = join(dir, 'receipts.sqlite');
   const path = join(root, 'a.txt');
@@ -234,6 +221,22 @@ describe('chio acp proxy --enforce-capabilities: kernel-issued tokens, enforced 
     expect(done.metadata.acp.enforcementMode).toBe('cryptographically_enforced');
   });
 
+  it('the token may be JSON text or under chio.capabilityToken; a read token does not cover a write; FsGuard still applies after the kernel allows', async () => {
+    const s = await client.newSession();
+    const before = client.seen.length;
+    const r = await client.prompt(s, [
+      { read: { path, capabilityToken: JSON.stringify(readToken) } },
+      { read: { path, chio: { capabilityToken: readToken } } },
+      { write: { path, content: 'x', capabilityToken: readToken } },
+      { read: { path: join(`${root}_evil`, 'secret.txt'), capabilityToken: readToken } },
+    ]);
+    expect(r.slice(0, 2)).toEqual([{ ok: true, result: { content: 'hello from a' } }, { ok: true, result: { content: 'hello from a' } }]);
+    expect(r[2]).toMatchObject({ ok: false, code: -32000, message: expect.stringContaining(`access denied: capability denied for fs/write_text_file ${path}`) });
+    expect(r[3]).toEqual(denied(`access denied: fs read denied for path: ${join(`${root}_evil`, 'secret.txt')}`));
+    expect(client.seen.slice(before).map((x) => [x.method, x.params.path])).toEqual([['fs/read_text_file', path], ['fs/read_text_file', path]]);
+    expect(readFileSync(path, 'utf8')).toBe('hello from a');
+  });
+
   it('two pending reads and one read tool_call: ambiguous, nothing binds, the receipt is audit_only', async () => {
     const s = await client.newSession();
     const r = await client.prompt(s, [{ read: { path, capabilityToken: readToken } }, { read: { path, capabilityToken: readToken } }, toolCall('tc-amb')]);
@@ -268,7 +271,7 @@ describe('chio acp proxy --enforce-capabilities: kernel-issued tokens, enforced 
     expect(client.stderr()).toContain(`session/cancel cleared 1 capability context(s) of ${s}`);
   });
 
-  it('a pending session/request_permission is answered cancelled to the agent after the editor cancels; the editor\'s late answer is dropped', async () => {
+  it('a pending session/request_permission is answered cancelled to the agent after the editor cancels; the session keeps working after the editor\'s late answer', async () => {
     const s = await client.newSession();
     client.holdPermissions = true;
     const options = [{ optionId: 'ok', name: 'Allow', kind: 'allow_once' }];

@@ -94,7 +94,10 @@ export class AcpProxy {
       onLine: (line) => {
         editorQueue = editorQueue.then(() => this.editorLine(line, toEditor, toAgent)).catch((e) => this.log(`internal fault on an editor message: ${(e as Error).message}`));
       },
-      onOversize: (limit) => toEditor(errorResponse(null, INVALID_REQUEST, `message larger than ${limit} bytes refused`)),
+      onOversize: (limit) => {
+        // Queued like any line, so the refusal never overtakes answers to earlier lines.
+        editorQueue = editorQueue.then(() => void toEditor(errorResponse(null, INVALID_REQUEST, `message larger than ${limit} bytes refused`)));
+      },
     }, max);
     await editorQueue;
     child.stdin.end();
