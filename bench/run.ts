@@ -144,6 +144,7 @@ async function main(): Promise<void> {
   row('sign a receipt (zod + JCS + id + Ed25519)', rate(1500, (i) => signReceipt(draft(i), signer, { nonce: `s${i}` })), 'node sign', nodeSign);
 
   // 1 producer: sign, then one BEGIN IMMEDIATE … COMMIT (one fsync) per receipt.
+  let oneCommitEach = 0;
   {
     const ledger = openLedger(join(dir, 'single.sqlite'));
     const inserter = new EntryInserter(ledger);
@@ -153,6 +154,7 @@ async function main(): Promise<void> {
       return n;
     });
     row('append, 1 producer, 1 txn + fsync per receipt', r, 'node sign', nodeSign);
+    oneCommitEach = r;
     ledger.close();
   }
 
@@ -238,7 +240,7 @@ async function main(): Promise<void> {
     row('ACP fs reads through chio acp proxy (FsGuard)', p.readsProxied, 'direct', p.readsDirect);
     row('ACP tool_call updates, direct', p.updatesDirect, '(limit)');
     row('ACP tool_call updates through the proxy (receipt each)', p.updatesProxied, 'direct', p.updatesDirect);
-    row('  same, beside one FULL commit per receipt', p.updatesProxied, 'node sign', nodeSign, 'each update waits for its own receipt');
+    row('  same, beside 1 producer, 1 txn + fsync per receipt', p.updatesProxied, '1 commit', oneCommitEach, 'each update waits for its own signed, committed receipt');
   }
 
   // Compliance certificates over a 10,000-receipt session among 90,000 others.

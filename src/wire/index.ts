@@ -5,3 +5,4 @@
 export * from './jsonrpc.js';
 export { readLines, DEFAULT_MAX_MESSAGE_BYTES } from './ndjson.js';
 export type { LineHandlers } from './ndjson.js';
+export { serveJsonRpcLines, lineWriter } from './serve.js';

@@ -4,11 +4,10 @@
  * response is written as one line. A line over the size limit is refused with an error and
  * skipped, never buffered whole; malformed JSON is −32700. When the input ends, the transport
  * waits for calls in flight, then resolves.
- * Owns: framing. Imports the session and JSON-RPC helpers.
+ * Owns: the MCP session's transport wiring. Imports src/wire and the session.
  */
 import type { Readable, Writable } from 'node:stream';
-import { DEFAULT_MAX_MESSAGE_BYTES, readLines } from '../../wire/index.js';
-import { errorResponse, INVALID_REQUEST, PARSE_ERROR } from './jsonrpc.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, lineWriter, serveJsonRpcLines } from '../../wire/index.js';
 import type { McpSession } from './session.js';
 
 export { DEFAULT_MAX_MESSAGE_BYTES };
@@ -18,32 +17,8 @@ export interface StdioOptions {
 }
 
 export async function serveStdio(session: McpSession, input: Readable, output: Writable, options: StdioOptions = {}): Promise<void> {
-  const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const pending = new Set<Promise<void>>();
-  const write = (message: object) => {
-    output.write(`${JSON.stringify(message)}\n`);
-  };
+  const write = lineWriter(output);
   session.setOutbound(write);
-  const dispatch = (line: string) => {
-    if (line.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      write(errorResponse(null, PARSE_ERROR, `parse error: ${(e as Error).message}`));
-      return;
-    }
-    const p = session.handle(value).then((response) => {
-      if (response !== null) write(response);
-    });
-    pending.add(p);
-    void p.finally(() => pending.delete(p));
-  };
-
-  await readLines(input, {
-    onLine: dispatch,
-    onOversize: (limit) => write(errorResponse(null, INVALID_REQUEST, `message larger than ${limit} bytes refused`)),
-  }, max);
-  while (pending.size > 0) await Promise.all([...pending]);
+  await serveJsonRpcLines((value) => session.handle(value), input, write, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
   session.close();
 }
