@@ -50,6 +50,9 @@ describe('FsGuard', () => {
     ['a symlink inside pointing inside', guard, join(root, 'link-in'), { ok: true }],
     ['/etc/shadow', guard, '/etc/shadow', deniedFor('read', '/etc/shadow')],
     ['a prefix of / matches nothing', new FsGuard(['/']), '/etc/passwd', deniedFor('read', '/etc/passwd')],
+    ['a file used as a directory (ENOTDIR) outside: a verdict, not an exception', guard, '/etc/passwd/x', deniedFor('read', '/etc/passwd/x')],
+    ['a file used as a directory inside', guard, join(root, 'sub', 'a.txt', 'x'), { ok: true }],
+    ['a name too long for the filesystem (ENAMETOOLONG) outside', guard, `${outside}/${'n'.repeat(300)}`, deniedFor('read', `${outside}/${'n'.repeat(300)}`)],
   ])('%s', (_name, g, path, expected) => {
     expect(g.check('read', path)).toEqual(expected);
   });

@@ -6,6 +6,7 @@
  * Owns: path normalisation. Imports node:fs/node:path/node:os only. Paths are attacker-controlled.
  */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
 
@@ -18,6 +19,19 @@ export function lexicalPath(path: string, cwd: string = process.cwd()): string {
 const MAX_LINK_HOPS = 40; // as Linux's ELOOP limit
 
 /**
+ * The directory entry at `path`, or undefined when there is none to resolve: missing, or a path
+ * that cannot name one (ENOTDIR through a file, ENAMETOOLONG, ELOOP, EACCES). Such a path is
+ * judged by its longest prefix that does exist, never by an exception.
+ */
+function entryAt(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The lexical path with every symlink in its longest existing prefix resolved. A dangling link is
  * followed to where it points (writing through it would create its target there).
  */
@@ -27,13 +41,13 @@ export function resolvedPath(path: string, cwd?: string, hops = 0): string {
   // path), then resolve it once with libc realpath(3).
   let head = lexical;
   const tail: string[] = [];
-  let entry = lstatSync(head, { throwIfNoEntry: false });
+  let entry = entryAt(head);
   while (entry === undefined) {
     const parent = posix.dirname(head);
     if (parent === head) return lexical;
     tail.unshift(posix.basename(head));
     head = parent;
-    entry = lstatSync(head, { throwIfNoEntry: false });
+    entry = entryAt(head);
   }
   try {
     const real = realpathSync.native(head);

@@ -149,6 +149,15 @@ export class AcpProxy {
       return;
     }
     if (m.kind === 'response' && m.message.id !== null) this.unanswered.delete(JSON.stringify(m.message.id));
-    this.apply(await this.interceptor.fromAgent(m), p.raw, toAgent, toEditor);
+    let d: Disposition;
+    try {
+      d = await this.interceptor.fromAgent(m);
+    } catch (e) {
+      // A fault while judging a message fails closed: not forwarded, and a request is answered.
+      this.log(`internal fault on an agent message, not forwarded: ${(e as Error)?.message ?? String(e)}`);
+      if (m.kind === 'request') toAgent(errorResponse(m.message.id, INTERNAL_ERROR, `internal error: the proxy could not judge ${m.message.method}`));
+      return;
+    }
+    this.apply(d, p.raw, toAgent, toEditor);
   }
 }
