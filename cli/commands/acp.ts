@@ -9,7 +9,7 @@
 import type { CommandModule } from 'yargs';
 import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
-import { AcpProxy, AcpProxyConfig, DEFAULT_SERVER_ID, KernelCapabilityChecker } from '../../src/proxy/acp/index.js';
+import { ACP_MAX_MESSAGE_BYTES, AcpProxy, AcpProxyConfig, DEFAULT_SERVER_ID, KernelCapabilityChecker } from '../../src/proxy/acp/index.js';
 import type { GlobalArgs } from '../main.js';
 
 interface ProxyArgs extends GlobalArgs {
@@ -42,7 +42,7 @@ const proxy: CommandModule<GlobalArgs, ProxyArgs> = {
       .option('policy', { type: 'string', describe: 'policy for the kernel checker (default: the built-in secure defaults)' })
       .option('attestation', { choices: ['required', 'optional'] as const, default: 'optional' as const, describe: 'required: a tool-call update whose receipt cannot be written is not forwarded' })
       .option('enforce-capabilities', { type: 'boolean', default: false, describe: 'install the kernel checker: fs/terminal requests must present a kernel-issued capability token' })
-      .option('max-message-bytes', { type: 'number', default: 4 * 1024 * 1024, describe: 'larger messages are refused' }),
+      .option('max-message-bytes', { type: 'number', default: ACP_MAX_MESSAGE_BYTES, describe: 'larger messages are refused (default 32 MiB, the ACP SDK\'s own limit)' }),
   handler: async (args) => {
     const command = agentCommand();
     if (command.length === 0) throw new ChioError('CHIO-CLI-USAGE', 'name the agent: chio acp proxy [options] -- <agent command …>');

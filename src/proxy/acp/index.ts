@@ -1,7 +1,7 @@
 /**
  * The ACP proxy (issue 7): `chio acp proxy -- <agent>` between an editor and an ACP agent.
  */
-export { AcpProxy } from './proxy.js';
+export { AcpProxy, ACP_MAX_MESSAGE_BYTES } from './proxy.js';
 export type { AcpProxyOptions, AcpProxyExit } from './proxy.js';
 export { AcpProxyConfig, DEFAULT_SERVER_ID } from './config.js';
 export type { AttestationMode, AcpProxyConfigFields } from './config.js';

@@ -10,7 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { classify, DEFAULT_MAX_MESSAGE_BYTES, errorResponse, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, readLines } from '../../wire/index.js';
+import { classify, errorResponse, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, readLines } from '../../wire/index.js';
 import type { Incoming } from '../../wire/index.js';
 import type { AcpProxyConfig } from './config.js';
 import { AcpInterceptor } from './interceptor.js';
@@ -29,6 +29,9 @@ export interface AcpProxyExit {
   agent: string;
   agentCode: number | null;
 }
+
+/** ACP SDK's own per-message cap (src/stream-limits.ts): a whole file in fs/write_text_file must fit. */
+export const ACP_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 const BATCH_REASON = 'batches are not supported (ACP uses single JSON-RPC messages)';
 
@@ -55,7 +58,7 @@ export class AcpProxy {
 
   private async run(): Promise<AcpProxyExit> {
     const { fields } = this.options.config;
-    const max = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const max = this.options.maxMessageBytes ?? ACP_MAX_MESSAGE_BYTES;
     const child = spawn(fields.agentCommand, [...fields.agentArgs], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...fields.agentEnv } });
     const toEditor = (m: object | string) => this.options.output.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
     const toAgent = (m: object | string) => {
