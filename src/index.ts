@@ -56,3 +56,9 @@ export type { KernelOptions, ToolCallRequest, ToolCallResponse, LoadedPolicy, Po
 // capabilities
 export { issueCapability, delegateCapability, verifyCapability, CapabilityTokenSchema } from './capability/index.js';
 export type { CapabilityToken, Scope, ToolGrant, CapabilityVerdict } from './capability/index.js';
+
+// the ACP edge and the ACP proxy
+export { AcpEdge, serveAcpStdio } from './edges/acp/index.js';
+export type { AcpEdgeOptions, AcpInvocationResult, AcpCapability } from './edges/acp/index.js';
+export { AcpProxy, AcpProxyConfig, KernelCapabilityChecker, ACP_MAX_MESSAGE_BYTES } from './proxy/acp/index.js';
+export type { AcpProxyOptions, AcpToolCallAuditEntry, AttestationMode } from './proxy/acp/index.js';
