@@ -104,9 +104,12 @@ export class AcpProxy {
     }, max);
     await editorQueue;
     child.stdin.end();
-    const timer = setTimeout(() => child.kill('SIGTERM'), 5000);
+    // The editor is gone: the agent gets 5 s to finish on its own, then SIGTERM, then SIGKILL.
+    const term = setTimeout(() => child.kill('SIGTERM'), 5000);
+    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
     await agentDone;
-    clearTimeout(timer);
+    clearTimeout(term);
+    clearTimeout(kill);
     return { agent: this.agentGone ?? 'exited', agentCode: this.agentCode };
   }
 
