@@ -18,15 +18,18 @@ const TERMINAL_STATUSES = new Set(['completed', 'failed', 'error', 'cancelled', 
 
 export class CapabilityContexts {
   private readonly pending = new Map<string, AuthorizationContext[]>();
-  private readonly live = new Map<string, AuthorizationContext>();
+  /** Per session: toolCallId → its bound context. */
+  private readonly live = new Map<string, Map<string, AuthorizationContext>>();
 
-  private static key(sessionId: string, toolCallId: string): string {
-    return JSON.stringify([sessionId, toolCallId]);
+  private liveOf(sessionId: string): Map<string, AuthorizationContext> {
+    let m = this.live.get(sessionId);
+    if (m === undefined) this.live.set(sessionId, (m = new Map()));
+    return m;
   }
 
   remember(sessionId: string, context: AuthorizationContext): void {
     if (context.authorizationToolCallId !== '') {
-      this.live.set(CapabilityContexts.key(sessionId, context.authorizationToolCallId), context);
+      this.liveOf(sessionId).set(context.authorizationToolCallId, context);
       return;
     }
     const queue = this.pending.get(sessionId) ?? [];
@@ -37,8 +40,7 @@ export class CapabilityContexts {
 
   /** For a tool_call: its live context, else the one pending context of a matching kind. */
   bindToolCall(sessionId: string, toolCallId: string, kind: string | undefined): AuthorizationContext | undefined {
-    const key = CapabilityContexts.key(sessionId, toolCallId);
-    const live = this.live.get(key);
+    const live = this.forUpdate(sessionId, toolCallId);
     if (live !== undefined) return live;
     const k = kind?.trim();
     if (k === undefined || k === '') return undefined;
@@ -47,35 +49,29 @@ export class CapabilityContexts {
     if (matches.length !== 1) return undefined;
     const [bound] = queue.splice(matches[0]!, 1);
     const context = { ...bound!, authorizationToolCallId: toolCallId };
-    this.live.set(key, context);
+    this.liveOf(sessionId).set(toolCallId, context);
     return context;
   }
 
   /** For a tool_call_update: only a live context (an update never consumes a pending one). */
   forUpdate(sessionId: string, toolCallId: string): AuthorizationContext | undefined {
-    return this.live.get(CapabilityContexts.key(sessionId, toolCallId));
+    return this.live.get(sessionId)?.get(toolCallId);
   }
 
   /** After the entry for a terminal status is recorded, the call gets no more updates. */
   settle(sessionId: string, toolCallId: string, status: string): void {
-    if (TERMINAL_STATUSES.has(status)) this.live.delete(CapabilityContexts.key(sessionId, toolCallId));
+    if (TERMINAL_STATUSES.has(status)) this.live.get(sessionId)?.delete(toolCallId);
   }
 
   /** session/cancel: every pending and live context of the session. Returns how many were purged. */
   purge(sessionId: string): number {
-    let n = this.pending.get(sessionId)?.length ?? 0;
+    const { pending, live } = this.counts(sessionId);
     this.pending.delete(sessionId);
-    for (const k of [...this.live.keys()]) {
-      if ((JSON.parse(k) as [string, string])[0] === sessionId) {
-        this.live.delete(k);
-        n += 1;
-      }
-    }
-    return n;
+    this.live.delete(sessionId);
+    return pending + live;
   }
 
   counts(sessionId: string): { pending: number; live: number } {
-    const live = [...this.live.keys()].filter((k) => (JSON.parse(k) as [string, string])[0] === sessionId).length;
-    return { pending: this.pending.get(sessionId)?.length ?? 0, live };
+    return { pending: this.pending.get(sessionId)?.length ?? 0, live: this.live.get(sessionId)?.size ?? 0 };
   }
 }
