@@ -3,19 +3,21 @@
  *   tool known? → capability (signature, time, subject, scope + constraints, delegation)
  *   → budget → revocation (token and every ancestor) → guards → reservation (the budget again,
  *   atomically, and proof the ledger can be written) → dispatch → signed receipt appended → response.
- * Every denial is a signed receipt too. The reservation is committed before the tool runs, so a
- * ledger that cannot be written stops the call; the receipt's append settles the reservation.
+ * Every denial is a signed receipt too. The reservation (with the facts its receipt needs) is
+ * committed durably before the tool runs, so a ledger that cannot be written stops the call; the
+ * receipt's append settles the reservation. A reservation whose receipt was never written is
+ * settled by recovery (recovery.ts) with an `incomplete` receipt: at `Kernel.open`, and after this
+ * process's next successful append when one of its own appends failed.
  * Owns: that order. Imports crypto, receipt, capability, ledger; must not import edges or cli.
  */
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { issueCapability as issueToken, verifyCapability } from '../capability/index.js';
 import type { CapabilityToken, Scope, ToolGrant } from '../capability/index.js';
 import { readFileSync } from 'node:fs';
 import { canonicalBytes, generateSeed, parseSeed, signerFromSeed } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
-import { firstRevoked, invocationsUsed, LedgerWriter, openLedger, reserveCall } from '../ledger/index.js';
+import { firstRevoked, invocationsUsed, LedgerWriter, openLedger, ReservationQueue } from '../ledger/index.js';
 import type { AppendResult, Ledger } from '../ledger/index.js';
 import { signReceiptAsync } from '../receipt/index.js';
 import type { GuardEvidence, Receipt, ReceiptDraft } from '../receipt/index.js';
@@ -23,8 +25,11 @@ import { buildGuards, runGuards } from './guards/index.js';
 import type { Guard } from './guards/index.js';
 import { defaultPolicy } from './policy.js';
 import type { LoadedPolicy } from './policy.js';
-import { cancelledDraft, denyDraft, outcomeDraft, revocationDraft } from './receipts.js';
+import { currentOwner, formatOwner } from './owner.js';
+import { cancelledDraft, denyDraft, outcomeDraft, reservedFacts, revocationDraft } from './receipts.js';
 import type { CallFacts } from './receipts.js';
+import { reservationsInFlight, settleUnrecorded } from './recovery.js';
+import type { OwnFailure, RecoveryReport } from './recovery.js';
 import { findTool } from './tool-server.js';
 import type { InvokeContext, ToolServerConnection } from './tool-server.js';
 
@@ -87,13 +92,24 @@ export class Kernel {
   readonly policy: LoadedPolicy;
   private readonly servers = new Map<string, ToolServerConnection>();
   private readonly guards: Guard[];
-  private readonly owner = `${hostname()}:${process.pid}`;
+  /** This process incarnation, as pending_calls.owner records it (owner.ts). */
+  private readonly self = currentOwner();
+  private readonly owner = formatOwner(this.self);
+  private readonly reservations: ReservationQueue;
+  /** This process's reserved calls whose receipt append failed, until recovery settles them. */
+  private readonly failures = new Map<string, OwnFailure>();
+  /** Recovery has work it could not finish (an own append failed, or the ledger refused writes). */
+  private recoveryDue = false;
+  /** What the last recovery run did (`Kernel.open` runs the first). */
+  lastRecovery: RecoveryReport = { settled: [], left: [] };
   private readonly clock: () => number;
   private readonly producer: string;
 
   /**
-   * @param ledger  reads (revocations) and reservations, synchronous=OFF: a reservation must prove
-   *                the file takes writes and hold its place in the budget, not survive power loss
+   * @param ledger  reads (budgets, revocations) and reservations, group-committed and
+   *                synchronous=FULL: a reservation proves the file takes writes, holds its place in
+   *                the budget, and survives a crash or power loss, so a dispatched call is never
+   *                without a record (README "The kernel", decision on reservation durability)
    * @param writer  receipts, on a synchronous=FULL connection
    */
   private constructor(
@@ -110,6 +126,7 @@ export class Kernel {
     this.guards = buildGuards(this.policy.policy.guards);
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.producer = options.producer ?? 'kernel';
+    this.reservations = new ReservationQueue(ledger);
   }
 
   static open(options: KernelOptions): Kernel {
@@ -119,12 +136,52 @@ export class Kernel {
     const receiptLedger = openLedger(options.ledgerPath);
     let ledger: Ledger;
     try {
-      ledger = openLedger(options.ledgerPath, { synchronous: 'OFF', create: false });
+      ledger = openLedger(options.ledgerPath, { create: false });
     } catch (e) {
       receiptLedger.close();
       throw e;
     }
-    return new Kernel(signer, ledger, receiptLedger, new LedgerWriter(receiptLedger), options, generated);
+    const kernel = new Kernel(signer, ledger, receiptLedger, new LedgerWriter(receiptLedger), options, generated);
+    // Calls of producers that died (or of this process's earlier kernels) without their receipt.
+    // A ledger that refuses writes now does not stop the open: the rows wait, and the first
+    // successful append of this kernel retries (`lastRecovery.error` says why).
+    kernel.settleUnrecordedCalls();
+    return kernel;
+  }
+
+  /**
+   * Signs an `incomplete` receipt for every reservation without a receipt that this process may
+   * settle: its own calls whose append failed, and calls of provably dead producers on this host.
+   * Live producers' calls, and other hosts' rows, are left alone (listed in the report).
+   */
+  settleUnrecordedCalls(): RecoveryReport {
+    const report = settleUnrecorded({
+      ledger: this.receiptLedger,
+      signer: this.signer,
+      self: this.self,
+      selfText: this.owner,
+      now: this.clock(),
+      producer: this.producer,
+      inFlight: (id) => reservationsInFlight.has(id),
+      failures: this.failures,
+    });
+    if (report.error === undefined) this.failures.clear(); // settled, or settled by another process
+    this.recoveryDue = report.error !== undefined;
+    this.lastRecovery = report;
+    return report;
+  }
+
+  /**
+   * After a successful append: the ledger takes writes again, so settle what is owed. Never
+   * throws: the append that triggered it has committed, and its caller gets its answer.
+   */
+  private settleIfDue(): void {
+    if (!this.recoveryDue) return;
+    try {
+      this.settleUnrecordedCalls();
+    } catch (e) {
+      this.lastRecovery = { settled: [], left: [], error: new ChioError('CHIO-INTERNAL', `recovery failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }) };
+    }
   }
 
   registerToolServer(server: ToolServerConnection): void {
@@ -214,27 +271,41 @@ export class Kernel {
     facts.evidence = auth.evidence;
     if (!auth.ok) return deny(auth.reason, auth.guard);
 
-    let grantIndex: number | undefined;
-    let lastRefusal = '';
-    for (const g of auth.candidates) {
-      const r = reserveCall(this.ledger, { requestId, capabilityId: auth.capabilityId, grantIndex: g.index, maxInvocations: g.limit, owner: this.owner, now });
-      if (r.ok) {
-        grantIndex = g.index;
-        break;
-      }
-      lastRefusal = `grant ${g.index} has used ${r.used} of ${r.limit} invocations`;
-    }
-    if (grantIndex === undefined) return deny(`budget exhausted: ${lastRefusal}`, 'budget', [...facts.evidence, { guard_name: 'budget', verdict: false, details: lastRefusal }]);
-
-    const outcome = await this.dispatch(auth.server, request, {
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-      ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
-      ...(request.onChunk === undefined ? {} : { onChunk: request.onChunk }),
+    // The reservation carries the receipt's facts (parameters already redacted), so recovery can
+    // sign a faithful receipt if this process never does. It is committed (group commit, fsync)
+    // before the tool is invoked; if it cannot be, the call fails here and nothing runs.
+    const r = await this.reservations.reserve({
+      requestId, capabilityId: auth.capabilityId, grants: auth.candidates.map((g) => ({ index: g.index, maxInvocations: g.limit })),
+      owner: this.owner, now, sessionId: request.sessionId, toolServer: request.serverId, toolName: request.toolName, facts: reservedFacts(facts),
     });
-    const draft = outcomeDraft(facts, grantIndex, outcome);
-    if (outcome.kind === 'output') return this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.output }, requestId);
-    if (outcome.kind === 'stream') return this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.chunks }, requestId);
-    return this.finish(request, requestId, draft, { verdict: outcome.kind === 'failed' ? 'incomplete' : 'cancelled', reason: outcome.reason }, requestId);
+    if (!r.ok) {
+      const refusal = `grant ${r.grantIndex} has used ${r.used} of ${r.limit} invocations`;
+      return deny(`budget exhausted: ${refusal}`, 'budget', [...facts.evidence, { guard_name: 'budget', verdict: false, details: refusal }]);
+    }
+    reservationsInFlight.add(requestId);
+    let toolOutcome: OwnFailure['toolOutcome'];
+    try {
+      const outcome = await this.dispatch(auth.server, request, {
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+        ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
+        ...(request.onChunk === undefined ? {} : { onChunk: request.onChunk }),
+      });
+      const draft = outcomeDraft(facts, r.grantIndex, outcome);
+      const verdict = outcome.kind === 'output' || outcome.kind === 'stream' ? 'allow' : outcome.kind === 'failed' ? 'incomplete' : 'cancelled';
+      toolOutcome = { verdict, content_hash: draft.content_hash, ...(outcome.kind === 'failed' || outcome.kind === 'cancelled' ? { reason: outcome.reason } : {}) };
+      if (outcome.kind === 'output') return await this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.output }, requestId);
+      if (outcome.kind === 'stream') return await this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.chunks }, requestId);
+      return await this.finish(request, requestId, draft, { verdict: outcome.kind === 'failed' ? 'incomplete' : 'cancelled', reason: outcome.reason }, requestId);
+    } catch (e) {
+      // The tool was dispatched and its receipt is not in the ledger: the reservation stays, and
+      // this process settles it as `incomplete` after its next successful append (or the next
+      // Kernel.open does). The caller gets the error.
+      this.failures.set(requestId, { detail: (e as Error)?.message ?? String(e), ...(toolOutcome === undefined ? {} : { toolOutcome }) });
+      this.recoveryDue = true;
+      throw e;
+    } finally {
+      reservationsInFlight.delete(requestId);
+    }
   }
 
   /**
@@ -281,10 +352,11 @@ export class Kernel {
     result: { verdict: 'allow'; output: unknown } | { verdict: 'deny' | 'incomplete' | 'cancelled'; reason: string; guard?: string },
     releases?: string,
   ): Promise<ToolCallResponse> {
-    // If this fails after the tool ran, the reservation stays in pending_calls and keeps counting
-    // against the grant's budget (the conservative reading), and the caller gets the error.
+    // If this fails after the tool ran, the reservation stays in pending_calls (counting against
+    // the grant's budget) until recovery settles it; the caller gets the error.
     const receipt = await signReceiptAsync(draft, this.signer, { nonce: requestId });
     const entry = await this.writer.append({ receipt, sessionId: request.sessionId, producer: this.producer, releases });
+    this.settleIfDue();
     return result.verdict === 'allow' ? { ok: true, output: result.output, receipt, entry } : { ok: false, ...result, receipt, entry };
   }
 
@@ -295,6 +367,7 @@ export class Kernel {
   async recordReceipt(draft: ReceiptDraft, options: { nonce: string; sessionId?: string }): Promise<{ receipt: Receipt; entry: AppendResult }> {
     const receipt = await signReceiptAsync(draft, this.signer, { nonce: options.nonce });
     const entry = await this.writer.append({ receipt, sessionId: options.sessionId, producer: this.producer });
+    this.settleIfDue();
     return { receipt, entry };
   }
 
@@ -302,10 +375,14 @@ export class Kernel {
   async revokeCapability(capabilityId: string, reason?: string): Promise<{ receipt: Receipt; entry: AppendResult }> {
     const receipt = await signReceiptAsync(revocationDraft(this.clock(), capabilityId, reason, this.policy), this.signer, { nonce: `revoke-${randomUUID()}` });
     const entry = await this.writer.append({ receipt, producer: this.producer });
+    this.settleIfDue();
     return { receipt, entry };
   }
 
   async close(): Promise<void> {
+    await this.writer.flush();
+    // A last try for this process's own unsettled calls; what still fails waits for the next open.
+    if (this.recoveryDue) this.settleUnrecordedCalls();
     await this.writer.close();
     this.receiptLedger.close();
     this.ledger.close();

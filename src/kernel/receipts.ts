@@ -1,9 +1,12 @@
 /**
  * The receipt drafts the kernel signs: allowed (and completed, failed or cancelled) calls, denials,
- * and revocations. One place for the field choices of DESIGN §4–§5 as the kernel makes them.
+ * revocations, and the facts of a reserved call that recovery (recovery.ts) signs when its
+ * receipt was never written. One place for the field choices of DESIGN §4–§5 as the kernel makes them.
  * Owns: draft construction and the stream content hash. Must not import ledger internals, edges or cli.
  */
-import { hashCanonical, NULL_CONTENT_HASH, sha256Hex } from '../crypto/index.js';
+import { z } from 'zod';
+import { canonicalJson, hashCanonical, NULL_CONTENT_HASH, sha256Hex } from '../crypto/index.js';
+import { GuardEvidenceSchema } from '../receipt/index.js';
 import type { Decision, GuardEvidence, ReceiptDraft } from '../receipt/index.js';
 import { GRANT_INDEX_KEY, REVOCATION_TOOL_NAME, REVOCATION_TOOL_SERVER } from '../ledger/index.js';
 import type { LoadedPolicy } from './policy.js';
@@ -99,3 +102,129 @@ export function revocationDraft(now: number, capabilityId: string, reason: strin
     trust_level: 'mediated',
   };
 }
+
+/**
+ * The facts of an allowed call, stored with its reservation before the tool runs: the receipt
+ * draft as it would be signed, minus decision, content_hash and grant index (RFC 8785 text). The
+ * parameters are already redacted by the policy — unredacted parameters never reach the table
+ * when the policy redacts them. Throws (before anything is reserved) for parameters JCS cannot
+ * represent.
+ */
+export function reservedFacts(f: CallFacts): string {
+  const { decision: _decision, content_hash: _contentHash, metadata: _metadata, ...facts } = base(f, { verdict: 'incomplete', reason: '' }, NULL_CONTENT_HASH, {});
+  return canonicalJson(facts);
+}
+
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+/** The members recovery takes from stored facts (read back from the file: attacker-controlled). */
+const StoredFactsSchema = z.object({
+  timestamp: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  capability_id: z.string().min(1),
+  tool_server: z.string().min(1),
+  tool_name: z.string().min(1),
+  action: z.object({ parameters: z.unknown(), parameter_hash: hex64 }),
+  redaction_mode: z.enum(['none', 'summary', 'redacted']),
+  policy_hash: z.union([hex64, z.literal('')]),
+  evidence: z.array(GuardEvidenceSchema).optional(),
+});
+
+/** Stands for a tool server or name the reservation did not record. */
+export const UNKNOWN_TOOL = '(unknown)';
+/** Stands for the parameter_hash of parameters the reservation did not record (no JCS text hashes to it). */
+export const UNKNOWN_PARAMETER_HASH = '0'.repeat(64);
+
+/** A reservation without a receipt, and what the settling process knows about it. */
+export interface UnsettledCall {
+  requestId: string;
+  capabilityId: string;
+  grantIndex: number;
+  reservedAt: number;
+  owner: string;
+  toolServer: string | null;
+  toolName: string | null;
+  /** reservedFacts() text, or null (a row written before schema 5). */
+  facts: string | null;
+  /** Why the receipt is missing, for the reason: "its producer … is gone", "the append failed: …". */
+  cause: { kind: 'producer_gone' | 'append_failed' | 'not_written'; detail: string };
+  /** What this process saw the tool do, when it is the producer whose append failed. */
+  toolOutcome?: { verdict: 'allow' | 'incomplete' | 'cancelled'; content_hash: string; reason?: string } | undefined;
+}
+
+/**
+ * The `incomplete` receipt of a reserved call whose receipt was never written. Everything the
+ * kernel decides (kind, boundary, trust, origin, decision) is fixed here, never read from the
+ * row; from the stored facts come only the call's own members, and only when they parse and name
+ * the row's capability. A row without usable facts gets a receipt that says what is unknown.
+ */
+type StoredFacts = z.infer<typeof StoredFactsSchema>;
+
+/**
+ * The stored facts, or undefined when they do not parse, name another capability, lack their
+ * parameters, or carry unredacted parameters that do not hash to their parameter_hash: such facts
+ * were not written by a kernel, and are not signed.
+ */
+function parseFacts(text: string, capabilityId: string): StoredFacts | undefined {
+  try {
+    const p = StoredFactsSchema.safeParse(JSON.parse(text));
+    if (!p.success || p.data.capability_id !== capabilityId || !('parameters' in p.data.action)) return undefined;
+    if (p.data.redaction_mode === 'none' && hashCanonical(p.data.action.parameters) !== p.data.action.parameter_hash) return undefined;
+    return p.data;
+  } catch {
+    return undefined; // not JSON, or parameters JCS cannot represent
+  }
+}
+
+/**
+ * The `incomplete` receipt of a reserved call whose receipt was never written. Everything the
+ * kernel decides (kind, boundary, trust, origin, decision) is fixed here, never read from the
+ * row; from the stored facts come only the call's own members, and only when they check out
+ * (parseFacts). A row without usable facts gets a receipt that says what is unknown.
+ * `ignoreFacts`: the facts checked out but could not be signed (recovery.ts retries without them).
+ */
+export function recoveredDraft(call: UnsettledCall, settledAt: number, settledBy: string, options: { ignoreFacts?: boolean } = {}): ReceiptDraft {
+  const parsed = call.facts === null || options.ignoreFacts === true ? undefined : parseFacts(call.facts, call.capabilityId);
+  const factsState = call.facts === null ? 'unknown' : parsed === undefined ? 'unreadable' : 'stored';
+  const toolServer = parsed?.tool_server ?? call.toolServer ?? UNKNOWN_TOOL;
+  const toolName = parsed?.tool_name ?? call.toolName ?? UNKNOWN_TOOL;
+  const unknown = parsed !== undefined ? [] : [
+    ...(call.toolServer === null ? ['tool_server'] : []),
+    ...(call.toolName === null ? ['tool_name'] : []),
+    'parameters', 'parameter_hash', 'policy_hash', 'evidence', 'session_id',
+  ];
+  const told = call.toolOutcome === undefined
+    ? 'the tool may have run; its outcome is unknown'
+    : `the tool ran (${call.toolOutcome.verdict}) and the caller was answered with an error`;
+  const recovery = {
+    settled_at: settledAt,
+    settled_by: settledBy,
+    reserved_at: call.reservedAt,
+    reserved_by: call.owner,
+    cause: call.cause.kind,
+    detail: call.cause.detail,
+    facts: factsState,
+    ...(unknown.length > 0 ? { unknown } : {}),
+    ...(call.toolOutcome === undefined ? {} : { tool_outcome: call.toolOutcome }),
+  };
+  return {
+    timestamp: parsed?.timestamp ?? call.reservedAt,
+    capability_id: call.capabilityId,
+    tool_server: toolServer,
+    tool_name: toolName,
+    // Unknown parameters: none are claimed (null, mode "summary") and the hash is a value no
+    // parameters hash to; metadata.chio_recovery.unknown says so.
+    action: parsed?.action ?? { parameters: null, parameter_hash: UNKNOWN_PARAMETER_HASH },
+    decision: { verdict: 'incomplete', reason: `the receipt was not written after dispatch (${call.cause.detail}); ${told}` },
+    receipt_kind: 'mediated_decision',
+    boundary_class: 'prevent',
+    tool_origin: 'caller_executed',
+    redaction_mode: parsed?.redaction_mode ?? 'summary',
+    content_hash: NULL_CONTENT_HASH,
+    policy_hash: parsed?.policy_hash ?? '',
+    ...(parsed?.evidence !== undefined && parsed.evidence.length > 0 ? { evidence: parsed.evidence } : {}),
+    metadata: { [GRANT_INDEX_KEY]: call.grantIndex, [RECOVERY_KEY]: recovery },
+    trust_level: 'mediated',
+  };
+}
+
+/** metadata member of a receipt signed by recovery (who settled it, when, why, what was known). */
+export const RECOVERY_KEY = 'chio_recovery';

@@ -115,14 +115,28 @@ export const grantUsage = sqliteTable(
  * Working table, not a projection: calls the kernel has authorised and is running, reserved in a
  * committed transaction before the tool is invoked (so a ledger that cannot be written stops the
  * call, and budgets count calls in flight in every process). The receipt's append removes the row
- * in the same transaction. A row left by a crash keeps counting against its budget.
+ * in the same transaction. A row whose receipt was never written (a crash, a failed append) is
+ * settled by the kernel's recovery with a signed `incomplete` receipt built from the facts stored
+ * here; until then it keeps counting against its budget.
  */
 export const pendingCalls = sqliteTable('pending_calls', {
   requestId: text('request_id').primaryKey(),
   capabilityId: text('capability_id').notNull(),
   grantIndex: integer('grant_index').notNull(),
   reservedAt: integer('reserved_at').notNull(),
+  /** The process incarnation holding the reservation (`host:pid start=… boot=… pidns=…`; `host:pid` before schema 5). */
   owner: text('owner').notNull(),
+  /** Schema 5: the session the receipt goes to (NULL: none, or a row written before schema 5). */
+  sessionId: text('session_id'),
+  /** Schema 5: the call's target, for operators reading the table (also inside `facts`). */
+  toolServer: text('tool_server'),
+  toolName: text('tool_name'),
+  /**
+   * Schema 5: the receipt draft as the kernel would have signed it, minus decision and
+   * content_hash (RFC 8785 text): parameters already redacted by the policy, parameter_hash of
+   * the originals, policy_hash, guard evidence, timestamp. NULL in rows written before schema 5.
+   */
+  facts: text('facts'),
 });
 
 export type RevokedCapabilityRow = typeof revokedCapabilities.$inferSelect;
