@@ -45,6 +45,12 @@ export interface KernelOptions {
   producer?: string;
   /** Clock in Unix seconds (tests). */
   clock?: () => number;
+  /**
+   * Directories the tool servers resolve relative paths against (an MCP upstream's directories, its
+   * working directory). With the policy's `path_base`, each relative path argument is judged
+   * against every one of them; with none, a relative path argument is denied.
+   */
+  pathBases?: readonly string[];
 }
 
 export interface ToolCallRequest {
@@ -64,10 +70,12 @@ export interface ToolCallRequest {
   onProgress?: InvokeContext['onProgress'];
   /** Receives each streamed chunk as it arrives (with `stream: true`). */
   onChunk?: InvokeContext['onChunk'];
+  /** More bases for relative paths, for this call only (the MCP roots a client declared). */
+  pathBases?: readonly string[];
 }
 
 /** The parts of a call the checks look at. */
-export type ToolCallPreview = Pick<ToolCallRequest, 'capability' | 'caller' | 'serverId' | 'toolName' | 'arguments'>;
+export type ToolCallPreview = Pick<ToolCallRequest, 'capability' | 'caller' | 'serverId' | 'toolName' | 'arguments' | 'pathBases'>;
 
 type Authorization =
   | { ok: false; reason: string; guard: string; evidence: GuardEvidence[] }
@@ -104,6 +112,8 @@ export class Kernel {
   lastRecovery: RecoveryReport = { settled: [], left: [] };
   private readonly clock: () => number;
   private readonly producer: string;
+  /** Bases for relative paths that hold for every call (KernelOptions.pathBases + the policy's path_base). */
+  readonly pathBases: readonly string[];
 
   /**
    * @param ledger  reads (budgets, revocations) and reservations, group-committed and
@@ -124,6 +134,7 @@ export class Kernel {
     this.keyGenerated = generated;
     this.policy = options.policy ?? defaultPolicy();
     this.guards = buildGuards(this.policy.policy.guards);
+    this.pathBases = [...(options.pathBases ?? []), ...this.policy.policy.path_base];
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.producer = options.producer ?? 'kernel';
     this.reservations = new ReservationQueue(ledger);
@@ -246,7 +257,8 @@ export class Kernel {
     if (revoked !== undefined) {
       return { ok: false, reason: `capability ${revoked === cap.token.id ? 'is' : `ancestor ${revoked} is`} revoked`, guard: 'revocation', evidence: [{ guard_name: 'revocation', verdict: false, details: revoked }] };
     }
-    const guards = runGuards(this.guards, { serverId: request.serverId, toolName: request.toolName, arguments: request.arguments ?? {} });
+    const pathBases = request.pathBases === undefined || request.pathBases.length === 0 ? this.pathBases : [...this.pathBases, ...request.pathBases];
+    const guards = runGuards(this.guards, { serverId: request.serverId, toolName: request.toolName, arguments: request.arguments ?? {} }, { pathBases });
     if (guards.verdict === 'deny') return { ok: false, reason: guards.reason, guard: guards.guard, evidence: guards.evidence };
     return { ok: true, server, capabilityId: cap.token.id, candidates, evidence: guards.evidence };
   }

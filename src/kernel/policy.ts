@@ -42,6 +42,11 @@ export const PolicySchema = z.strictObject({
     max_total_cost: MonetaryAmountSchema.optional(),
   }).prefault({}),
   capability: z.strictObject({ ttl_seconds: z.number().int().positive().default(3600) }).prefault({}),
+  /**
+   * Directories the tools resolve relative paths against (besides the MCP roots and the upstream's
+   * own directories): each relative path argument is judged against every one. Absolute paths.
+   */
+  path_base: z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string().min(1).refine((p) => p.startsWith('/'), 'must be an absolute path'))).default([]),
 });
 export type Policy = z.infer<typeof PolicySchema>;
 

@@ -16,6 +16,7 @@ import { isChioError } from '../../errors.js';
 import type { Kernel } from '../../kernel/index.js';
 import { classify, errorResponse, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, resultResponse, RpcError, SESSION_NOT_INITIALIZED } from './jsonrpc.js';
 import type { JsonRpcRequest, RequestId } from './jsonrpc.js';
+import { ClientRoots } from './roots.js';
 import { TaskStore } from './tasks.js';
 import { McpToolTable } from './tools.js';
 
@@ -78,6 +79,9 @@ export class McpSession {
 
   private outbound: ((message: object) => void) | undefined;
   private chunkNotifications = false;
+  /** The client declared the roots capability; its roots are bases for relative paths (roots.ts). */
+  private clientHasRoots = false;
+  private readonly roots = new ClientRoots();
   private readonly unsubscribe: (() => void) | undefined;
 
   constructor(private readonly options: McpSessionOptions) {
@@ -112,7 +116,8 @@ export class McpSession {
       case 'invalid':
         return errorResponse(incoming.id, INVALID_REQUEST, incoming.reason);
       case 'response':
-        return null; // this edge sends no requests of its own yet
+        this.roots.accept(incoming.message);
+        return null;
       case 'notification':
         this.notify(incoming.message.method, incoming.message.params);
         return null;
@@ -127,12 +132,16 @@ export class McpSession {
   }
 
   private notify(method: string, params: Record<string, unknown> | undefined): void {
-    if (method === 'notifications/initialized' && this.state === 'initializing') this.state = 'ready';
+    if (method === 'notifications/initialized' && this.state === 'initializing') {
+      this.state = 'ready';
+      if (this.clientHasRoots) this.outbound?.(this.roots.request());
+    }
+    if (method === 'notifications/roots/list_changed' && this.clientHasRoots && this.state === 'ready') this.outbound?.(this.roots.request());
     if (method === 'notifications/cancelled') {
       const p = CancelledParamsSchema.safeParse(params ?? {});
       if (p.success && p.data.requestId !== undefined) this.inFlight.get(p.data.requestId)?.abort(p.data.reason ?? 'cancelled');
     }
-    // Other notifications (progress, roots/list_changed, …) need nothing from this edge.
+    // Other notifications (progress, …) need nothing from this edge.
   }
 
   private params<T>(schema: z.ZodType<T>, params: unknown): T {
@@ -174,6 +183,7 @@ export class McpSession {
     this.capability = this.options.kernel.issueCapability({ subject: this.agent.publicKeyHex });
     const streaming = (p.capabilities['experimental'] as Record<string, { toolCallChunkNotifications?: unknown } | undefined> | undefined)?.[TOOL_STREAMING_KEY];
     this.chunkNotifications = streaming?.toolCallChunkNotifications === true;
+    this.clientHasRoots = p.capabilities['roots'] !== undefined && p.capabilities['roots'] !== null;
     this.state = 'initializing';
     return {
       protocolVersion: this.protocolVersion,
@@ -237,6 +247,7 @@ export class McpSession {
       arguments: args,
       requestId: `${this.sessionId}-${callId}`,
       sessionId: this.sessionId,
+      pathBases: this.roots.paths,
       signal,
       ...(onProgress === undefined ? {} : { onProgress }),
       // Streamed tools stream when the client negotiated chunk notifications; the receipt's

@@ -1,11 +1,17 @@
 /**
- * Classifies a tool call by its name and argument keys (upstream chio-guards action.rs), so each
- * guard knows whether it applies and where the paths, content, command or URLs are. A call that
- * names a known kind of tool but lacks the argument that kind needs is `malformed` and denied:
- * an agent must not escape a guard by spelling an argument oddly.
- * Owns: the name and key tables. Imports only the guard types. Arguments are attacker-controlled.
+ * Classifies a tool call twice (upstream chio-guards action.rs, extended): by its name, which says
+ * what kind of tool it is (a file read or write, a patch, a shell, a fetch, or something else),
+ * and by its arguments, which say what it touches — every path, command and URL, under any key
+ * (arguments.ts). The guards judge the second whatever the first says, so a tool named
+ * `puppeteer_navigate` or `run_terminal_cmd` gets the network and shell guards all the same.
+ * A call that names a known kind of tool but lacks the argument that kind needs, a URL that does
+ * not parse, or arguments nested beyond reach, is refused as malformed: an agent must not escape a
+ * guard by spelling an argument oddly.
+ * Owns: the name tables and the assembly of a ToolAction. Imports guard helpers. Arguments are attacker-controlled.
  */
-import type { EgressTarget, ToolAction } from './types.js';
+import { extractArguments, MAX_ARGUMENT_DEPTH } from './arguments.js';
+import { commandTargets } from './shell-command.js';
+import type { ActionKind, Classification, EgressTarget, ToolAction } from './types.js';
 
 const READ_TOOLS = new Set(['read', 'read_file', 'read_text_file', 'read_media_file', 'read_multiple_files', 'cat', 'view', 'open_file',
   'get_file_contents', 'list_directory', 'list_directory_with_sizes', 'list_dir', 'directory_tree', 'search_files', 'get_file_info', 'ls', 'stat', 'head', 'tail']);
@@ -15,81 +21,77 @@ const FS_TOOLS = new Set(['fs', 'filesystem']);
 const PATCH_TOOLS = new Set(['apply_patch', 'patch']);
 const SHELL_TOOLS = new Set(['bash', 'shell', 'sh', 'exec', 'execute', 'execute_command', 'run_command', 'run_shell_command', 'terminal', 'command']);
 const EGRESS_TOOLS = new Set(['fetch', 'fetch_url', 'web_fetch', 'http_request', 'http_get', 'http_post', 'curl', 'wget', 'browse', 'navigate']);
-
-const PATH_KEYS = ['path', 'paths', 'file', 'file_path', 'filepath', 'filename', 'source', 'destination'];
-const CONTENT_KEYS = new Set(['content', 'contents', 'text', 'data', 'new_str', 'new_string', 'newtext', 'new_text', 'edits']);
 const DIFF_KEYS = ['diff', 'patch', 'input'];
-const COMMAND_KEYS = ['command', 'cmd', 'input', 'script'];
-const URL_KEYS = ['url', 'uri', 'href', 'urls'];
 
 type Args = Record<string, unknown>;
 
-function strings(value: unknown): string[] {
-  if (typeof value === 'string') return [value];
-  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
-  return [];
-}
-
-function pathsOf(args: Args): string[] {
-  return PATH_KEYS.flatMap((k) => strings(args[k]));
-}
-
-/** Every string under a content-like key, at any depth (edits arrays carry their new text deep inside). */
-function contentOf(value: unknown, underContentKey = false, depth = 0): string[] {
-  if (depth > 32) return [];
-  if (typeof value === 'string') return underContentKey ? [value] : [];
-  if (Array.isArray(value)) return value.flatMap((v) => contentOf(v, underContentKey, depth + 1));
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).flatMap(([k, v]) => contentOf(v, underContentKey || CONTENT_KEYS.has(k.toLowerCase()), depth + 1));
-  }
-  return [];
-}
-
-export function egressTarget(raw: string): EgressTarget | null {
+/** The host a URL or host text names, as the WHATWG URL parser canonicalises it; null if it does not parse. */
+export function egressTarget(raw: string, source: EgressTarget['source'] = 'argument'): EgressTarget | null {
   const text = raw.trim();
   try {
     const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
-    if (url.hostname === '') return null;
-    return { raw, host: url.hostname.toLowerCase().replace(/\.$/, '') };
+    const host = url.hostname.toLowerCase().replace(/\.+$/, '');
+    if (host === '') return null;
+    return { raw, host, source };
   } catch {
     return null;
   }
 }
 
-function first(args: Args, keys: string[]): string | undefined {
-  for (const k of keys) if (typeof args[k] === 'string') return args[k] as string;
-  return undefined;
+function kindOf(name: string, args: Args): ActionKind {
+  if (WRITE_TOOLS.has(name) || (FS_TOOLS.has(name) && (args['action'] === 'write' || 'content' in args))) return 'file_write';
+  if (READ_TOOLS.has(name) || FS_TOOLS.has(name)) return 'file_access';
+  if (PATCH_TOOLS.has(name)) return 'patch';
+  if (SHELL_TOOLS.has(name)) return 'shell';
+  if (EGRESS_TOOLS.has(name)) return 'egress';
+  return 'mcp_tool';
 }
 
-export function classifyAction(toolName: string, rawArgs: unknown): ToolAction {
+export function classifyAction(toolName: string, rawArgs: unknown): Classification {
   const name = toolName.toLowerCase();
   const args: Args = rawArgs !== null && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? (rawArgs as Args) : {};
-  const malformed = (what: string): ToolAction => ({ kind: 'malformed', reason: `${toolName} needs ${what}` });
+  const malformed = (what: string): Classification => ({ ok: false, reason: `${toolName} needs ${what}` });
+  const facts = extractArguments(rawArgs);
+  if (facts.tooDeep) return { ok: false, reason: `arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels` };
+  const kind = kindOf(name, args);
 
-  const isWrite = WRITE_TOOLS.has(name) || (FS_TOOLS.has(name) && (args['action'] === 'write' || 'content' in args));
-  if (READ_TOOLS.has(name) || FS_TOOLS.has(name) || isWrite) {
-    const paths = pathsOf(args);
-    if (paths.length === 0) return malformed(`a path argument (${PATH_KEYS.join(', ')})`);
-    return isWrite ? { kind: 'file_write', paths, content: contentOf(args).join('\n') } : { kind: 'file_access', paths };
+  const action: ToolAction = { kind, paths: facts.paths, commands: facts.commands, targets: [], content: '', diff: '', cwd: facts.cwd };
+  switch (kind) {
+    case 'file_access':
+    case 'file_write':
+      if (action.paths.length === 0) return malformed('a path argument (path, file, file_path, source, destination, …)');
+      if (kind === 'file_write') action.content = facts.content.join('\n');
+      break;
+    case 'patch': {
+      const diff = DIFF_KEYS.map((k) => args[k]).find((v): v is string => typeof v === 'string');
+      if (diff === undefined) return malformed(`the patch text (${DIFF_KEYS.join(', ')})`);
+      action.diff = diff;
+      const fromDiff = [...diff.matchAll(/^(?:\+\+\+|---) (?:[ab]\/)?(\S+)/gm)].map((m) => m[1]!).filter((p) => p !== '/dev/null');
+      const fromEnvelope = [...diff.matchAll(/^\*\*\* (?:Add|Update|Delete|Move to|Move) File: (.+)$/gm)].map((m) => m[1]!.trim());
+      action.paths.push(...fromDiff, ...fromEnvelope);
+      break;
+    }
+    case 'shell':
+      // upstream's shell tools also take the command under `input`
+      if (action.commands.length === 0 && typeof args['input'] === 'string') action.commands.push({ form: 'text', text: args['input'], key: 'input' });
+      if (action.commands.length === 0) return malformed('a command (command, cmd, script, input, or an argv array)');
+      break;
+    case 'egress':
+      if (facts.urls.length === 0) return malformed('a URL (url, uri, href, …) or host');
+      break;
+    case 'mcp_tool':
+      break;
   }
-  if (PATCH_TOOLS.has(name)) {
-    const diff = first(args, DIFF_KEYS);
-    if (diff === undefined) return malformed(`the patch text (${DIFF_KEYS.join(', ')})`);
-    const fromDiff = [...diff.matchAll(/^(?:\+\+\+|---) (?:[ab]\/)?(\S+)/gm)].map((m) => m[1]!).filter((p) => p !== '/dev/null');
-    const fromEnvelope = [...diff.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)].map((m) => m[1]!.trim());
-    return { kind: 'patch', paths: [...pathsOf(args), ...fromDiff, ...fromEnvelope], diff };
+  for (const u of facts.urls) {
+    const t = egressTarget(u.raw, kind === 'egress' ? 'argument' : u.source);
+    if (t === null) return malformed(`URLs that parse (${u.raw.slice(0, 200)})`);
+    action.targets.push(t);
   }
-  if (SHELL_TOOLS.has(name)) {
-    const command = first(args, COMMAND_KEYS) ?? (Array.isArray(args['command']) ? strings(args['command']).join(' ') : undefined);
-    if (command === undefined) return malformed(`a command (${COMMAND_KEYS.join(', ')})`);
-    return { kind: 'shell', command, cwd: typeof args['cwd'] === 'string' ? args['cwd'] : undefined };
+  for (const c of action.commands) {
+    for (const raw of commandTargets(c)) {
+      const t = egressTarget(raw, 'embedded');
+      if (t !== null) action.targets.push(t);
+    }
   }
-  if (EGRESS_TOOLS.has(name)) {
-    const raw = [...URL_KEYS.flatMap((k) => strings(args[k])), ...strings(args['host']).map((h) => (typeof args['port'] === 'number' ? `${h}:${args['port']}` : h))];
-    const targets = raw.map(egressTarget);
-    if (raw.length === 0) return malformed(`a URL (${URL_KEYS.join(', ')}) or host`);
-    if (targets.some((t) => t === null)) return malformed('URLs that parse');
-    return { kind: 'egress', targets: targets as EgressTarget[] };
-  }
-  return { kind: 'mcp_tool' };
+  return { ok: true, action };
 }

@@ -1,7 +1,10 @@
 /**
- * egress-allowlist: network calls may reach only hosts on the allowlist (globs, `*` for any run of
- * characters); the blocklist wins over it; an unlisted host is denied. Defaults after upstream
- * (chio-guards egress_allowlist.rs).
+ * egress-allowlist: a URL or host argument (under a key such as `url` or `host`, or any argument
+ * of a fetching tool) may name only hosts on the allowlist (globs, `*` for any run of
+ * characters); the blocklist wins over it; an unlisted host is denied. URLs merely mentioned —
+ * inside a shell command, or a value that happens to be a URL — are left to internal-network:
+ * `git clone https://github.com/…` is not a request this list was written for. Defaults after
+ * upstream (chio-guards egress_allowlist.rs).
  * Owns: the host lists. Imports guard helpers only. Hosts are attacker-controlled.
  */
 import { z } from 'zod';
@@ -36,8 +39,9 @@ export class EgressAllowlistGuard implements Guard {
 
   evaluate(input: GuardInput): GuardOutcome {
     const a = input.action;
-    if (!this.config.enabled || a.kind !== 'egress') return null;
-    for (const t of a.targets) {
+    const targets = a.targets.filter((t) => t.source === 'argument');
+    if (!this.config.enabled || targets.length === 0) return null;
+    for (const t of targets) {
       const blocked = this.block.find(([, re]) => re.test(t.host));
       if (blocked !== undefined) return { verdict: 'deny', reason: `host ${t.host} is on the egress blocklist (${blocked[0]})`, details: blocked[0] };
       if (!this.allow.some(([, re]) => re.test(t.host))) return { verdict: 'deny', reason: `host ${t.host} is not on the egress allowlist`, details: t.host };

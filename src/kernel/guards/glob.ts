@@ -1,41 +1,31 @@
 /**
- * Path globs for guard lists: `**` any number of segments, `*` within one segment, `?` one
- * character. A pattern without a slash matches the last segment anywhere (`id_rsa*`), one starting
- * with `/` is anchored at the root, and a leading `**` plus slash matches at any depth, the top too.
- * Owns: glob → RegExp. Imports nothing. Case-sensitive, as Linux paths are.
+ * Path globs for guard lists, matched with picomatch: `**` any number of segments, `*` within one
+ * segment, `?` one character, `[…]` classes, `{a,b}` alternatives. A pattern without a slash
+ * matches the last segment anywhere (`id_rsa*`), one starting with `/` is anchored at the root, and
+ * a leading `**` plus slash matches at any depth, the top too. Dot files are matched like any other.
+ * Owns: compiling and caching matchers. Imports picomatch only.
  */
-const cache = new Map<string, RegExp>();
+import picomatch from 'picomatch';
 
-export function globToRegExp(pattern: string): RegExp {
-  let re = cache.get(pattern);
-  if (re !== undefined) return re;
-  const anchored = pattern.includes('/') ? pattern : `**/${pattern}`;
-  let out = '';
-  for (let i = 0; i < anchored.length; i++) {
-    const c = anchored[i]!;
-    if (c === '*' && anchored[i + 1] === '*') {
-      const slash = anchored[i + 2] === '/';
-      out += slash ? '(?:.*/)?' : '.*';
-      i += slash ? 2 : 1;
-    } else if (c === '*') out += '[^/]*';
-    else if (c === '?') out += '[^/]';
-    else out += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  re = new RegExp(`^${anchored.startsWith('/') || anchored.startsWith('**') ? '' : '(?:.*/)?'}${out}$`);
-  if (cache.size < 4096) cache.set(pattern, re);
-  return re;
+export interface GlobOptions {
+  /** Match regardless of case (for deny lists: a case-insensitive file system opens `.ENV` as `.env`). */
+  nocase?: boolean;
 }
 
-// One alternation per pattern list, so the common case (no match) is a single regex test.
-const combined = new WeakMap<readonly string[], RegExp>();
+type Matcher = (path: string) => boolean;
+const cache = new Map<string, Matcher>();
+
+export function globMatcher(pattern: string, options: GlobOptions = {}): Matcher {
+  const key = `${options.nocase === true ? 'i' : 's'}:${pattern}`;
+  let m = cache.get(key);
+  if (m === undefined) {
+    m = picomatch(pattern, { dot: true, basename: !pattern.includes('/'), nocase: options.nocase === true });
+    if (cache.size < 4096) cache.set(key, m);
+  }
+  return m;
+}
 
 /** The first pattern `path` matches, or undefined. */
-export function firstMatch(patterns: readonly string[], path: string): string | undefined {
-  let any = combined.get(patterns);
-  if (any === undefined) {
-    any = new RegExp(patterns.map((p) => `(?:${globToRegExp(p).source})`).join('|') || '(?!)');
-    combined.set(patterns, any);
-  }
-  if (!any.test(path)) return undefined;
-  return patterns.find((p) => globToRegExp(p).test(path));
+export function firstMatch(patterns: readonly string[], path: string, options: GlobOptions = {}): string | undefined {
+  return patterns.find((p) => globMatcher(p, options)(path));
 }

@@ -3,6 +3,7 @@
  * (`.` and `..` folded, so `/a/../etc/shadow` is `/etc/shadow`), and the form after resolving
  * symlinks on the longest existing prefix, so a link inside an allowed tree that points outside
  * it is judged by its target. Both must pass.
+ * A relative path is judged against every base the tool may resolve it against (`pathResolutions`).
  * Owns: path normalisation. Imports node:fs/node:path/node:os only. Paths are attacker-controlled.
  */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
@@ -10,10 +11,15 @@ import type { Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
 
-/** `~` expanded, relative paths resolved against `cwd` (default the process's), `..` folded. */
-export function lexicalPath(path: string, cwd: string = process.cwd()): string {
+/**
+ * `~` expanded, a relative path resolved against `cwd`, `..` folded. Never against this process's
+ * own working directory: the tool resolves relative paths against its own, so a relative path
+ * without a `cwd` is a fault (and a guard that faults denies).
+ */
+export function lexicalPath(path: string, cwd?: string): string {
   const expanded = path === '~' ? homedir() : path.startsWith('~/') ? posix.join(homedir(), path.slice(2)) : path;
-  return posix.resolve(cwd, expanded);
+  if (!posix.isAbsolute(expanded) && cwd === undefined) throw new Error(`relative path ${path} judged without a base`);
+  return posix.resolve(cwd ?? '/', expanded);
 }
 
 const MAX_LINK_HOPS = 40; // as Linux's ELOOP limit
@@ -64,4 +70,20 @@ export function pathForms(path: string, cwd?: string): string[] {
   const lexical = lexicalPath(path, cwd);
   const resolved = resolvedPath(path, cwd);
   return resolved === lexical ? [lexical] : [lexical, resolved];
+}
+
+/** Absolute, or starting at the home directory: judged the same wherever the tool runs. */
+export function isAnchored(path: string): boolean {
+  return posix.isAbsolute(path) || path === '~' || path.startsWith('~/');
+}
+
+/**
+ * Where a path argument may point (item 1 of DESIGN §7a's path rule): an absolute or `~` path
+ * once; a relative one against every base the tool may resolve it against. `undefined` for a
+ * relative path when no base is known (the caller denies it: fail closed).
+ */
+export function pathResolutions(path: string, bases: readonly string[]): string[] | undefined {
+  if (isAnchored(path)) return [lexicalPath(path)];
+  if (bases.length === 0) return undefined;
+  return [...new Set(bases.map((b) => lexicalPath(path, b)))];
 }

@@ -1,7 +1,8 @@
 /**
  * The guard pipeline: classify the call, run each guard in order, record evidence for every guard
  * that ran, stop at the first deny. A guard that throws denies (fail closed), and a call whose
- * arguments do not fit the kind of tool it names is denied before any guard runs.
+ * arguments do not fit the kind of tool it names is denied before any guard runs. The context says
+ * where relative paths are resolved (types.ts GuardContext).
  * Owns: order and the deny rule. Must not import ledger, edges or cli.
  */
 import { z } from 'zod';
@@ -14,7 +15,8 @@ import { PatchIntegrityConfigSchema, PatchIntegrityGuard } from './patch-integri
 import { PathAllowlistConfigSchema, PathAllowlistGuard } from './path-allowlist.js';
 import { SecretLeakConfigSchema, SecretLeakGuard } from './secret-leak.js';
 import { ShellCommandConfigSchema, ShellCommandGuard } from './shell-command.js';
-import type { Guard, GuardInput, ToolAction } from './types.js';
+import { NO_CONTEXT } from './types.js';
+import type { Guard, GuardContext, GuardInput } from './types.js';
 
 /** The `guards` section of a policy: every guard's settings, each with upstream's defaults. */
 export const GuardsConfigSchema = z.strictObject({
@@ -51,18 +53,24 @@ export interface Evidence {
 }
 
 export type GuardDecision =
-  | { verdict: 'allow'; evidence: Evidence[]; action: ToolAction }
-  | { verdict: 'deny'; reason: string; guard: string; evidence: Evidence[]; action: ToolAction };
+  | { verdict: 'allow'; evidence: Evidence[] }
+  | { verdict: 'deny'; reason: string; guard: string; evidence: Evidence[] };
 
 /** Name used in evidence and decisions when the call is refused before any guard runs. */
 export const CLASSIFIER = 'action-classifier';
 
-export function runGuards(guards: readonly Guard[], call: { serverId: string; toolName: string; arguments: unknown }): GuardDecision {
-  const action = classifyAction(call.toolName, call.arguments);
-  if (action.kind === 'malformed') {
-    return { verdict: 'deny', reason: `malformed arguments: ${action.reason}`, guard: CLASSIFIER, action, evidence: [{ guard_name: CLASSIFIER, verdict: false, details: action.reason }] };
+export interface GuardCall {
+  serverId: string;
+  toolName: string;
+  arguments: unknown;
+}
+
+export function runGuards(guards: readonly Guard[], call: GuardCall, context: GuardContext = NO_CONTEXT): GuardDecision {
+  const classified = classifyAction(call.toolName, call.arguments);
+  if (!classified.ok) {
+    return { verdict: 'deny', reason: `malformed arguments: ${classified.reason}`, guard: CLASSIFIER, evidence: [{ guard_name: CLASSIFIER, verdict: false, details: classified.reason }] };
   }
-  const input: GuardInput = { ...call, action };
+  const input: GuardInput = { ...call, action: classified.action, context };
   const evidence: Evidence[] = [];
   for (const guard of guards) {
     let outcome;
@@ -71,14 +79,14 @@ export function runGuards(guards: readonly Guard[], call: { serverId: string; to
     } catch (e) {
       const details = `guard error: ${(e as Error).message}`;
       evidence.push({ guard_name: guard.name, verdict: false, details });
-      return { verdict: 'deny', reason: details, guard: guard.name, evidence, action };
+      return { verdict: 'deny', reason: details, guard: guard.name, evidence };
     }
     if (outcome === null) continue;
     if (outcome.verdict === 'deny') {
       evidence.push({ guard_name: guard.name, verdict: false, details: outcome.details ?? outcome.reason });
-      return { verdict: 'deny', reason: outcome.reason, guard: guard.name, evidence, action };
+      return { verdict: 'deny', reason: outcome.reason, guard: guard.name, evidence };
     }
     evidence.push(outcome.details === undefined ? { guard_name: guard.name, verdict: true } : { guard_name: guard.name, verdict: true, details: outcome.details });
   }
-  return { verdict: 'allow', evidence, action };
+  return { verdict: 'allow', evidence };
 }

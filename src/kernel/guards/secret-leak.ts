@@ -1,35 +1,24 @@
 /**
- * secret-leak: denies writing content (or adding patch lines) that carries a credential: cloud
- * and API keys, tokens, private keys, generic `api_key=` / `password=` assignments (upstream
- * chio-guards secret_leak.rs). Paths that look like tests are skipped (fixtures hold fake keys).
- * The match is reported masked, first 4 + *** + last 4, never in full.
- * Owns: the secret patterns. Imports guard helpers only.
+ * secret-leak: denies writing content (or adding patch lines) that carries a credential (the rules
+ * are in secrets.ts: known key formats, and secret-named literals that are not placeholders,
+ * references or calls). Paths that look like tests are skipped (fixtures hold fake keys). The
+ * match is reported masked, first 4 + *** + last 4, never in full. Operator formats may be added
+ * (`patterns`, name → regex); one that does not compile makes the guard deny everything.
+ * Owns: the guard and its config. Imports guard helpers only.
  */
 import { z } from 'zod';
 import { firstMatch } from './glob.js';
+import { DEFAULT_SECRET_FORMATS, findSecret } from './secrets.js';
 import type { Guard, GuardInput, GuardOutcome } from './types.js';
 
-export const DEFAULT_SECRET_PATTERNS: Record<string, string> = {
-  'aws-access-key': String.raw`\b(AKIA|ASIA)[0-9A-Z]{16}\b`,
-  'github-token': String.raw`\bgh[pousr]_[A-Za-z0-9]{36,}\b`,
-  'github-fine-grained-token': String.raw`\bgithub_pat_[A-Za-z0-9_]{22,}\b`,
-  'anthropic-key': String.raw`\bsk-ant-(api03-)?[A-Za-z0-9_-]{20,}`,
-  'openai-key': String.raw`\bsk-(proj-)?[A-Za-z0-9_-]{20,}`,
-  'private-key': String.raw`-----BEGIN ((RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY( BLOCK)?-----`,
-  'npm-token': String.raw`\bnpm_[A-Za-z0-9]{36}\b`,
-  'slack-token': String.raw`\bxox[abposr]-[A-Za-z0-9-]{10,}`,
-  'stripe-key': String.raw`\b(sk|rk)_live_[A-Za-z0-9]{20,}`,
-  'gcp-service-account': String.raw`"type"\s*:\s*"service_account"`,
-  'azure-key-vault-secret': String.raw`\bhttps://[a-z0-9-]+\.vault\.azure\.net/secrets/`,
-  'gitlab-token': String.raw`\bglpat-[A-Za-z0-9_-]{20,}`,
-  'generic-api-key': String.raw`(?i)api[_-]?key\s*[:=]\s*['"]?[A-Za-z0-9_\-]{16,}`,
-  'generic-secret': String.raw`(?i)(secret|password|passwd)\s*[:=]\s*['"]?[^\s'"]{8,}`,
-};
+export { DEFAULT_SECRET_FORMATS as DEFAULT_SECRET_PATTERNS } from './secrets.js';
 export const DEFAULT_TEST_PATHS = ['**/test/**', '**/tests/**', '**/__tests__/**', '*_test.*', '*.test.*', '*.spec.*'];
 
 export const SecretLeakConfigSchema = z.strictObject({
   enabled: z.boolean().default(true),
-  patterns: z.record(z.string(), z.string().min(1)).default(DEFAULT_SECRET_PATTERNS),
+  patterns: z.record(z.string(), z.string().min(1)).default(DEFAULT_SECRET_FORMATS),
+  /** Also find literals assigned to secret-named keys (`password = "…"`, `API_KEY=…`). */
+  detect_assignments: z.boolean().default(true),
   skip_paths: z.array(z.string().min(1)).default(DEFAULT_TEST_PATHS),
 });
 export type SecretLeakConfig = z.infer<typeof SecretLeakConfigSchema>;
@@ -45,26 +34,24 @@ function compile(source: string): RegExp {
 
 export class SecretLeakGuard implements Guard {
   readonly name = 'secret-leak';
-  private readonly patterns: Array<[string, RegExp]> | null;
+  private readonly formats: Array<[string, RegExp]> | null;
 
   constructor(private readonly config: SecretLeakConfig = SecretLeakConfigSchema.parse({})) {
     try {
-      this.patterns = Object.entries(config.patterns).map(([name, source]) => [name, compile(source)]);
+      this.formats = Object.entries(config.patterns).map(([name, source]) => [name, compile(source)]);
     } catch {
-      this.patterns = null;
+      this.formats = null;
     }
   }
 
   evaluate(input: GuardInput): GuardOutcome {
     const a = input.action;
     if (!this.config.enabled || (a.kind !== 'file_write' && a.kind !== 'patch')) return null;
-    if (this.patterns === null) return { verdict: 'deny', reason: 'secret-leak guard has an invalid pattern and denies everything' };
+    if (this.formats === null) return { verdict: 'deny', reason: 'secret-leak guard has an invalid pattern and denies everything' };
     if (a.paths.length > 0 && a.paths.every((p) => firstMatch(this.config.skip_paths, p) !== undefined)) return { verdict: 'allow', details: 'test path skipped' };
-    const text = a.kind === 'file_write' ? a.content : a.diff.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).join('\n');
-    for (const [name, re] of this.patterns) {
-      const m = re.exec(text);
-      if (m !== null) return { verdict: 'deny', reason: `content contains a secret (${name}): ${mask(m[0])}`, details: name };
-    }
+    const text = a.kind === 'file_write' ? a.content : a.diff.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).map((l) => l.slice(1)).join('\n');
+    const hit = findSecret(text, this.formats, a.paths[0], this.config.detect_assignments);
+    if (hit !== undefined) return { verdict: 'deny', reason: `content contains a secret (${hit.kind}): ${mask(hit.text)}`, details: hit.kind };
     return { verdict: 'allow' };
   }
 }

@@ -1,70 +1,68 @@
 /**
- * shell-command: denies dangerous shell commands (upstream chio-guards shell_command.rs):
- *  - the upstream patterns: `rm -rf /`, `curl|wget … | sh`, `nc … -e`, `bash -i >& /dev/tcp/…`,
- *    `base64 … | curl|wget|nc`;
- *  - a recursive `rm` of `/` (or `/*`) found after tokenising, through `sudo`, `env`, `command`,
- *    `builtin`, `nice`, `nohup`, `timeout` and `sh|bash|zsh -c "…"` wrappers, up to 4 levels;
- *  - any path-like word, redirection target or `--flag=/path` value (and the cwd) that the
- *    forbidden-path guard forbids, so `cat ~/.ssh/id_rsa` is caught here too.
- * A pattern that fails to compile makes the guard deny everything (fail closed).
- * Owns: the command rules. Imports guard helpers only. The command is attacker-controlled.
+ * shell-command: judges every command in a call's arguments (shell text under any key, or an argv
+ * array) on the syntax tree of a real shell parser, not on how it is spelt. Refused:
+ *  - text the parser cannot parse, or that nests shell code more than 4 levels deep;
+ *  - a program name computed at run time (`$(echo rm)`, `${IFS}` tricks are expanded first);
+ *  - interpreters handed inline code (`sh -c`, `python3 -c`, `node -e`, `bash <(curl …)`,
+ *    `curl … | sh`, `python3 - <<EOF`) unless the policy allows that interpreter — and then shell
+ *    code is parsed and judged in turn;
+ *  - destructive commands (recursive deletes of `/`, system directories, the home directory or the
+ *    workspace root — through sudo, env, xargs, find -exec, … —, disk formatting, device writes,
+ *    fork bombs) and network abuse (`/dev/tcp`, `nc -e`, encoded data piped to the network);
+ *  - setting variables that make programs load code (`LD_PRELOAD=…`, `BASH_ENV=…`);
+ *  - any word that names a forbidden path (judged by the forbidden-path rules, relative words
+ *    against every base and every directory the text `cd`s into).
+ * Operator regexes (`additional_patterns`) are matched against the text as written; one that does
+ * not compile makes the guard deny everything (fail closed).
+ * Owns: the orchestration and the config. Imports guard helpers. Commands are attacker-controlled.
  */
-import { posix } from 'node:path';
+import { homedir } from 'node:os';
 import { z } from 'zod';
 import type { ForbiddenPathGuard } from './forbidden-path.js';
-import { splitCommands } from './shell-words.js';
-import type { SimpleCommand } from './shell-words.js';
-import type { Guard, GuardInput, GuardOutcome } from './types.js';
-
-export const DEFAULT_SHELL_PATTERNS = [
-  String.raw`\brm\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(-[a-zA-Z]*\s+)*(/|/\*)(\s|$)`,
-  String.raw`\b(curl|wget)\b[^|;&\n]*\|\s*(sudo\s+)?(ba|z|da|k)?sh\b`,
-  String.raw`\b(nc|ncat|netcat)\b[^|;&\n]*\s-[a-zA-Z]*e\b`,
-  String.raw`/dev/(tcp|udp)/`,
-  String.raw`\bbase64\b[^;&\n]*\|\s*(curl|wget|nc|ncat|netcat)\b`,
-];
+import { pathResolutions } from './paths.js';
+import { judgeShellWord } from './shell-paths.js';
+import { judgeShell, resolveDirectories } from './shell/judge.js';
+import type { ShellSettings } from './shell/judge.js';
+import { parseShell } from './shell/parser.js';
+import type { ParsedShell } from './shell/parser.js';
+import type { Field } from './shell/words.js';
+import type { CommandArgument, Guard, GuardInput, GuardOutcome } from './types.js';
 
 export const ShellCommandConfigSchema = z.strictObject({
   enabled: z.boolean().default(true),
-  patterns: z.array(z.string().min(1)).default(DEFAULT_SHELL_PATTERNS),
+  /**
+   * Interpreters (`sh`, `bash`, `python`, `node`, `perl`, `ruby`, `eval`, …) that may be given
+   * inline code. Allowing one allows the agent to run arbitrary code with it.
+   */
+  allowed_interpreters: z.array(z.string().min(1)).default([]),
+  /** Extra regexes matched against each command as written; a match denies. */
   additional_patterns: z.array(z.string().min(1)).default([]),
 });
 export type ShellCommandConfig = z.infer<typeof ShellCommandConfigSchema>;
 
-const WRAPPERS = new Set(['sudo', 'doas', 'env', 'command', 'builtin', 'nice', 'nohup', 'timeout', 'exec', 'time', 'xargs']);
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh']);
-const MAX_UNWRAP = 4;
+/** `bash -c "sh -c '…'"` deeper than this is refused. */
+export const MAX_SHELL_NESTING = 4;
+const SHELL_METACHARACTERS = /[;&|`$<>(){}\n\\*?[\]~'"]/;
 
-/** The command after its wrappers (and their options, VAR=value assignments, timeout's duration). */
-function unwrap(words: string[]): string[] {
-  let w = words;
-  while (w.length > 0 && (WRAPPERS.has(posix.basename(w[0]!)) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w[0]!))) {
-    const wrapper = posix.basename(w[0]!);
-    w = w.slice(1);
-    while (w.length > 0 && (w[0]!.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w[0]!) || (wrapper === 'timeout' && /^\d/.test(w[0]!)))) w = w.slice(1);
-  }
-  return w;
+const known = (value: string): Field => ({ value, pattern: value, glob: false, unknown: undefined, procSubst: false });
+
+/** An argv run without a shell, as one simple command. */
+function argvShell(argv: readonly string[]): ParsedShell {
+  return { commands: [{ argv: argv.map(known), assigns: [], redirects: [], stdin: 'inherited', pipedFrom: [], text: argv.join(' ') }], looseFields: [], functions: [] };
 }
 
-function isRecursiveRmOfRoot(words: string[]): boolean {
-  if (words.length === 0 || posix.basename(words[0]!) !== 'rm') return false;
-  const flags = words.slice(1).filter((a) => a.startsWith('-'));
-  const recursive = flags.some((f) => f === '--recursive' || (/^-[a-zA-Z]+$/.test(f) && /[rR]/.test(f)));
-  const targets = words.slice(1).filter((a) => !a.startsWith('-'));
-  return recursive && targets.some((t) => /^\/+\*?$/.test(t) || posix.normalize(t) === '/' || t === '/*');
-}
-
-function pathLike(word: string): boolean {
-  return word.startsWith('/') || word.startsWith('~') || word.startsWith('./') || word.startsWith('../') || word.includes('/');
-}
+type Verdict = { ok: true } | { ok: false; reason: string; details: string };
 
 export class ShellCommandGuard implements Guard {
   readonly name = 'shell-command';
   private readonly regexes: RegExp[] | null;
+  private readonly allowed: ReadonlySet<string>;
+  private readonly home = homedir();
 
   constructor(private readonly paths: ForbiddenPathGuard, private readonly config: ShellCommandConfig = ShellCommandConfigSchema.parse({})) {
+    this.allowed = new Set(config.allowed_interpreters.map((i) => i.toLowerCase()));
     try {
-      this.regexes = [...config.patterns, ...config.additional_patterns].map((p) => new RegExp(p));
+      this.regexes = config.additional_patterns.map((p) => new RegExp(p));
     } catch {
       this.regexes = null;
     }
@@ -72,38 +70,76 @@ export class ShellCommandGuard implements Guard {
 
   evaluate(input: GuardInput): GuardOutcome {
     const a = input.action;
-    if (!this.config.enabled || a.kind !== 'shell') return null;
+    if (!this.config.enabled || a.commands.length === 0) return null;
     if (this.regexes === null) return { verdict: 'deny', reason: 'shell-command guard has an invalid pattern and denies everything' };
-    const hit = this.regexes.find((re) => re.test(a.command));
-    if (hit !== undefined) return { verdict: 'deny', reason: `command matches a dangerous pattern: ${hit.source}`, details: hit.source };
-    if (a.cwd !== undefined) {
-      const forbidden = this.paths.forbids(a.cwd);
-      if (forbidden !== undefined) return { verdict: 'deny', reason: `working directory matches a forbidden pattern: ${forbidden.pattern}`, details: forbidden.pattern };
-    }
-    return this.inspect(splitCommands(a.command), a.cwd, 0);
-  }
-
-  private inspect(commands: SimpleCommand[], cwd: string | undefined, depth: number): GuardOutcome {
-    for (const command of commands) {
-      const words = unwrap(command.words);
-      if (isRecursiveRmOfRoot(words)) return { verdict: 'deny', reason: 'recursive rm of /', details: words.join(' ') };
-      if (words.length >= 3 && SHELLS.has(posix.basename(words[0]!)) && words[1] === '-c') {
-        if (depth + 1 >= MAX_UNWRAP) return { verdict: 'deny', reason: `shell -c nested deeper than ${MAX_UNWRAP} levels` };
-        const inner = this.inspect(splitCommands(words[2]!), cwd, depth + 1);
-        if (inner?.verdict === 'deny') return inner;
-      }
-      const candidates = [
-        ...words.filter(pathLike),
-        ...words.flatMap((w) => (/^--?[A-Za-z0-9-]+=(.+)$/.exec(w)?.slice(1) ?? [])).filter(pathLike),
-        ...command.redirects,
-      ];
-      for (const path of candidates) {
-        const forbidden = this.paths.forbids(path, cwd);
-        if (forbidden !== undefined) {
-          return { verdict: 'deny', reason: `command touches a forbidden path: ${forbidden.pattern}`, details: forbidden.pattern };
-        }
-      }
+    // The command runs in the cwd it names (against every base when that is relative), else in a base.
+    const bases = a.cwd === undefined ? input.context.pathBases : (pathResolutions(a.cwd, input.context.pathBases) ?? []);
+    for (const command of a.commands) {
+      const v = this.judgeCommand(command, bases);
+      if (!v.ok) return { verdict: 'deny', reason: v.reason, details: v.details };
     }
     return { verdict: 'allow' };
   }
+
+  /** One command argument; also used by the ACP proxy for terminal/create (an argv). */
+  judgeCommand(command: CommandArgument, bases: readonly string[]): Verdict {
+    if (command.form === 'text') return this.judgeText(command.text, bases, 0);
+    const direct = this.judgeParsed(argvShell(command.argv), command.argv.join(' '), bases, 0);
+    if (!direct.ok) return direct;
+    // A tool may still join the argv into shell text: judge that reading too when it would differ.
+    if (command.argv.some((w) => SHELL_METACHARACTERS.test(w))) {
+      const joined = command.argv.join(' ');
+      const parsed = parseShell(joined, this.home);
+      if (parsed.ok) return this.judgeParsed(parsed.shell, joined, bases, 0);
+    }
+    return { ok: true };
+  }
+
+  private judgeText(text: string, bases: readonly string[], depth: number): Verdict {
+    if (depth > MAX_SHELL_NESTING) return { ok: false, reason: `shell code nested more than ${MAX_SHELL_NESTING} levels deep`, details: 'nesting' };
+    const parsed = parseShell(text, this.home);
+    if (!parsed.ok) return { ok: false, reason: `command cannot be judged: ${parsed.reason}`, details: 'unparseable' };
+    return this.judgeParsed(parsed.shell, text, bases, depth);
+  }
+
+  private judgeParsed(shell: ParsedShell, text: string, bases: readonly string[], depth: number): Verdict {
+    const hit = this.regexes!.find((re) => re.test(text));
+    if (hit !== undefined) return { ok: false, reason: `command matches a dangerous pattern: ${hit.source}`, details: hit.source };
+    const settings: ShellSettings = { allowedInterpreters: this.allowed, places: { home: this.home, bases } };
+    const j = judgeShell(shell, settings);
+    if (j.deny !== undefined) return { ok: false, reason: `command refused: ${j.deny}`, details: j.deny };
+    if (this.paths.enabled) {
+      const wordBases = [...new Set([...bases, ...resolveDirectories(j.directories, settings.places)])];
+      for (const f of j.pathWords) {
+        const v = judgeShellWord(this.paths, f, wordBases, this.home);
+        if (!v.ok) return { ok: false, reason: `command touches a forbidden path: ${v.reason}`, details: v.details };
+      }
+    }
+    for (const nested of j.nested) {
+      const v = this.judgeText(nested, bases, depth + 1);
+      if (!v.ok) return v;
+    }
+    return { ok: true };
+  }
+}
+
+/** URLs and hosts a command reaches, nested shell code included (for the network guards). */
+export function commandTargets(command: CommandArgument, home: string = homedir()): string[] {
+  const everything: ShellSettings = { allowedInterpreters: new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'rbash', 'yash', 'posh']), places: { home, bases: [] } };
+  const out: string[] = [];
+  const visit = (shell: ParsedShell, depth: number) => {
+    const j = judgeShell(shell, everything);
+    out.push(...j.targets);
+    if (depth >= MAX_SHELL_NESTING) return;
+    for (const n of j.nested) {
+      const p = parseShell(n, home);
+      if (p.ok) visit(p.shell, depth + 1);
+    }
+  };
+  if (command.form === 'argv') visit(argvShell(command.argv), 0);
+  else {
+    const p = parseShell(command.text, home);
+    if (p.ok) visit(p.shell, 0);
+  }
+  return out;
 }

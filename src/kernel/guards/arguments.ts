@@ -1,0 +1,173 @@
+/**
+ * Finds what the arguments of a call are, whatever the tool is called: every path, every command
+ * (shell text or an argv array) and every URL or host, at any depth. A key says what a value is
+ * (`file_path`, `cmd`, `callback_url`), and so does a value's own shape (`/etc/passwd`,
+ * `https://…`, `rm -rf /`); either is enough. Text that a tool writes or sends as prose (content,
+ * message bodies) is not read as paths or commands: the content guards judge it.
+ * Owns: the key vocabulary and the shape rules. Imports only guard types and the program list.
+ * Every value here is attacker-controlled.
+ */
+import { isKnownProgram } from './shell/programs.js';
+import type { CommandArgument, EgressTarget } from './types.js';
+
+/** Keys whose strings are content or prose (judged by secret-leak / patch-integrity, never as paths or commands). */
+const CONTENT_KEYS = new Set(['content', 'contents', 'text', 'data', 'newstr', 'newstring', 'newtext', 'oldstr', 'oldstring', 'oldtext', 'edits',
+  'body', 'message', 'messages', 'description', 'title', 'summary', 'comment', 'prompt', 'query', 'diff', 'patch', 'input']);
+const PATH_WORDS = new Set(['path', 'paths', 'file', 'files', 'filename', 'filenames', 'dir', 'dirs', 'directory', 'directories', 'folder', 'folders', 'cwd']);
+const PATH_KEYS = new Set(['source', 'sources', 'destination', 'destinations', 'src', 'dst', 'dest', 'workdir', 'workingdir', 'wd']);
+const CWD_KEYS = new Set(['cwd', 'workdir', 'workingdir', 'workingdirectory', 'wd']);
+const COMMAND_KEYS = new Set(['command', 'commands', 'cmd', 'cmds', 'cmdline', 'commandline', 'shellcommand', 'script', 'bash', 'sh', 'shell', 'exec', 'execute', 'run', 'runcommand']);
+const ARGV_KEYS = new Set(['args', 'argv', 'arguments']);
+const URL_WORDS = new Set(['url', 'urls', 'uri', 'uris', 'href', 'endpoint', 'endpoints', 'link', 'links', 'website', 'webhook']);
+const HOST_WORDS = new Set(['host', 'hosts', 'hostname', 'hostnames', 'domain', 'domains']);
+
+/** Deeper nesting than this is refused: an agent must not hide an argument below where we look. */
+export const MAX_ARGUMENT_DEPTH = 64;
+/** Longest string judged by its shape as a path or a command (longer ones are prose or data). */
+const MAX_SHAPED_LENGTH = 8192;
+
+/** The words of a key: `workingDirectory`, `working_directory` and `working-directory` are the same. */
+function keyWords(key: string): string[] {
+  return key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[\s_\-.]+/).filter((w) => w !== '');
+}
+
+export type KeyRole = 'content' | 'path' | 'cwd' | 'command' | 'argv' | 'url' | 'host' | 'other';
+
+export function keyRole(key: string): KeyRole {
+  const words = keyWords(key);
+  const joined = words.join('');
+  const last = words.at(-1) ?? '';
+  if (CONTENT_KEYS.has(joined)) return 'content';
+  if (CWD_KEYS.has(joined)) return 'cwd';
+  if (COMMAND_KEYS.has(joined)) return 'command';
+  if (ARGV_KEYS.has(joined)) return 'argv';
+  if (URL_WORDS.has(last)) return 'url';
+  if (HOST_WORDS.has(last)) return 'host';
+  if (PATH_KEYS.has(joined) || PATH_WORDS.has(last)) return 'path';
+  return 'other';
+}
+
+export interface ArgumentFacts {
+  paths: string[];
+  commands: CommandArgument[];
+  /** URL texts and host texts, with where they were found. */
+  urls: Array<{ raw: string; source: EgressTarget['source'] }>;
+  /** Strings under content keys, in order (what a write would put in a file). */
+  content: string[];
+  cwd: string | undefined;
+  /** Set when the arguments nest deeper than MAX_ARGUMENT_DEPTH. */
+  tooDeep: boolean;
+}
+
+const URL_SHAPE = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
+
+function looksLikePath(s: string): boolean {
+  return !s.includes('\n') && (s.startsWith('/') || s === '~' || s.startsWith('~/') || s.startsWith('./') || s.startsWith('../'));
+}
+
+/** `file:///x` names a path, not a network target. */
+function fileUrlPath(s: string): string | undefined {
+  if (!/^file:/i.test(s)) return undefined;
+  try {
+    return decodeURIComponent(new URL(s).pathname);
+  } catch {
+    return s.slice(5);
+  }
+}
+
+function looksLikeCommand(s: string): boolean {
+  const first = /^\s*(\S+)/.exec(s)?.[1];
+  return first !== undefined && isKnownProgram(first);
+}
+
+export function extractArguments(args: unknown): ArgumentFacts {
+  const facts: ArgumentFacts = { paths: [], commands: [], urls: [], content: [], cwd: undefined, tooDeep: false };
+
+  const shaped = (s: string, key: string, role: KeyRole): void => {
+    if (s.length > MAX_SHAPED_LENGTH) return;
+    const text = s.trim();
+    const filePath = fileUrlPath(text);
+    if (filePath !== undefined) facts.paths.push(filePath);
+    else if (URL_SHAPE.test(text)) facts.urls.push({ raw: text, source: role === 'url' ? 'argument' : 'embedded' });
+    else if (looksLikePath(text)) facts.paths.push(text);
+    else if (looksLikeCommand(text)) facts.commands.push({ form: 'text', text: s, key });
+  };
+
+  const visit = (value: unknown, key: string, role: KeyRole, depth: number): void => {
+    if (depth > MAX_ARGUMENT_DEPTH) {
+      facts.tooDeep = true;
+      return;
+    }
+    if (typeof value === 'string') {
+      switch (role) {
+        case 'content':
+          facts.content.push(value);
+          return;
+        case 'path':
+          facts.paths.push(fileUrlPath(value.trim()) ?? value);
+          return;
+        case 'cwd':
+          facts.paths.push(value);
+          facts.cwd ??= value;
+          return;
+        case 'command':
+          facts.commands.push({ form: 'text', text: value, key });
+          return;
+        case 'url':
+        case 'host':
+          if (fileUrlPath(value.trim()) !== undefined) facts.paths.push(fileUrlPath(value.trim())!);
+          else facts.urls.push({ raw: value, source: 'argument' });
+          return;
+        default:
+          shaped(value, key, role);
+      }
+      return;
+    }
+    if (Array.isArray(value)) {
+      for (const v of value) visit(v, key, role, depth + 1);
+      return;
+    }
+    if (value !== null && typeof value === 'object') {
+      const obj = value as Record<string, unknown>;
+      const argvCommand = argvOf(obj);
+      if (argvCommand !== undefined) facts.commands.push(argvCommand);
+      for (const [k, v] of Object.entries(obj)) {
+        const own = keyRole(k);
+        // Inside content (an edits array), everything stays content.
+        const r = role === 'content' ? 'content' : own;
+        // Already judged as one argv: the program's arguments, and a command given as an array.
+        if (argvCommand !== undefined && (r === 'argv' || (r === 'command' && Array.isArray(v)))) continue;
+        if (r === 'host' && typeof v === 'string' && typeof obj['port'] === 'number') {
+          facts.urls.push({ raw: `${v}:${obj['port']}`, source: 'argument' });
+          continue;
+        }
+        visit(v, k, r === 'argv' ? 'other' : r, depth + 1);
+      }
+    }
+  };
+
+  visit(args, '', 'other', 0);
+  return facts;
+}
+
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/**
+ * `{command: "rm", args: ["-rf", "/"]}`, `{command: ["rm", "-rf", "/"]}` or `{argv: [...]}`: a
+ * program and its arguments, executed without a shell.
+ */
+function argvOf(obj: Record<string, unknown>): CommandArgument | undefined {
+  const entries = Object.entries(obj);
+  const command = entries.find(([k]) => keyRole(k) === 'command');
+  const args = entries.find(([k]) => keyRole(k) === 'argv');
+  if (command !== undefined && isStringArray(command[1]) && command[1].length > 0) {
+    return { form: 'argv', argv: [...command[1], ...(args !== undefined && isStringArray(args[1]) ? args[1] : [])], key: command[0] };
+  }
+  if (command !== undefined && typeof command[1] === 'string' && args !== undefined && isStringArray(args[1])) {
+    return { form: 'argv', argv: [command[1], ...args[1]], key: command[0] };
+  }
+  if (command === undefined && args !== undefined && args[0].toLowerCase() === 'argv' && isStringArray(args[1]) && args[1].length > 0) {
+    return { form: 'argv', argv: args[1], key: args[0] };
+  }
+  return undefined;
+}

@@ -1,0 +1,116 @@
+/**
+ * Is an interpreter being handed code inline — `-c`/`-e`/`--eval`, a script from `<(…)` or
+ * `$(…)`, or its program on standard input from a pipe, a here-document or a here-string
+ * (`curl … | sh`, `python3 - <<EOF`)? Running a script file is not inline code. awk and sed run
+ * their program text too; theirs counts only when it reaches out to run commands (`system()`,
+ * pipes to or from a command, sed's `e`).
+ * Owns: the inline-code rules per interpreter. Imports the program tables. Arguments are attacker-controlled.
+ */
+import { INTERPRETERS, interpreterName, TEXT_PROGRAMS } from './programs.js';
+import type { InterpreterSpec } from './programs.js';
+import type { StdinSource } from './parser.js';
+import type { Field } from './words.js';
+
+export interface InlineCode {
+  interpreter: string;
+  /** How the code arrives, for the reason: `-c`, `<(…)`, `standard input from a pipe`, … */
+  form: string;
+  /** The code when it is known (shell code is judged in turn). */
+  text: string | undefined;
+  shell: boolean;
+}
+
+const STDIN_PATHS = /^(?:-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/self\/fd\/\d+)$/;
+
+function stdinForm(stdin: StdinSource): string | undefined {
+  return stdin === 'pipe' ? 'its program on standard input from a pipe'
+    : stdin === 'heredoc' ? 'its program in a here-document'
+    : stdin === 'herestring' ? 'its program in a here-string'
+    : undefined;
+}
+
+/** Single-letter code options of `spec` (`c` for `-c`). */
+function codeLetters(spec: InterpreterSpec): string[] {
+  return spec.codeOptions.filter((o) => /^-[A-Za-z]$/.test(o)).map((o) => o[1]!);
+}
+
+export function inlineCode(argv: Field[], stdin: StdinSource): InlineCode | undefined {
+  const name = argv[0]?.value === undefined ? undefined : interpreterName(argv[0].value);
+  if (name === undefined) return undefined;
+  const spec = INTERPRETERS[name]!;
+  const shell = spec.shell === true;
+  const found = (form: string, text: string | undefined): InlineCode => ({ interpreter: name, form, text, shell });
+  const letters = codeLetters(spec);
+  for (let i = 1; i < argv.length; i++) {
+    const f = argv[i]!;
+    const v = f.value;
+    if (v === undefined) {
+      // A script argument computed at run time: `bash <(curl …)`, `sh "$(…)"`.
+      return found(f.procSubst ? 'a script from <(…)' : `a script computed at run time (${f.unknown ?? f.pattern})`, undefined);
+    }
+    if (spec.programIsFirstPositional === true) return found('code as its arguments', argv.slice(i).map((a) => a.value ?? '').join(' '));
+    if (v === '--') {
+      const script = argv[i + 1];
+      if (script === undefined) break;
+      if (script.value === undefined) return found(script.procSubst ? 'a script from <(…)' : 'a script computed at run time', undefined);
+      return STDIN_PATHS.test(script.value) ? (stdinForm(stdin) === undefined ? undefined : found(stdinForm(stdin)!, undefined)) : undefined;
+    }
+    const long = spec.longCodeOptions?.find((o) => v === o || v.startsWith(`${o}=`));
+    if (long !== undefined) return found(long, v.includes('=') ? v.slice(v.indexOf('=') + 1) : argv[i + 1]?.value);
+    if (spec.codeOptions.includes(v)) return found(v, argv[i + 1]?.value);
+    if (/^-[A-Za-z]{2,}$/.test(v) && !v.startsWith('--') && letters.some((l) => v.slice(1).includes(l))) {
+      // A bundle (`bash -lc`, `perl -ne`) or a joined value (`python3 -cprint(1)`): code either way.
+      return found(v, shell ? argv[i + 1]?.value : undefined);
+    }
+    if (letters.some((l) => v.startsWith(`-${l}`) && v.length > 2 && !/^-[A-Za-z]+$/.test(v))) return found(v.slice(0, 2), v.slice(2));
+    if ((v.startsWith('-') && v !== '-') || (shell && /^\+[A-Za-z]+$/.test(v))) {
+      // `-o pipefail`, and a bundle ending in a value option (`bash -euo pipefail`), take the next word.
+      if (spec.valueOptions?.includes(v) === true || (/^[-+][A-Za-z]+$/.test(v) && spec.valueOptions?.includes(`${v[0]}${v.at(-1)}`) === true)) i++;
+      continue;
+    }
+    if (name === 'deno' && v === 'eval') return found('deno eval', argv[i + 1]?.value);
+    // The first positional is the script: a file, unless it names standard input.
+    if (STDIN_PATHS.test(v)) return stdinForm(stdin) === undefined ? undefined : found(stdinForm(stdin)!, undefined);
+    return undefined;
+  }
+  if (spec.readsStdin === true && stdinForm(stdin) !== undefined) return found(stdinForm(stdin)!, undefined);
+  return undefined;
+}
+
+const AWK_RUNS_COMMANDS = /\bsystem\s*\(|\|\s*getline|\|&|(?:print|printf)\b[^;}]*\|/;
+// sed's `e` command (run the pattern space or a command) and the `e` flag of `s///` (GNU sed(1)).
+const SED_RUNS_COMMANDS = /(?:^|[;\n{}])\s*(?:\d+|\$|\/[^/]*\/)?\s*!?\s*e(?:\s|;|$)|\bs(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImM0-9w]*e/;
+
+/** awk or sed whose program runs commands; `undefined` when the program is harmless or read from a file. */
+export function textProgramRunsCommands(argv: Field[]): string | undefined {
+  const name = argv[0]?.value === undefined ? undefined : argv[0].value.split('/').pop()!.toLowerCase();
+  const spec = name === undefined ? undefined : TEXT_PROGRAMS[name];
+  if (spec === undefined) return undefined;
+  const programs: Array<Field | undefined> = [];
+  let positional: Field | undefined;
+  for (let i = 1; i < argv.length; i++) {
+    const v = argv[i]!.value;
+    if (v === undefined) {
+      if (positional === undefined && programs.length === 0) positional = argv[i];
+      continue;
+    }
+    if (spec.programFileOptions?.some((o) => v === o || v.startsWith(`${o}=`)) === true) return undefined;
+    if (spec.codeOptions.includes(v)) {
+      programs.push(argv[++i]);
+      continue;
+    }
+    if (v.startsWith('-') && v !== '-') {
+      if (spec.valueOptions?.includes(v) === true) i++;
+      continue;
+    }
+    positional ??= argv[i];
+    if (programs.length === 0) break;
+  }
+  if (programs.length === 0 && positional !== undefined) programs.push(positional);
+  for (const p of programs) {
+    if (p === undefined) continue;
+    if (p.value === undefined) return `${name} is given a program computed at run time (${p.unknown ?? p.pattern})`;
+    if ((name === 'sed' ? SED_RUNS_COMMANDS : AWK_RUNS_COMMANDS).test(p.value)) return `${name} is given a program that runs commands`;
+  }
+  return undefined;
+}

@@ -1,0 +1,98 @@
+/**
+ * Judges parsed shell text command by command: variables that load code, program names computed
+ * at run time, wrappers looked through, interpreters handed inline code, destructive commands,
+ * network abuse — and collects what other guards must still judge: every word that may be a path,
+ * the URLs and hosts it reaches, the directories it changes into, and the shell code it runs in
+ * turn (`bash -c …`, `su -c …`, `watch …`), which the caller parses and judges the same way.
+ * Owns: the per-command rule order. Imports the shell rule modules. Everything judged is attacker-controlled.
+ */
+import { posix } from 'node:path';
+import { destructiveReason, deviceWrite, selfCallingFunction } from './destructive.js';
+import type { Places } from './destructive.js';
+import { inlineCode, textProgramRunsCommands } from './interpreters.js';
+import { commandTargets, networkReason } from './network.js';
+import type { ParsedShell, SimpleCommand, StdinSource } from './parser.js';
+import { loadsCode } from './programs.js';
+import { dynamicNameReason, programName, unwrap } from './unwrap.js';
+import type { Field } from './words.js';
+
+export interface ShellSettings {
+  /** Interpreters (by name: `bash`, `python`, `node`, `eval`, …) that may be given inline code. */
+  allowedInterpreters: ReadonlySet<string>;
+  places: Places;
+}
+
+export interface ShellJudgement {
+  deny: string | undefined;
+  /** Every word that may name a file: arguments, assigned values, redirection targets, loop items. */
+  pathWords: Field[];
+  /** URL and host texts the commands reach. */
+  targets: string[];
+  /** Shell code the commands run in turn (to be parsed and judged). */
+  nested: string[];
+  /** Directories the text changes into (`cd`, `pushd`): more bases for its relative paths. */
+  directories: string[];
+}
+
+const UNKNOWN_ARGUMENT: Field = { value: undefined, pattern: '*', glob: false, unknown: 'arguments read at run time', procSubst: false };
+
+export function judgeShell(parsed: ParsedShell, settings: ShellSettings): ShellJudgement {
+  const j: ShellJudgement = { deny: undefined, pathWords: [...parsed.looseFields], targets: [], nested: [], directories: [] };
+  for (const cmd of parsed.commands) {
+    j.pathWords.push(...cmd.argv, ...cmd.assigns.flatMap((a) => a.value), ...cmd.redirects.flatMap((r) => r.target));
+    j.deny ??= judgeCommand(cmd, settings, j);
+  }
+  const recursive = selfCallingFunction(parsed.functions);
+  j.deny ??= recursive === undefined ? undefined : `the function ${recursive} calls itself (a fork bomb)`;
+  return j;
+}
+
+function judgeCommand(cmd: SimpleCommand, settings: ShellSettings, j: ShellJudgement): string | undefined {
+  for (const a of cmd.assigns) if (loadsCode(a.name, 'shell')) return `sets ${a.name}, which makes programs load other code`;
+  const device = deviceWrite(cmd.redirects);
+  if (device !== undefined) return device;
+  return judgeArgv(cmd.argv, cmd.stdin, cmd, settings, j);
+}
+
+/** The rules for one program invocation (also for the command `find -exec` runs). */
+function judgeArgv(argv: Field[], stdin: StdinSource, cmd: SimpleCommand, settings: ShellSettings, j: ShellJudgement): string | undefined {
+  if (argv.length === 0) return undefined;
+  if (programName(argv[0]) === undefined) return dynamicNameReason(argv[0]!);
+  const u = unwrap(argv);
+  if (!u.ok) return u.reason;
+  j.nested.push(...u.nestedShell);
+  if (u.nestedShell.length > 0 && !settings.allowedInterpreters.has('sh')) return `${programName(argv[0])} runs shell code (like sh -c); allow sh in the policy's allowed_interpreters to permit it`;
+  const run = u.appendsUnknown ? [...u.argv, UNKNOWN_ARGUMENT] : u.argv;
+  if (run.length === 0) return undefined;
+  const name = programName(run[0]);
+  if (name === undefined) return dynamicNameReason(run[0]!);
+  j.targets.push(...commandTargets(run));
+  if ((name === 'cd' || name === 'pushd') && run[1]?.value !== undefined) j.directories.push(run[1].value);
+  if ((name === 'source' || name === '.') && run[1] !== undefined && run[1].value === undefined) {
+    return `${name} of a script computed at run time (${run[1].procSubst ? '<(…)' : (run[1].unknown ?? run[1].pattern)})`;
+  }
+  const inline = inlineCode(run, stdin);
+  if (inline !== undefined) {
+    if (!settings.allowedInterpreters.has(inline.interpreter)) {
+      return `${inline.interpreter} is given inline code (${inline.form}); allow ${inline.interpreter} in the policy's allowed_interpreters to permit it`;
+    }
+    if (inline.shell) {
+      if (inline.text === undefined) return `${inline.interpreter} is given shell code computed at run time (${inline.form})`;
+      j.nested.push(inline.text);
+    }
+  }
+  const text = textProgramRunsCommands(run);
+  if (text !== undefined) return text;
+  const destructive = destructiveReason(run, u.appendsUnknown, settings.places, (inner) => judgeArgv(inner, 'inherited', cmd, settings, j));
+  if (destructive !== undefined) return destructive;
+  return networkReason(cmd, run);
+}
+
+/** The directories a text changes into, as absolute paths (relative ones against every base). */
+export function resolveDirectories(directories: readonly string[], places: Places): string[] {
+  return directories.flatMap((d) => {
+    if (d === '~' || d.startsWith('~/')) return [posix.join(places.home, d.slice(1))];
+    if (posix.isAbsolute(d)) return [posix.normalize(d)];
+    return places.bases.map((b) => posix.resolve(b, d));
+  });
+}
