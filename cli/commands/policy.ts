@@ -1,11 +1,13 @@
 /**
- * `chio policy check <file>` and `chio check`: validating a policy, and dry-running it for one
- * call. Nothing is invoked, signed or written.
+ * `chio policy check <file>`, `chio policy test [--policy]` and `chio check`: validating a policy,
+ * attacking it with the hostile and harmless corpora, and dry-running it for one call. Nothing is
+ * invoked, signed or written.
  * Owns: presenting policy verdicts. Reads through src/kernel only.
  */
 import type { CommandModule } from 'yargs';
 import { ChioError, EXIT } from '../../src/errors.js';
-import { checkCall, defaultPolicy, loadPolicy } from '../../src/kernel/index.js';
+import { posix } from 'node:path';
+import { checkCall, defaultPolicy, loadPolicy, testPolicy } from '../../src/kernel/index.js';
 import type { GlobalArgs } from '../main.js';
 import { out, outJson, setExit, table } from '../output.js';
 
@@ -33,10 +35,39 @@ const policyCheck: CommandModule<GlobalArgs, PolicyCheckArgs> = {
   },
 };
 
+interface PolicyTestArgs extends GlobalArgs {
+  policy?: string;
+}
+
+const policyTest: CommandModule<GlobalArgs, PolicyTestArgs> = {
+  command: 'test',
+  describe: 'Attack a policy with the hostile and harmless corpora (exit 1 if a hostile call is allowed or a harmless one denied); nothing runs or is written',
+  builder: (y) => y.option('policy', { type: 'string', describe: 'policy file (default: the built-in secure defaults)' }),
+  handler: (args) => {
+    const report = testPolicy(args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy));
+    const summary = {
+      hostile: report.hostile, hostile_denied: report.hostile - report.hostileAllowed, hostile_allowed: report.hostileAllowed,
+      harmless: report.harmless, harmless_allowed: report.harmless - report.harmlessDenied, harmless_denied: report.harmlessDenied,
+    };
+    if (args.json) {
+      outJson({ ok: report.ok, policy_hash: report.policyHash, summary, cases: report.results });
+    } else {
+      const idWidth = Math.max(...report.results.map((r) => r.id.length));
+      for (const r of report.results) {
+        const mark = r.pass ? 'ok  ' : 'FAIL';
+        out(`${mark} ${r.corpus.padEnd(8)} ${r.verdict.padEnd(5)} ${(r.guard ?? '-').padEnd(18)} ${r.id.padEnd(idWidth)}  ${r.reason ?? r.about}`);
+      }
+      out('');
+      out(`${report.ok ? 'PASS' : 'FAIL'}: hostile ${summary.hostile_denied}/${summary.hostile} denied, harmless ${summary.harmless_allowed}/${summary.harmless} allowed (policy_hash ${report.policyHash})`);
+    }
+    if (!report.ok) setExit(EXIT.verificationFailed);
+  },
+};
+
 export const policyCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'policy',
-  describe: 'Validate policy files',
-  builder: (y) => y.command(policyCheck).demandCommand(1, 'name a policy command'),
+  describe: 'Validate policy files and test them against the attack corpora',
+  builder: (y) => y.command(policyCheck).command(policyTest).demandCommand(1, 'name a policy command'),
   handler: () => {},
 };
 
@@ -45,6 +76,7 @@ interface CheckArgs extends GlobalArgs {
   tool: string;
   params: string;
   server?: string;
+  'path-base'?: string[];
 }
 
 export const checkCommand: CommandModule<GlobalArgs, CheckArgs> = {
@@ -55,7 +87,8 @@ export const checkCommand: CommandModule<GlobalArgs, CheckArgs> = {
       .option('policy', { type: 'string', describe: 'policy file (default: the built-in secure defaults)' })
       .option('tool', { type: 'string', demandOption: true })
       .option('params', { type: 'string', default: '{}', describe: 'the call arguments as JSON' })
-      .option('server', { type: 'string', describe: 'tool server id (default: match grants on the tool name alone)' }),
+      .option('server', { type: 'string', describe: 'tool server id (default: match grants on the tool name alone)' })
+      .option('path-base', { type: 'string', array: true, describe: 'directory the tool resolves relative paths against (repeatable; without one, relative paths are denied)' }),
   handler: (args) => {
     let params: unknown;
     try {
@@ -63,8 +96,11 @@ export const checkCommand: CommandModule<GlobalArgs, CheckArgs> = {
     } catch (e) {
       throw new ChioError('CHIO-CLI-BAD-JSON', `--params is not JSON: ${(e as Error).message}`);
     }
+    const pathBases = (args['path-base'] ?? []).map(String);
+    const relative = pathBases.find((b) => !posix.isAbsolute(b));
+    if (relative !== undefined) throw new ChioError('CHIO-CLI-USAGE', `--path-base ${relative}: must be an absolute path`);
     const loaded = args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy);
-    const result = checkCall(loaded, { serverId: args.server, toolName: args.tool, arguments: params });
+    const result = checkCall(loaded, { serverId: args.server, toolName: args.tool, arguments: params, pathBases });
     if (args.json) outJson(result);
     else {
       out(table([

@@ -14,6 +14,8 @@ export interface CheckCall {
   serverId?: string | undefined;
   toolName: string;
   arguments: unknown;
+  /** Bases for relative paths besides the policy's path_base (where the tool would run). */
+  pathBases?: readonly string[];
 }
 
 export type CheckResult =
@@ -42,7 +44,8 @@ export function checkCall(loaded: LoadedPolicy, call: CheckCall): CheckResult {
     }
     if (grant === null) return { verdict: 'deny', guard: CAPABILITY_CHECK, reason: 'the arguments violate the constraints of every grant for this tool', evidence: [], policyHash };
   }
-  const decision = runGuards(buildGuards(policy.guards), { serverId: call.serverId ?? '*', toolName: call.toolName, arguments: call.arguments });
+  const pathBases = [...(call.pathBases ?? []), ...policy.path_base];
+  const decision = runGuards(buildGuards(policy.guards), { serverId: call.serverId ?? '*', toolName: call.toolName, arguments: call.arguments }, { pathBases });
   return decision.verdict === 'allow'
     ? { verdict: 'allow', evidence: decision.evidence, policyHash, grant }
     : { verdict: 'deny', guard: decision.guard, reason: decision.reason, evidence: decision.evidence, policyHash };

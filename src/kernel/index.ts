@@ -7,6 +7,8 @@ export type { Policy, LoadedPolicy, Redaction } from './policy.js';
 export { redactParameters, REDACTED } from './redaction.js';
 export type { RedactionMode } from './redaction.js';
 export { checkCall, CAPABILITY_CHECK } from './check.js';
+export { testPolicy } from './policy-test.js';
+export type { PolicyTestReport } from './policy-test.js';
 export type { CheckCall, CheckResult } from './check.js';
 export { ToolManifestSchema, ToolDefinitionSchema, MANIFEST_SCHEMA_ID, findTool } from './tool-server.js';
 export type { ToolManifest, ToolDefinition, ToolServerConnection, StreamChunk, InvokeContext, ProgressUpdate } from './tool-server.js';

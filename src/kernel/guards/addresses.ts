@@ -48,6 +48,12 @@ export function embeddedIPv4(bytes: readonly number[]): string | undefined {
   return undefined;
 }
 
+const RANGE_NAMES: Readonly<Record<string, string>> = {
+  unspecified: 'unspecified', broadcast: 'broadcast', multicast: 'multicast', linkLocal: 'link-local (cloud metadata lives here)', loopback: 'loopback',
+  carrierGradeNat: 'carrier-grade NAT', private: 'private', reserved: 'reserved', uniqueLocal: 'unique-local (private)', deprecatedSiteLocal: 'site-local',
+  ipv4Mapped: 'IPv4-mapped', rfc6145: 'IPv4-translated (RFC 6145)', rfc6052: 'NAT64 (RFC 6052)', '6to4': '6to4', teredo: 'Teredo', benchmarking: 'benchmarking',
+};
+
 function addressReason(ip: string, host: string): string | null {
   let addr: IpAddr.IPv4 | IpAddr.IPv6;
   try {
@@ -55,17 +61,16 @@ function addressReason(ip: string, host: string): string | null {
   } catch {
     return `${host} is an address that cannot be classified`;
   }
-  const range = addr.range();
   const family = addr.kind();
-  const blocked = classic.check(addr.toNormalizedString(), family);
-  if (range !== 'unicast' || blocked) return `${host} is a ${range === 'unicast' ? 'reserved' : range} address`;
   if (family === 'ipv6') {
+    // The IPv4 address inside says more than the transition range around it.
     const v4 = embeddedIPv4((addr as IpAddr.IPv6).toByteArray());
-    if (v4 !== undefined) {
-      const inner = addressReason(v4, v4);
-      if (inner !== null) return `${host} carries ${v4}: ${inner}`;
-    }
+    const inner = v4 === undefined ? null : addressReason(v4, v4);
+    if (inner !== null) return `${host} carries ${v4}: ${inner}`;
   }
+  const range = addr.range();
+  if (range !== 'unicast') return `${host} is a ${RANGE_NAMES[range] ?? range} address`;
+  if (classic.check(addr.toNormalizedString(), family)) return `${host} is a reserved address`;
   return null;
 }
 

@@ -30,9 +30,10 @@ function candidates(text: string): string[] {
   const out = [text];
   const option = /^--?[A-Za-z0-9][\w.-]*=(.+)$/s.exec(text) ?? /^[A-Za-z_][\w]*=(.+)$/s.exec(text);
   if (option !== null) out.push(option[1]!);
-  if (text.startsWith('@') && text.length > 1) out.push(text.slice(1));
   const short = /^-[A-Za-z](.+)$/s.exec(text);
   if (short !== null && short[1]!.includes('/')) out.push(short[1]!);
+  // curl's `@file` and `-F name=@file` read the file
+  for (const c of [...out]) if (c.startsWith('@') && c.length > 1) out.push(c.slice(1));
   return out;
 }
 

@@ -77,17 +77,19 @@ function parseUncached(text: string, home: string): ParseOutcome {
   } catch (e) {
     return { ok: false, reason: `the shell parser cannot parse it: ${parseError(e)}` };
   }
+  // Count the commands before the walk: brace expansion (SplitBraces) rewrites words in place,
+  // and mvdan-sh's Walk does not know the nodes it leaves behind.
+  let callExprs = 0;
   const walker = new Walker(Buffer.from(text, 'utf8'), home);
   try {
+    syntax.Walk(file, (n) => {
+      if (n !== null && syntax.NodeType(n) === 'CallExpr') callExprs++;
+      return true;
+    });
     walker.stmts(file.Stmts as ShNode[], 'inherited', []);
   } catch (e) {
-    return { ok: false, reason: `the command cannot be judged: ${(e as Error).message}` };
+    return { ok: false, reason: `the command cannot be judged: ${e instanceof Error ? e.message : parseError(e)}` };
   }
-  let callExprs = 0;
-  syntax.Walk(file, (n) => {
-    if (n !== null && syntax.NodeType(n) === 'CallExpr') callExprs++;
-    return true;
-  });
   if (callExprs !== walker.callExprs) return { ok: false, reason: 'the command uses shell syntax the guard does not judge' };
   return { ok: true, shell: { commands: walker.commands, looseFields: walker.looseFields, functions: walker.functions } };
 }
