@@ -1,5 +1,5 @@
 /**
- * `chio acp proxy [--allow-path <abs prefix>]… [--allow-command <name>]… [--server-id <id>]
+ * `chio acp proxy [--allow-path <abs prefix>]… [--allow-command <name>]… [--allow-env <name>]… [--server-id <id>]
  * [--receipt-db <file>] [--kernel-seed-file <file>] [--policy <file>] [--attestation
  * required|optional] [--enforce-capabilities] -- <agent command> [args…]`: the ACP proxy between
  * an editor (this process's stdin/stdout) and an agent it spawns. stdout carries ACP messages
@@ -15,6 +15,7 @@ import type { GlobalArgs } from '../main.js';
 interface ProxyArgs extends GlobalArgs {
   'allow-path'?: string[];
   'allow-command'?: string[];
+  'allow-env'?: string[];
   'server-id': string;
   'kernel-seed-file'?: string;
   policy?: string;
@@ -37,6 +38,7 @@ const proxy: CommandModule<GlobalArgs, ProxyArgs> = {
     y
       .option('allow-path', { type: 'string', array: true, describe: 'absolute path prefix the agent may read, write and run terminals in (repeatable; none: all denied)' })
       .option('allow-command', { type: 'string', array: true, describe: 'command the agent may run, matched exactly (repeatable; none: all denied)' })
+      .option('allow-env', { type: 'string', array: true, describe: 'environment variable terminal/create may set although it loads code or moves configuration (repeatable, exact name)' })
       .option('server-id', { type: 'string', default: DEFAULT_SERVER_ID, describe: 'tool server id recorded in receipts' })
       .option('kernel-seed-file', { type: 'string', describe: 'kernel key that signs receipts; generated for the run when absent' })
       .option('policy', { type: 'string', describe: 'policy for the kernel checker (default: the built-in secure defaults)' })
@@ -49,6 +51,7 @@ const proxy: CommandModule<GlobalArgs, ProxyArgs> = {
     let config = AcpProxyConfig.new(command[0]!, command.slice(1)).withServerId(args['server-id']).withAttestation(args.attestation);
     for (const p of args['allow-path'] ?? []) config = config.withAllowedPathPrefix(p);
     for (const c of args['allow-command'] ?? []) config = config.withAllowedCommand(c);
+    for (const e of args['allow-env'] ?? []) config = config.withAllowedEnv(e);
     const kernel = Kernel.open({
       ledgerPath: args['receipt-db'],
       ...(args['kernel-seed-file'] === undefined ? {} : { seedFile: args['kernel-seed-file'] }),

@@ -28,6 +28,7 @@ symlinkSync(join(root, 'sub', 'a.txt'), join(root, 'link-in'));
 describe('FsGuard', () => {
   const guard = new FsGuard([root]);
   const deniedFor = (op: string, p: string) => ({ ok: false, message: `access denied: fs ${op} denied for path: ${p}` });
+  const fsDenied = (op: string, p: string) => ({ ...deniedFor(op, p), guard: 'acp-fs-guard' });
   it.each([
     ['empty', guard, '', { ok: false, message: 'access denied: fs read denied: empty path' }],
     ['relative', guard, 'project/sub/a.txt', { ok: false, message: 'access denied: fs read denied: relative path not allowed: project/sub/a.txt' }],
@@ -54,12 +55,12 @@ describe('FsGuard', () => {
     ['a file used as a directory inside', guard, join(root, 'sub', 'a.txt', 'x'), { ok: true }],
     ['a name too long for the filesystem (ENAMETOOLONG) outside', guard, `${outside}/${'n'.repeat(300)}`, deniedFor('read', `${outside}/${'n'.repeat(300)}`)],
   ])('%s', (_name, g, path, expected) => {
-    expect(g.check('read', path)).toEqual(expected);
+    expect(g.check('read', path)).toEqual(expected.ok ? expected : { ...expected, guard: 'acp-fs-guard' });
   });
 
   it('names the operation: write and cwd', () => {
-    expect(guard.check('write', '/etc/crontab')).toEqual(deniedFor('write', '/etc/crontab'));
-    expect(guard.check('cwd', outside)).toEqual(deniedFor('cwd', outside));
+    expect(guard.check('write', '/etc/crontab')).toEqual(fsDenied('write', '/etc/crontab'));
+    expect(guard.check('cwd', outside)).toEqual(fsDenied('cwd', outside));
     expect(guard.check('write', join(root, 'sub', 'b.txt'))).toEqual({ ok: true });
   });
 
@@ -85,11 +86,11 @@ describe('TerminalGuard', () => {
     ['an empty command', guard, '', [], { ok: false, message: 'access denied: terminal denied: empty command' }],
     ['/usr/bin/cargo allows itself', new TerminalGuard(['/usr/bin/cargo']), '/usr/bin/cargo', [], { ok: true }],
   ])('%s', (_name, g, command, args, expected) => {
-    expect(g.check(command, args)).toEqual(expected);
+    expect(g.check(command, args)).toEqual(expected.ok ? expected : { ...expected, guard: 'acp-terminal-guard' });
   });
 
-  it.each(['`whoami`', 'x$(whoami)', 'a|b', 'build; rm -rf /', 'line1\nline2', 'hello\rworld'])('suspicious argument %j', (arg) => {
-    expect(guard.check('cargo', ['build', arg])).toEqual({ ok: false, message: `access denied: terminal denied: suspicious argument: ${arg}` });
+  it.each(['`whoami`', 'x$(whoami)', 'a|b', 'build; rm -rf /', 'line1\nline2', 'hello\rworld', 'nul\0byte'])('suspicious argument %j', (arg) => {
+    expect(guard.check('cargo', ['build', arg])).toEqual({ ok: false, message: `access denied: terminal denied: suspicious argument: ${arg}`, guard: 'acp-terminal-guard' });
   });
 });
 

@@ -1,11 +1,13 @@
 /**
  * `AcpProxyConfig` (issue 7): the agent command, the allowed path prefixes and commands, the
- * server id on receipts, and the attestation mode. Empty allow-lists deny everything (fail closed).
+ * environment variables opened past the terminal table, the server id on receipts, and the
+ * attestation mode. Empty allow-lists deny everything (fail closed).
  * Builders return a new config, so a shared base config is never mutated.
- * Owns: proxy configuration and its validation. Imports errors only.
+ * Owns: proxy configuration and its validation. Imports errors and the env name rule.
  */
 import { posix } from 'node:path';
 import { ChioError } from '../../errors.js';
+import { PORTABLE_ENV_NAME } from './terminal-env.js';
 
 export const DEFAULT_SERVER_ID = 'chio-acp-proxy';
 
@@ -19,6 +21,8 @@ export interface AcpProxyConfigFields {
   agentEnv: Readonly<Record<string, string>>;
   allowedPathPrefixes: readonly string[];
   allowedCommands: readonly string[];
+  /** Environment variable names terminal/create may set although the proxy's table refuses them. */
+  allowedEnv: readonly string[];
   serverId: string;
   attestation: AttestationMode;
 }
@@ -28,7 +32,7 @@ export class AcpProxyConfig {
 
   static new(agentCommand: string, agentArgs: readonly string[] = []): AcpProxyConfig {
     if (agentCommand.trim() === '') throw new ChioError('CHIO-CLI-USAGE', 'the ACP proxy needs an agent command');
-    return new AcpProxyConfig({ agentCommand, agentArgs: [...agentArgs], agentEnv: {}, allowedPathPrefixes: [], allowedCommands: [], serverId: DEFAULT_SERVER_ID, attestation: 'optional' });
+    return new AcpProxyConfig({ agentCommand, agentArgs: [...agentArgs], agentEnv: {}, allowedPathPrefixes: [], allowedCommands: [], allowedEnv: [], serverId: DEFAULT_SERVER_ID, attestation: 'optional' });
   }
 
   /** An absolute directory prefix; reads, writes and terminal cwds share the set. `/` is refused as too broad. */
@@ -43,6 +47,12 @@ export class AcpProxyConfig {
   withAllowedCommand(command: string): AcpProxyConfig {
     if (command.trim() === '') throw new ChioError('CHIO-CLI-USAGE', 'an allowed command must not be empty');
     return new AcpProxyConfig({ ...this.fields, allowedCommands: [...this.fields.allowedCommands, command] });
+  }
+
+  /** Opens one environment variable the terminal table refuses (terminal-env.ts), by exact name. */
+  withAllowedEnv(name: string): AcpProxyConfig {
+    if (!PORTABLE_ENV_NAME.test(name)) throw new ChioError('CHIO-CLI-USAGE', `an allowed environment variable must be a portable name ([A-Za-z_][A-Za-z0-9_]*): ${JSON.stringify(name)}`);
+    return new AcpProxyConfig({ ...this.fields, allowedEnv: [...this.fields.allowedEnv, name] });
   }
 
   withServerId(serverId: string): AcpProxyConfig {

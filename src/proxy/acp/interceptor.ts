@@ -1,8 +1,9 @@
 /**
  * The ACP proxy's decisions, one message at a time (issue 7), free of any transport:
  *  agent → editor  fs/* and terminal/* requests are checked (kernel checker when installed, then
- *                  FsGuard / TerminalGuard) and refused with −32000 naming the operation and value,
- *                  never forwarded; session/update tool-call events become signed receipts;
+ *                  FsGuard with the policy's forbidden paths / TerminalGuard and any plugged-in
+ *                  terminal checks) and refused with −32000 naming the operation and value, never
+ *                  forwarded, leaving a deny receipt that names the refusing guard; session/update tool-call events become signed receipts;
  *                  permission requests are logged with their mapping and tracked;
  *  either way      session/cancel purges the session's capability contexts; from the editor it
  *                  also answers the agent's open permission requests `cancelled` (ACP
@@ -15,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { hashCanonical } from '../../crypto/index.js';
 import { isChioError } from '../../errors.js';
+import { guards } from '../../kernel/index.js';
 import type { Kernel } from '../../kernel/index.js';
 import { errorResponse, INVALID_PARAMS, resultResponse } from '../../wire/index.js';
 import type { Incoming, RequestId } from '../../wire/index.js';
@@ -25,8 +27,10 @@ import type { KernelCapabilityChecker } from './checker.js';
 import type { AcpProxyConfig } from './config.js';
 import { CapabilityContexts } from './contexts.js';
 import { FsGuard } from './fs-guard.js';
+import type { ForbiddenPaths } from './fs-guard.js';
 import { auditDraft, auditNonce, refusalDraft } from './receipts.js';
 import { TerminalGuard } from './terminal-guard.js';
+import type { TerminalCheck } from './terminal-guard.js';
 
 /** ACP's access-denied error code for refused requests (upstream ACP_ERROR_ACCESS_DENIED). */
 export const ACCESS_DENIED = -32000;
@@ -42,7 +46,11 @@ export interface Disposition {
 
 const nonBlank = z.string().refine((s) => s.trim() !== '' && s.trim() === s, 'must be a non-empty unpadded string');
 const FsParams = z.object({ sessionId: nonBlank, path: z.string() }).passthrough();
-const TerminalCreateParams = z.object({ sessionId: nonBlank, command: z.string(), args: z.array(z.string()).optional(), cwd: z.string().nullish() }).passthrough();
+const TerminalCreateParams = z.object({
+  sessionId: nonBlank, command: z.string(), args: z.array(z.string()).optional(), cwd: z.string().nullish(),
+  // ACP EnvVariable[]; any other shape (a name→value object) is refused, never forwarded.
+  env: z.array(z.object({ name: z.string(), value: z.string() }).passthrough()).nullish(),
+}).passthrough();
 const TerminalIdParams = z.object({ sessionId: nonBlank, terminalId: nonBlank }).passthrough();
 const SessionParams = z.object({ sessionId: nonBlank }).passthrough();
 const PermissionParams = z.object({ sessionId: nonBlank, options: z.array(z.object({ optionId: z.string(), kind: z.string() }).passthrough()) }).passthrough();
@@ -57,11 +65,23 @@ export interface InterceptorOptions {
   /** Signs and appends receipts; without it nothing is recorded (and `required` attestation refuses updates). */
   kernel?: Kernel;
   checker?: KernelCapabilityChecker;
+  /** Extra judgements of each terminal/create, after the proxy's own (e.g. a kernel shell-command guard). */
+  terminalChecks?: readonly TerminalCheck[];
   log?: (line: string) => void;
   clock?: () => number;
 }
 
 const pass = (): Disposition => ({ forward: true, toSender: [], toPeerAfter: [] });
+
+/**
+ * The kernel's forbidden-path guard with the policy's `guards['forbidden-path']` settings (the
+ * defaults without a kernel). A policy that disables the guard disables it here too.
+ */
+function forbiddenPaths(kernel: Kernel | undefined): ForbiddenPaths | undefined {
+  const config = kernel?.policy.policy.guards['forbidden-path'];
+  if ((config as { enabled?: unknown } | undefined)?.enabled === false) return undefined;
+  return new guards.ForbiddenPathGuard(config);
+}
 
 export class AcpInterceptor {
   readonly contexts = new CapabilityContexts();
@@ -75,8 +95,9 @@ export class AcpInterceptor {
   private readonly answered = new Set<string>();
 
   constructor(private readonly options: InterceptorOptions) {
-    this.fs = new FsGuard(options.config.fields.allowedPathPrefixes);
-    this.terminal = new TerminalGuard(options.config.fields.allowedCommands);
+    const { fields } = options.config;
+    this.fs = new FsGuard(fields.allowedPathPrefixes, forbiddenPaths(options.kernel));
+    this.terminal = new TerminalGuard(fields.allowedCommands, { fs: this.fs, allowedEnv: fields.allowedEnv, checks: options.terminalChecks ?? [] });
     this.log = options.log ?? (() => {});
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
   }
@@ -168,7 +189,7 @@ export class AcpInterceptor {
     const verdict = this.fs.check(op, p.data.path);
     if (!verdict.ok) {
       this.log(`fs ${op} blocked: ${p.data.path}`);
-      await this.recordRefusal(id, p.data.sessionId, method, operation, p.data.path, params, 'acp-fs-guard', verdict.message, gate.context?.capabilityId);
+      await this.recordRefusal(id, p.data.sessionId, method, operation, p.data.path, params, verdict.guard, verdict.message, gate.context?.capabilityId);
       return this.refuse(id, ACCESS_DENIED, verdict.message);
     }
     if (gate.context !== undefined) this.contexts.remember(p.data.sessionId, gate.context);
@@ -181,11 +202,10 @@ export class AcpInterceptor {
     if (!p.success) return this.invalid(id, method, p.error);
     const gate = await this.capabilityGate(id, p.data.sessionId, method, 'terminal', p.data.command, params);
     if (!gate.ok) return gate.disposition;
-    let verdict = this.terminal.check(p.data.command, p.data.args ?? []);
-    if (verdict.ok && p.data.cwd !== undefined && p.data.cwd !== null) verdict = this.fs.check('cwd', p.data.cwd);
+    const verdict = this.terminal.check(p.data.command, p.data.args ?? [], { cwd: p.data.cwd ?? null, env: p.data.env ?? [] });
     if (!verdict.ok) {
       this.log(`terminal create blocked: ${p.data.command}`);
-      await this.recordRefusal(id, p.data.sessionId, method, 'terminal', p.data.command, params, 'acp-terminal-guard', verdict.message, gate.context?.capabilityId);
+      await this.recordRefusal(id, p.data.sessionId, method, 'terminal', p.data.command, params, verdict.guard, verdict.message, gate.context?.capabilityId);
       return this.refuse(id, ACCESS_DENIED, verdict.message);
     }
     if (gate.context !== undefined) this.contexts.remember(p.data.sessionId, gate.context);

@@ -1,0 +1,158 @@
+/**
+ * git's option forms that run other commands or load configuration, for `terminal/create`.
+ * Global options (git(1) OPTIONS, parsed exactly as git.c handle_options does: no abbreviation)
+ * come before the subcommand: `-c`, `-c<k=v>`, `--config-env`, `--exec-path`, `--bare` are
+ * refused; `-C`, `--git-dir`, `--work-tree` must name directories inside the allowed prefixes
+ * (judged like a cwd, relative ones against the cwd as moved by earlier `-C`s), and `--git-dir`
+ * must lie in a `.git` directory (the only kind whose files an agent cannot write, git-dir.ts).
+ * Then per subcommand (each form from that subcommand's man page, git-<sub>(1)); an unknown
+ * subcommand (an alias, an external git-foo) gets the union of all of them, since its expansion
+ * is not visible here. Everywhere: `ext::` transport URLs (git-remote-ext(1)) and `--output` /
+ * `-o` paths judged as writes.
+ * Owns: git's rules. Imports option-forms and kernel path resolution. Arguments are attacker-controlled.
+ */
+import { posix } from 'node:path';
+import { guards } from '../../kernel/index.js';
+import { firstForm, optionValues } from './option-forms.js';
+import type { OptionContext, OptionForm, Syntax } from './option-forms.js';
+import { refuse, TERMINAL_GUARD } from './verdict.js';
+import type { GuardVerdict } from './verdict.js';
+
+const SYNTAX: Syntax = { abbreviates: true };
+const RUNS = 'names a program git runs';
+
+interface SubRule {
+  forms?: readonly OptionForm[];
+  /** The first non-option word that makes the subcommand run a command. */
+  words?: readonly string[];
+  /** The whole subcommand runs code it is given. */
+  all?: string;
+}
+
+const SUBCOMMANDS: Record<string, SubRule> = {
+  // git-clone(1)
+  clone: { forms: [
+    { short: 'u', why: `--upload-pack ${RUNS}` }, { long: 'upload-pack', why: RUNS },
+    { long: 'template', why: 'copies hooks from the template directory' },
+    { short: 'c', why: 'sets configuration in the new repository (hooks path, fsmonitor, aliases…)' }, { long: 'config', why: 'sets configuration in the new repository' },
+    { long: 'bare', why: 'creates a repository outside a .git directory' }, { long: 'mirror', why: 'creates a bare repository' },
+    { long: 'separate-git-dir', why: 'puts the repository outside a .git directory' },
+  ] },
+  // git-fetch(1), git-pull(1), git-ls-remote(1), git-fetch-pack(1): --upload-pack / -u (fetch's -u is
+  // --update-head-ok, refused with the others).
+  fetch: { forms: [{ short: 'u', why: `-u/--upload-pack ${RUNS}` }, { long: 'upload-pack', why: RUNS }] },
+  pull: { forms: [{ short: 'u', why: `-u/--upload-pack ${RUNS}` }, { long: 'upload-pack', why: RUNS }] },
+  'ls-remote': { forms: [{ short: 'u', why: `-u/--upload-pack ${RUNS}` }, { long: 'upload-pack', why: RUNS }] },
+  'fetch-pack': { forms: [{ long: 'upload-pack', why: RUNS }, { long: 'exec', why: RUNS }] },
+  // git-archive(1): --exec (with --remote).
+  archive: { forms: [{ long: 'exec', why: RUNS }] },
+  // git-push(1), git-send-pack(1).
+  push: { forms: [{ long: 'receive-pack', why: RUNS }, { long: 'exec', why: RUNS }] },
+  'send-pack': { forms: [{ long: 'receive-pack', why: RUNS }, { long: 'exec', why: RUNS }] },
+  // git-init(1).
+  init: { forms: [
+    { long: 'template', why: 'copies hooks from the template directory' },
+    { long: 'bare', why: 'creates a repository outside a .git directory' },
+    { long: 'separate-git-dir', why: 'puts the repository outside a .git directory' },
+  ] },
+  // git-difftool(1), git-rebase(1), git-grep(1), git-send-email(1), git-daemon(1).
+  difftool: { forms: [{ short: 'x', why: '-x/--extcmd runs the command given' }, { long: 'extcmd', why: 'runs the command given' }] },
+  rebase: { forms: [{ short: 'x', why: '-x/--exec runs the command given after each commit' }, { long: 'exec', why: 'runs the command given after each commit' }] },
+  grep: { forms: [{ short: 'O', why: '-O/--open-files-in-pager runs the pager given' }, { long: 'open-files-in-pager', why: 'runs the pager given' }] },
+  'send-email': { forms: ['sendmail-cmd', 'smtp-server', 'to-cmd', 'cc-cmd', 'header-cmd'].map((long) => ({ long, why: 'runs the command given' })) },
+  daemon: { forms: [{ long: 'access-hook', why: 'runs the command given for each request' }] },
+  // git-bisect(1) `run`, git-submodule(1) `foreach`.
+  bisect: { words: ['run'] },
+  submodule: { words: ['foreach'] },
+  // git-filter-branch(1) (its filters are shell code), git-filter-repo (Python callbacks), git-instaweb(1) (starts a web server and a browser).
+  'filter-branch': { all: 'its filters are shell commands' },
+  'filter-repo': { all: 'its callbacks are Python code' },
+  instaweb: { all: 'starts a web server and a browser it names' },
+};
+
+const EVERYWHERE: readonly OptionForm[] = [{ match: /^ext::/, why: 'the ext:: transport runs the command in the URL (git-remote-ext(1))' }];
+
+/** git-config(1): reads (`--get*`, `-l`/`--list`, `get`, `list`, a lone name) pass; every write, `-e`/`--edit` and unknown options are refused. */
+const CONFIG_READ_ACTIONS = new Set(['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--get-color', '--get-colorbool', '-l', '--list']);
+const CONFIG_MODIFIERS = new Set(['--global', '--system', '--local', '--worktree', '--show-origin', '--show-scope', '--name-only', '--includes', '--no-includes', '--null', '-z',
+  '--bool', '--int', '--bool-or-int', '--path', '--expiry-date', '--fixed-value', '--all', '--regexp']);
+const CONFIG_VALUED = new Set(['-f', '--file', '--blob', '--type', '--default', '--value', '--url']);
+
+function configWrite(args: readonly string[]): string | undefined {
+  let read = false;
+  const words: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const name = a.includes('=') && a.startsWith('--') ? a.slice(0, a.indexOf('=')) : a;
+    if (CONFIG_READ_ACTIONS.has(name)) read = true;
+    else if (CONFIG_VALUED.has(name)) {
+      if (name === a) i++;
+    } else if (CONFIG_MODIFIERS.has(name)) continue;
+    else if (a.startsWith('-')) return `git config ${a} writes or edits configuration (only reads are allowed)`;
+    else words.push(a);
+  }
+  if (words[0] === 'get' || words[0] === 'list') return undefined;
+  if (read || words.length <= 1) return undefined;
+  return 'git config with a name and a value writes configuration (only reads are allowed)';
+}
+
+const refused = (arg: string, why: string): GuardVerdict => refuse(TERMINAL_GUARD, `access denied: terminal denied: option not allowed: git ${arg} (${why})`);
+
+function firstWord(args: readonly string[]): string | undefined {
+  return args.find((a) => !a.startsWith('-'));
+}
+
+/** A refusal for this git argv, or undefined. */
+export function gitRefusal(args: readonly string[], ctx: OptionContext): GuardVerdict | undefined {
+  let base = ctx.cwd;
+  let i = 0;
+  // Global options, exactly as git.c handle_options reads them.
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.startsWith('-')) break;
+    if (a === '-c' || /^-c./.test(a)) return refused(a, 'sets configuration: aliases, hooks paths, fsmonitor, pagers and helpers in it run commands');
+    if (a === '--config-env' || a.startsWith('--config-env=')) return refused(a, 'sets configuration from the environment');
+    if (a === '--exec-path' || a.startsWith('--exec-path=')) return refused(a, 'moves where git finds its sub-programs');
+    if (a === '--bare') return refused(a, 'uses a repository outside a .git directory');
+    const valued = ['-C', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--list-cmds', '--attr-source'].find((o) => a === o || a.startsWith(`${o}=`));
+    if (valued === undefined) continue;
+    const value = a === valued ? args[++i] : a.slice(valued.length + 1);
+    if (value === undefined || !['-C', '--git-dir', '--work-tree'].includes(valued) || value === '') continue;
+    const v = ctx.path('cwd', value, base);
+    if (!v.ok) return v;
+    const abs = posix.resolve(base ?? '/', value);
+    if (valued === '--git-dir' && ![abs, guards.resolvedPath(abs)].every((p) => p.split('/').includes('.git'))) return refused(a, 'names a repository outside a .git directory, whose hooks and configuration the agent could have written');
+    if (valued === '-C') base = abs;
+  }
+  const sub = args[i];
+  const rest = args.slice(i + 1);
+  if (sub === undefined) return undefined;
+  const hit = firstForm(EVERYWHERE, args, SYNTAX);
+  if (hit !== undefined) return refused(hit.arg, hit.form.why);
+  for (const spec of [{ long: 'output' }, ...(sub === 'archive' ? [{ short: 'o' }] : []), ...(sub === 'format-patch' ? [{ short: 'o', long: 'output-directory' }] : [])]) {
+    for (const value of optionValues(rest, spec, SYNTAX)) {
+      const v = ctx.path('write', value, base);
+      if (!v.ok) return v;
+    }
+  }
+  if (sub === 'config') {
+    const why = configWrite(rest);
+    return why === undefined ? undefined : refused(`config ${rest.join(' ')}`.trim(), why);
+  }
+  const known = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub]! : undefined;
+  const rules: SubRule[] = known !== undefined ? [known] : BUILTINS.has(sub) ? [] : Object.values(SUBCOMMANDS).filter((r) => r.all === undefined);
+  for (const rule of rules) {
+    if (rule.all !== undefined) return refused(sub, rule.all);
+    const f = firstForm(rule.forms ?? [], rest, SYNTAX);
+    if (f !== undefined) return refused(`${sub} ${f.arg}`, f.form.why);
+    const w = firstWord(rest);
+    if (w !== undefined && (rule.words ?? []).includes(w)) return refused(`${sub} ${w}`, 'runs the command given');
+  }
+  return undefined;
+}
+
+/** Subcommands with no refused form: judged by their own (empty) rule, not the union. git help -a. */
+const BUILTINS = new Set(('add am annotate apply blame branch bundle cat-file check-attr check-ignore checkout cherry cherry-pick clean commit '
+  + 'commit-tree count-objects describe diff diff-files diff-index diff-tree fsck gc hash-object help log ls-files ls-tree merge merge-base mv notes '
+  + 'range-diff reflog remote repack replace reset restore rev-list rev-parse revert rm shortlog show show-ref sparse-checkout stash status switch '
+  + 'tag update-index update-ref var verify-commit verify-tag version whatchanged worktree write-tree format-patch maintenance').split(' '));
