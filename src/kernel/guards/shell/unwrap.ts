@@ -46,6 +46,9 @@ export function unwrap(start: Field[]): Unwrapped {
     if (spec.appendsUnknownArguments === true) appendsUnknown = true;
     let i = 1;
     let rest: Field[] | undefined;
+    // Positional words before the command (timeout's duration, flock's file) may come before or
+    // after options: GNU getopt permutes them (`flock /tmp/l -c cmd`).
+    let positionals = spec.positionals ?? 0;
     while (i < argv.length) {
       const f = argv[i]!;
       const v = f.value;
@@ -59,7 +62,14 @@ export function unwrap(start: Field[]): Unwrapped {
         i++;
         continue;
       }
-      if (!v.startsWith('-') || v === '-' || (name === 'busybox' || name === 'toybox')) break;
+      if (!v.startsWith('-') || v === '-' || (name === 'busybox' || name === 'toybox')) {
+        if (positionals > 0) {
+          positionals--;
+          i++;
+          continue;
+        }
+        break;
+      }
       const eq = v.indexOf('=');
       const opt = v.startsWith('--') && eq > 0 ? v.slice(0, eq) : v;
       const inlineValue = v.startsWith('--') && eq > 0 ? v.slice(eq + 1) : undefined;
@@ -84,7 +94,7 @@ export function unwrap(start: Field[]): Unwrapped {
       i += spec.valueOptions.includes(opt) && inlineValue === undefined ? 2 : 1;
     }
     if (rest === undefined) {
-      i += spec.positionals ?? 0;
+      i += positionals;
       rest = argv.slice(i);
     }
     for (const a of envAssigns) if (loadsCode(a, 'shell')) return { ok: false, reason: `${name} sets ${a}, which makes programs load other code` };
