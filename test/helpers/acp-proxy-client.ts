@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import * as acp from '@agentclientprotocol/sdk';
+import type { TerminalRunner } from './acp-terminal-runner.js';
 import { CHIO_BIN } from './cli.js';
 
 export const FIXTURE_AGENT = fileURLToPath(new URL('../fixtures/acp-agent.mjs', import.meta.url));
@@ -45,7 +46,8 @@ export async function waitFor<T>(probe: () => T | undefined | false, what: strin
   }
 }
 
-export function startProxyClient(proxyArgs: string[], agentArgs: string[] = []): ProxyClient {
+/** `terminals`: the editor really runs the terminals that reach it (otherwise it only records them). */
+export function startProxyClient(proxyArgs: string[], agentArgs: string[] = [], options: { terminals?: TerminalRunner } = {}): ProxyClient {
   const child = spawn(process.execPath, [CHIO_BIN, 'acp', 'proxy', ...proxyArgs, '--', process.execPath, FIXTURE_AGENT, ...agentArgs], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, FORCE_COLOR: '0' },
@@ -72,14 +74,17 @@ export function startProxyClient(proxyArgs: string[], agentArgs: string[] = []):
     })
     .onRequest('terminal/create', (c) => {
       record('terminal/create', c.params);
+      if (options.terminals) return options.terminals.create(c.params);
       return { terminalId: `term-${++terminals}` };
     })
     .onRequest('terminal/output', (c) => {
       record('terminal/output', c.params);
+      if (options.terminals) return options.terminals.output(c.params.terminalId);
       return { output: 'compiled', truncated: false };
     })
     .onRequest('terminal/wait_for_exit', (c) => {
       record('terminal/wait_for_exit', c.params);
+      if (options.terminals) return options.terminals.waitForExit(c.params.terminalId);
       return { exitCode: 0 };
     })
     .onRequest('terminal/kill', (c) => {

@@ -21,7 +21,7 @@ import type { GuardVerdict } from './verdict.js';
 const SYNTAX: Syntax = { abbreviates: true };
 const RUNS = 'names a program git runs';
 
-interface SubRule {
+export interface SubRule {
   forms?: readonly OptionForm[];
   /** The first non-option word that makes the subcommand run a command. */
   words?: readonly string[];
@@ -29,7 +29,7 @@ interface SubRule {
   all?: string;
 }
 
-const SUBCOMMANDS: Record<string, SubRule> = {
+export const GIT_SUBCOMMANDS: Record<string, SubRule> = {
   // git-clone(1)
   clone: { forms: [
     { short: 'u', why: `--upload-pack ${RUNS}` }, { long: 'upload-pack', why: RUNS },
@@ -139,8 +139,8 @@ export function gitRefusal(args: readonly string[], ctx: OptionContext): GuardVe
     const why = configWrite(rest);
     return why === undefined ? undefined : refused(`config ${rest.join(' ')}`.trim(), why);
   }
-  const known = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub]! : undefined;
-  const rules: SubRule[] = known !== undefined ? [known] : BUILTINS.has(sub) ? [] : Object.values(SUBCOMMANDS).filter((r) => r.all === undefined);
+  const known = Object.hasOwn(GIT_SUBCOMMANDS, sub) ? GIT_SUBCOMMANDS[sub]! : undefined;
+  const rules: SubRule[] = known !== undefined ? [known] : BUILTINS.has(sub) ? [] : Object.values(GIT_SUBCOMMANDS).filter((r) => r.all === undefined);
   for (const rule of rules) {
     if (rule.all !== undefined) return refused(sub, rule.all);
     const f = firstForm(rule.forms ?? [], rest, SYNTAX);

@@ -23,7 +23,7 @@ export interface CommandRules extends Syntax {
   forms: readonly OptionForm[];
   /** Options naming a directory the command works in, or a project file whose scripts it runs: judged like a cwd. */
   dirs?: ReadonlyArray<{ long?: string; short?: string }>;
-  check?: (args: readonly string[], ctx: OptionContext) => GuardVerdict | undefined;
+  check?: (args: readonly string[], ctx: OptionContext, command: string) => GuardVerdict | undefined;
 }
 
 const refused = (command: string, arg: string, why: string): GuardVerdict => refuse(TERMINAL_GUARD, `access denied: terminal denied: option not allowed: ${command} ${arg} (${why})`);
@@ -34,7 +34,7 @@ const shorts = (letters: string, why: string): OptionForm[] => [...letters].map(
 const NPM_RUNS = new Set(['exec', 'x', 'dlx', 'explore', 'edit', 'node', 'create', 'set']);
 const NPM_COMMANDS = new Set('access add audit bugs cache ci completion config c dedupe deprecate diff dist-tag docs doctor fund help hook install i install-ci-test install-test it link ln list ls login logout org outdated owner pack ping pkg prefix profile prune publish query rebuild repo restart root run run-script rum start stop team test t tst token uninstall rm un unpublish unstar update up upgrade version view info show whoami why'.split(' '));
 
-function npmCheck(args: readonly string[]): GuardVerdict | undefined {
+function npmCheck(args: readonly string[], _ctx: OptionContext, command: string): GuardVerdict | undefined {
   const at = args.findIndex((a) => !a.startsWith('-'));
   if (at < 0) return undefined;
   // `npm --prefix x exec`: the first word may be an option's value, so an unknown first word after a
@@ -47,9 +47,9 @@ function npmCheck(args: readonly string[]): GuardVerdict | undefined {
   }
   for (const word of candidates) {
     const rest = args.slice(args.indexOf(word) + 1).filter((a) => !a.startsWith('-'));
-    if (NPM_RUNS.has(word)) return refused('npm', word, word === 'set' ? 'writes npm configuration that later runs read (script-shell, node-options…)' : 'runs a package or code it is given');
-    if ((word === 'init' || word === 'innit') && rest.length > 0) return refused('npm', `${word} ${rest[0]}`, 'runs the create-<initializer> package (npm-init(1))');
-    if ((word === 'config' || word === 'c') && rest.length > 0 && !['get', 'list', 'ls'].includes(rest[0]!)) return refused('npm', `${word} ${rest[0]}`, 'writes npm configuration that later runs read (script-shell, node-options…)');
+    if (NPM_RUNS.has(word)) return refused(command, word, word === 'set' ? 'writes npm configuration that later runs read (script-shell, node-options…)' : 'runs a package or code it is given');
+    if ((word === 'init' || word === 'innit') && rest.length > 0) return refused(command, `${word} ${rest[0]}`, 'runs the create-<initializer> package (npm-init(1))');
+    if ((word === 'config' || word === 'c') && rest.length > 0 && !['get', 'list', 'ls'].includes(rest[0]!)) return refused(command, `${word} ${rest[0]}`, 'writes npm configuration that later runs read (script-shell, node-options…)');
   }
   return undefined;
 }
@@ -158,5 +158,5 @@ export function optionRefusal(command: string, args: readonly string[], ctx: Opt
       if (!v.ok) return v;
     }
   }
-  return rules.check?.(args, ctx);
+  return rules.check?.(args, ctx, name);
 }

@@ -25,6 +25,8 @@ export interface WrapperSpec {
   refuseWhy?: string;
   /** Operands before the command (timeout's duration, flock's lock file, taskset's mask). */
   operands?: number;
+  /** Words refused right after the operands (flock FILE -c COMMAND runs COMMAND with sh -c). */
+  refuseAfterOperands?: readonly string[];
   /** NAME=VALUE words before the command set its environment. */
   assignments?: boolean;
   /** An option whose value is an environment variable for the command (strace -E, xargs --process-slot-var). */
@@ -56,7 +58,10 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
   stdbuf: { valued: 'ioe', valuedLong: ['input', 'output', 'error'], source: 'stdbuf(1)' },
   setsid: { source: 'setsid(1)' },
   watch: { valued: 'nq', optional: 'd', valuedLong: ['interval', 'equexit'], exec: { short: 'x', long: 'exec' }, source: 'watch(1)' },
-  flock: { valued: 'wEc', valuedLong: ['timeout', 'conflict-exit-code', 'command'], refuseShort: 'c', refuseLong: ['command'], refuseWhy: 'runs a shell command string', operands: 1, source: 'flock(1)' },
+  flock: {
+    valued: 'wEc', valuedLong: ['timeout', 'conflict-exit-code', 'command'], refuseShort: 'c', refuseLong: ['command'], refuseWhy: 'runs a shell command string',
+    operands: 1, refuseAfterOperands: ['-c', '--command'], source: 'flock(1)',
+  },
   strace: {
     valued: 'abeEIoOpPsSuUX', valuedLong: ['columns', 'trace', 'trace-fds', 'trace-path', 'signal', 'status', 'decode-pids', 'string-limit', 'output', 'summary-columns', 'summary-sort-by', 'attach', 'user', 'env', 'inject', 'fault', 'argv0'],
     env: { short: 'E', long: 'env' }, pipe: { short: 'o', long: 'output' }, source: 'strace(1)',
@@ -130,6 +135,7 @@ export function unwrap(spec: WrapperSpec, args: readonly string[]): Unwrapped {
   }
   i += spec.operands ?? 0;
   const command = args[i];
+  if (command !== undefined && (spec.refuseAfterOperands ?? []).some((w) => command === w || command.startsWith(`${w}=`))) return { kind: 'refused', arg: command, why: spec.refuseWhy ?? 'not allowed' };
   if (noCommand || command === undefined) return { kind: 'none' };
   return { kind: 'wrapped', command, args: args.slice(i + 1), env, ...(chdir === undefined ? {} : { chdir }), shell: spec.exec !== undefined && !exec };
 }
