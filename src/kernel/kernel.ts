@@ -108,8 +108,7 @@ export class Kernel {
   private readonly failures = new Map<string, OwnFailure>();
   /** Recovery has work it could not finish (an own append failed, or the ledger refused writes). */
   private recoveryDue = false;
-  /** What the last recovery run did (`Kernel.open` runs the first). */
-  lastRecovery: RecoveryReport = { settled: [], left: [] };
+  private recovery: RecoveryReport = { settled: [], left: [] };
   private readonly clock: () => number;
   private readonly producer: string;
   /** Bases for relative paths that hold for every call (KernelOptions.pathBases + the policy's path_base). */
@@ -156,8 +155,14 @@ export class Kernel {
     // Calls of producers that died (or of this process's earlier kernels) without their receipt.
     // A ledger that refuses writes now does not stop the open: the rows wait, and the first
     // successful append of this kernel retries (`lastRecovery.error` says why).
-    kernel.settleUnrecordedCalls();
+    kernel.recoveryDue = true;
+    kernel.settleIfDue();
     return kernel;
+  }
+
+  /** What the last recovery run did: settled calls, rows left pending and why, the error that stopped it. `Kernel.open` runs the first. */
+  get lastRecovery(): RecoveryReport {
+    return this.recovery;
   }
 
   /**
@@ -178,7 +183,7 @@ export class Kernel {
     });
     if (report.error === undefined) this.failures.clear(); // settled, or settled by another process
     this.recoveryDue = report.error !== undefined;
-    this.lastRecovery = report;
+    this.recovery = report;
     return report;
   }
 
@@ -191,7 +196,7 @@ export class Kernel {
     try {
       this.settleUnrecordedCalls();
     } catch (e) {
-      this.lastRecovery = { settled: [], left: [], error: new ChioError('CHIO-INTERNAL', `recovery failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }) };
+      this.recovery = { settled: [], left: [], error: new ChioError('CHIO-INTERNAL', `recovery failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }) };
     }
   }
 
@@ -394,7 +399,7 @@ export class Kernel {
   async close(): Promise<void> {
     await this.writer.flush();
     // A last try for this process's own unsettled calls; what still fails waits for the next open.
-    if (this.recoveryDue) this.settleUnrecordedCalls();
+    this.settleIfDue();
     await this.writer.close();
     this.receiptLedger.close();
     this.ledger.close();
