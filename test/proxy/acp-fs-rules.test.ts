@@ -13,9 +13,8 @@ import { tempDir } from '../helpers/tmp.js';
 const dir = tempDir('chio-acp-fs-rules-');
 const ws = join(dir, 'ws');
 for (const d of ['.ssh', 'sub/.aws', 'src/pass', '.git/hooks', '.git/objects', 'bare/objects', 'bare/hooks', 'lib']) mkdirSync(join(ws, d), { recursive: true });
-for (const [f, text] of [['.env', 'SECRET=1'], ['.env.example', 'SECRET='], ['.ssh/id_rsa', 'key'], ['sub/.aws/credentials', 'aws'], ['src/pass/readme.md', 'hi'], ['secret.txt', 's'], ['.git/HEAD', 'ref: refs/heads/main'], ['bare/HEAD', 'ref: refs/heads/main'], ['bare/config', '[core]']]) {
-  writeFileSync(join(ws, f), text);
-}
+const FILES: Array<[string, string]> = [['.env', 'SECRET=1'], ['.env.example', 'SECRET='], ['.ssh/id_rsa', 'key'], ['sub/.aws/credentials', 'aws'], ['src/pass/readme.md', 'hi'], ['secret.txt', 's'], ['.git/HEAD', 'ref: refs/heads/main'], ['bare/HEAD', 'ref: refs/heads/main'], ['bare/config', '[core]']];
+for (const [f, text] of FILES) writeFileSync(join(ws, f), text);
 symlinkSync('.env', join(ws, 'notes'));
 symlinkSync('.git', join(ws, 'g'));
 symlinkSync(join(ws, '.ssh'), join(ws, 'lib', 'keys'));

@@ -2,8 +2,9 @@
 // table has a refused case here, checked by walking the table), wrappers judged through, the
 // environment table (every entry refused, case rules, --allow-env), and the seam for plugged-in
 // checks. Real files for the paths options name.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { guards } from '../../src/kernel/index.js';
 import {
@@ -358,6 +359,23 @@ describe('terminal/create environment', () => {
     expect(check([['npm_config_registry', 'x']], ['npm_config_registry'])).toEqual({ ok: true });
     expect(check([['NPM_CONFIG_REGISTRY', 'x']], ['npm_config_registry']).ok).toBe(false);
     expect(envRefusal('BASH_FUNC_x%%', new Set(['BASH_FUNC_x%%']))).toBeDefined();
+  });
+});
+
+describe('the README lists the tables', () => {
+  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const section = readme.slice(readme.indexOf('## The ACP proxy'), readme.indexOf('\n## ', readme.indexOf('## The ACP proxy') + 1));
+
+  it('every refused environment variable and pattern, and every exception', () => {
+    for (const r of ENV_RULES) {
+      expect(section, r.name ?? r.prefix).toContain(r.name !== undefined ? `\`${r.name}\`` : `\`${r.prefix}*\``);
+      for (const e of r.except ?? []) expect(section, e).toContain(`\`${e}\``);
+    }
+  });
+
+  it('every command, git subcommand and wrapper of the option table', () => {
+    for (const name of [...Object.keys(COMMAND_RULES), ...Object.keys(WRAPPERS), 'git', 'sed']) expect(section, name).toContain(`\`${name}\``);
+    for (const sub of Object.keys(GIT_SUBCOMMANDS)) expect(section, sub).toMatch(new RegExp(`\`${sub}[ \`]`));
   });
 });
 
