@@ -33,6 +33,7 @@ export const WIRE_ERROR_CODES = {
   '-32603': { name: 'internal error', surfaces: ['mcp', 'acp-edge', 'acp-proxy'], summary: 'the request could not be carried out: unknown capability or task, a receipt that could not be written, an agent that has exited' },
   '-32001': { name: 'session not found', surfaces: ['mcp'], summary: 'an MCP-Session-Id the Streamable HTTP edge does not know (HTTP 404)' },
   '-32002': { name: 'session not initialized', surfaces: ['mcp'], summary: 'an MCP request before notifications/initialized (upstream chio session_not_initialized)' },
+  '-32003': { name: 'too many sessions', surfaces: ['mcp'], summary: 'an initialize refused because the Streamable HTTP edge is at its session cap (HTTP 503 with Retry-After)' },
   '-32000': { name: 'access denied', surfaces: ['acp-proxy'], summary: 'the proxy refused an agent request (FsGuard, TerminalGuard, the capability checker); never forwarded' },
 } as const;
 
@@ -81,6 +82,11 @@ export const ERROR_CATALOGUE = {
   'CHIO-KERNEL-INVALID-REQUEST': {
     summary: 'the kernel was asked to do something its state does not allow (e.g. register a tool server twice)',
     help: 'check the call against the kernel API in the README',
+    exit: EXIT.badInput,
+  },
+  'CHIO-MCP-HTTP-OPTIONS': {
+    summary: 'the Streamable HTTP edge was given a session limit out of range',
+    help: 'the idle timeout is at least 1 ms and at most 2147483647 ms, 24.8 days (--session-idle-timeout takes seconds); the session cap (--max-sessions) is a whole number of at least 1',
     exit: EXIT.badInput,
   },
   'CHIO-MCP-UPSTREAM': {

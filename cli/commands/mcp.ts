@@ -7,7 +7,7 @@
  * Owns: wiring CLI flags to the edge. Goes through src/edges/mcp and src/kernel.
  */
 import type { CommandModule } from 'yargs';
-import { McpSession, serveHttp, serveStdio, UpstreamMcpServer } from '../../src/edges/mcp/index.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, McpSession, serveHttp, serveStdio, sessionLimits, UpstreamMcpServer } from '../../src/edges/mcp/index.js';
 import type { UpstreamTarget } from '../../src/edges/mcp/index.js';
 import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
@@ -26,6 +26,8 @@ interface ServeHttpArgs extends ServeArgs {
   listen: string;
   'auth-token'?: string;
   'allowed-origin'?: string[];
+  'session-idle-timeout': number;
+  'max-sessions': number;
 }
 
 function upstreamTarget(args: ServeArgs): UpstreamTarget {
@@ -85,9 +87,13 @@ const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
       .options(edgeOptions)
       .option('listen', { type: 'string', default: '127.0.0.1:8931', describe: 'host:port (port 0 picks a free one)' })
       .option('auth-token', { type: 'string', describe: 'require Authorization: Bearer <token>' })
-      .option('allowed-origin', { type: 'string', array: true, describe: 'browser origins allowed to call (default: this server\'s loopback origins)' }),
-  handler: (args) =>
-    withEdge(args, async (kernel, upstream) => {
+      .option('allowed-origin', { type: 'string', array: true, describe: 'browser origins allowed to call (default: this server\'s loopback origins)' })
+      .option('session-idle-timeout', { type: 'number', default: DEFAULT_SESSION_IDLE_TIMEOUT_MS / 1000, describe: 'seconds without a request after which a session is ended (later requests on it get 404)' })
+      .option('max-sessions', { type: 'number', default: DEFAULT_MAX_SESSIONS, describe: 'live sessions at most; an initialize past it gets HTTP 503 with Retry-After' }),
+  handler: (args) => {
+    // Checked before the kernel and the upstream start: a bad limit costs nothing.
+    const limits = sessionLimits({ maxSessions: args['max-sessions'], sessionIdleTimeoutMs: args['session-idle-timeout'] * 1000 });
+    return withEdge(args, async (kernel, upstream) => {
       const m = /^(.*):(\d{1,5})$/.exec(args.listen);
       if (m === null) throw new ChioError('CHIO-CLI-USAGE', `--listen ${args.listen}: expected host:port`);
       const edge = await serveHttp({
@@ -98,6 +104,7 @@ const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
         authToken: args['auth-token'],
         allowedOrigins: args['allowed-origin'],
         maxBodyBytes: args['max-message-bytes'],
+        ...limits,
       });
       process.stderr.write(`chio: MCP over Streamable HTTP at ${edge.url}\n`);
       await new Promise<void>((resolve) => {
@@ -105,7 +112,8 @@ const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
         process.once('SIGTERM', resolve);
       });
       await edge.close();
-    }),
+    });
+  },
 };
 
 export const mcpCommand: CommandModule<GlobalArgs, GlobalArgs> = {

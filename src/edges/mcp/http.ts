@@ -4,8 +4,10 @@
  * `MCP-Session-Id` and `MCP-Protocol-Version` are enforced by the SDK's server transport, which
  * does the framing here. In front of it this module refuses what must not reach a session: a Host
  * or Origin that is not ours (DNS rebinding), a missing or wrong bearer token, a body over the
- * size limit, unparseable JSON, batches. Each MCP session gets its own McpSession (its own agent
- * key, capability and ledger session id) over the one kernel.
+ * size limit, unparseable JSON, batches, and a POST without a session id that is not an
+ * `initialize` (400, before anything is allocated for it). Only an initialize under the session
+ * cap creates an McpSession (its own agent key, capability and ledger session id over the one
+ * kernel) and a transport; http-sessions.ts owns how long they live.
  * Owns: HTTP routing and the checks above. Every header and byte is attacker-controlled.
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -13,13 +15,17 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Kernel } from '../../kernel/index.js';
 import { BoundedEventStore } from './event-store.js';
+import { HttpSessions, sessionLimits, TOO_MANY_SESSIONS } from './http-sessions.js';
 import { INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND } from './jsonrpc.js';
 import { McpSession } from './session.js';
 import type { McpPassthrough } from './session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio.js';
+
+export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, sessionLimits, TOO_MANY_SESSIONS } from './http-sessions.js';
 
 export interface HttpEdgeOptions {
   kernel: Kernel;
@@ -31,6 +37,10 @@ export interface HttpEdgeOptions {
   /** Origins a browser may call from; by default only this server's own loopback origins. */
   allowedOrigins?: string[] | undefined;
   maxBodyBytes?: number;
+  /** Live sessions at most; an initialize past it gets HTTP 503 (default 256). */
+  maxSessions?: number | undefined;
+  /** A session with no request for this long is ended (default 15 minutes). */
+  sessionIdleTimeoutMs?: number | undefined;
 }
 
 export interface HttpEdge {
@@ -39,8 +49,8 @@ export interface HttpEdge {
   close(): Promise<void>;
 }
 
-function reject(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+function reject(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}, id: RequestId | null = null): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
 }
 
 function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-large'> {
@@ -72,33 +82,69 @@ function sameSecret(a: string, b: string): boolean {
 export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
   const host = options.host ?? '127.0.0.1';
   const max = options.maxBodyBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const limits = sessionLimits(options);
+  const sessions = new HttpSessions(limits);
   let port = 0;
   let hostNames = new Set<string>();
   let origins = new Set<string>();
 
-  async function open(): Promise<StreamableHTTPServerTransport> {
-    const session = new McpSession({ kernel: options.kernel, passthrough: options.passthrough });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => session.sessionId,
-      eventStore: new BoundedEventStore(),
-      onsessioninitialized: (id) => void transports.set(id, transport),
-      onsessionclosed: (id) => {
-        transports.delete(id);
-        session.close();
-      },
-    });
+  /** Wires an McpSession to its transport: client messages in, responses and notifications out. */
+  function connect(session: McpSession, transport: StreamableHTTPServerTransport): void {
     // Server-to-client notifications (relayed upstream logging, resource updates, progress).
     session.setOutbound((message) => void transport.send(message as JSONRPCMessage).catch(() => {}));
     transport.onmessage = (message) => {
-      void session.handle(message).then((response) => {
+      void session.handle(message).then(async (response) => {
         if (response === null) return;
         const id = (message as { id?: string | number }).id;
-        return transport.send(response as JSONRPCMessage, id === undefined ? {} : { relatedRequestId: id });
-      });
+        try {
+          await transport.send(response as JSONRPCMessage, id === undefined ? {} : { relatedRequestId: id });
+        } catch {
+          // The client left before its answer (no stream to resume): the receipt is already
+          // committed; there is no one to tell. This must never take the edge down.
+        }
+        // An initialize the session refused leaves nothing behind: the id it was given dies with it.
+        if ((message as { method?: unknown }).method === 'initialize' && 'error' in response) sessions.close(session.sessionId);
+      }).catch(() => {});
     };
-    await transport.start();
-    return transport;
+  }
+
+  /** A session-less POST whose body is an initialize request: the only way a session begins. */
+  async function initialize(req: IncomingMessage, res: ServerResponse, message: JSONRPCMessage & { id: RequestId }): Promise<void> {
+    const slot = sessions.admit();
+    if (slot === undefined) {
+      return reject(res, 503, TOO_MANY_SESSIONS, `too many sessions: this edge serves at most ${limits.maxSessions} at once; end one (DELETE) or retry later`, { 'retry-after': String(sessions.retryAfterSeconds()) }, message.id);
+    }
+    const session = new McpSession({ kernel: options.kernel, passthrough: options.passthrough });
+    let done: (() => void) | undefined;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => session.sessionId,
+      eventStore: new BoundedEventStore(),
+      onsessioninitialized: (id) => void (done = slot.fill(id, session, transport)),
+      onsessionclosed: (id) => void sessions.close(id),
+    });
+    connect(session, transport);
+    let closed = false;
+    const settle = () => {
+      if (!closed || done === undefined) return;
+      done();
+      // A client that left before its initialize answer was written never learned a working session.
+      if (!res.writableFinished) sessions.close(session.sessionId);
+    };
+    res.once('close', () => {
+      closed = true;
+      settle();
+    });
+    try {
+      await transport.start();
+      await transport.handleRequest(req, res, message);
+    } finally {
+      slot.release();
+      if (done === undefined) {
+        // Refused by the transport (Accept, Content-Type) before it became a session: release all of it.
+        session.close();
+        await transport.close().catch(() => {});
+      } else settle();
+    }
   }
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -113,9 +159,10 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
         return reject(res, 401, INVALID_REQUEST, 'unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' });
       }
     }
-    const sessionHeader = req.headers['mcp-session-id'];
-    const existing = typeof sessionHeader === 'string' ? transports.get(sessionHeader) : undefined;
-    if (typeof sessionHeader === 'string' && existing === undefined) return reject(res, 404, SESSION_NOT_FOUND, 'session not found');
+    const sessionId = req.headers['mcp-session-id'];
+    const existing = typeof sessionId === 'string' ? sessions.transport(sessionId) : undefined;
+    // Unknown, ended and expired sessions alike (MCP: the client must then initialize again).
+    if (typeof sessionId === 'string' && existing === undefined) return reject(res, 404, SESSION_NOT_FOUND, 'session not found');
     if (req.method === 'POST') {
       const body = await readBody(req, max);
       if (body === 'too-large') return reject(res, 413, INVALID_REQUEST, `message larger than ${max} bytes refused`, { connection: 'close' });
@@ -126,11 +173,20 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
         return reject(res, 400, PARSE_ERROR, `parse error: ${(e as Error).message}`);
       }
       if (Array.isArray(parsed)) return reject(res, 400, INVALID_REQUEST, 'batches are not supported (removed in MCP 2025-06-18)');
-      const transport = existing ?? (await open());
-      return transport.handleRequest(req, res, parsed);
+      if (existing !== undefined) {
+        res.once('close', sessions.begin(sessionId as string));
+        return existing.handleRequest(req, res, parsed);
+      }
+      if (!isJSONRPCRequest(parsed) || !isInitializeRequest(parsed)) {
+        return reject(res, 400, INVALID_REQUEST, 'an MCP-Session-Id header is required: only an initialize request may come without one');
+      }
+      return initialize(req, res, parsed);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (existing === undefined) return reject(res, 400, INVALID_REQUEST, 'an MCP-Session-Id header is required');
+      // The GET stream stays open while the session idles: opening it is activity, holding it is not.
+      if (req.method === 'GET') sessions.touch(sessionId as string);
+      else res.once('close', sessions.begin(sessionId as string));
       return existing.handleRequest(req, res);
     }
     return reject(res, 405, INVALID_REQUEST, 'method not allowed', { allow: 'GET, POST, DELETE' });
@@ -148,9 +204,9 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
   origins = new Set(options.allowedOrigins ?? [`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`,
-    sessions: () => transports.size,
+    sessions: () => sessions.size,
     close: async () => {
-      for (const t of transports.values()) await t.close().catch(() => {});
+      sessions.closeAll();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
