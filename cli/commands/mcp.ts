@@ -7,7 +7,7 @@
  * Owns: wiring CLI flags to the edge. Goes through src/edges/mcp and src/kernel.
  */
 import type { CommandModule } from 'yargs';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, McpSession, serveHttp, serveStdio, sessionLimits, UpstreamMcpServer } from '../../src/edges/mcp/index.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, McpSession, serveHttp, serveStdio, sessionLimits, UpstreamMcpServer, upstreamPathBases } from '../../src/edges/mcp/index.js';
 import type { UpstreamTarget } from '../../src/edges/mcp/index.js';
 import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
@@ -48,6 +48,7 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Upstre
     ...(args['kernel-seed-file'] === undefined ? {} : { seedFile: args['kernel-seed-file'] }),
     policy: args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy),
     producer: 'mcp-edge',
+    pathBases: upstreamPathBases(target),
   });
   if (kernel.keyGenerated) {
     process.stderr.write(`chio: generated kernel key ${kernel.publicKeyHex} for this run (receipts in ${args['receipt-db']}); pass --kernel-seed-file to keep one\n`);
