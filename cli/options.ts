@@ -1,12 +1,13 @@
 /**
  * Parsing and validating CLI input with zod: times, limits, key files. Everything here is user
  * input and gets a CHIO-CLI-USAGE (or CHIO-CLI-IO) error naming the flag.
- * Owns: flag value formats. Imports src/errors and src/crypto only.
+ * Owns: flag value formats. Imports src/errors, src/crypto and src/input-file only.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parsePublicKeyHex } from '../src/crypto/index.js';
 import { ChioError } from '../src/errors.js';
+import { readInputText } from '../src/input-file.js';
+import type { InputKind } from '../src/input-file.js';
 
 export const DEFAULT_RECEIPT_DB = './receipts.sqlite';
 
@@ -29,18 +30,20 @@ export function parseTime(flag: string, value: unknown): number | undefined {
   return parseFlag(flag, TimeSchema, String(value));
 }
 
-export function readTextFile(path: string, what: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ChioError('CHIO-CLI-IO', `cannot read ${what} ${path}: ${(e as Error).message}`, { cause: e });
-  }
+/** A file the user named, read whole through the size-capped reader (regular files only). */
+export function readTextFile(path: string, kind: InputKind): string {
+  return readInputText(path, kind);
 }
 
 /** Public keys from `--trusted-kernel-pubkey` files (64 hex characters each). */
 export function trustedKeys(files: readonly string[] | undefined): Set<string> | undefined {
   if (files === undefined || files.length === 0) return undefined;
-  return new Set(files.map((f) => parsePublicKeyHex(readTextFile(f, 'public key file'))));
+  return new Set(files.map((f) => parsePublicKeyHex(readTextFile(f, 'public key'))));
+}
+
+/** A non-negative whole number of seconds. */
+export function parseSeconds(flag: string, value: unknown): number {
+  return parseFlag(flag, z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), value);
 }
 
 export function asArray(value: unknown): string[] | undefined {

@@ -134,6 +134,11 @@ export const ERROR_CATALOGUE = {
     help: 'check that the ledger file and its directory are writable and not locked by a stuck process; nothing was appended',
     exit: EXIT.fault,
   },
+  'CHIO-LEDGER-BUSY': {
+    summary: 'the ledger stayed locked by other connections for the whole busy timeout while it was being opened (created, migrated or switched to WAL)',
+    help: 'another process holds the ledger\'s write lock (a long transaction or a stuck process); try again, and look for a process that keeps the file locked; nothing was changed',
+    exit: EXIT.fault,
+  },
   'CHIO-LEDGER-CLOSED': {
     summary: 'an append was offered to a ledger writer that has been closed',
     help: 'open the ledger again before appending',
@@ -195,13 +200,23 @@ export const ERROR_CATALOGUE = {
     exit: EXIT.badInput,
   },
   'CHIO-CLI-FILE-EXISTS': {
-    summary: 'the output file already exists and chio never overwrites it',
-    help: 'choose a new path, or move the existing file away first',
+    summary: 'the output file already exists; chio overwrites a file only when --force is given, and never a key file or one of the command\'s own inputs',
+    help: 'choose a new path, move the existing file away, or pass --force where the command offers it; the existing file was left unchanged',
     exit: EXIT.badInput,
   },
   'CHIO-CLI-IO': {
     summary: 'a file named on the command line could not be read or written',
     help: 'check the path and its permissions',
+    exit: EXIT.badInput,
+  },
+  'CHIO-CLI-INPUT-NOT-FILE': {
+    summary: 'a file chio reads whole (certificate, policy, seed, public key, receipts) is not a regular file: a FIFO, a device such as /dev/zero, a socket or a directory',
+    help: 'pass the path of a regular file (`chio receipt verify -` reads receipts from a pipe on stdin)',
+    exit: EXIT.badInput,
+  },
+  'CHIO-CLI-INPUT-TOO-LARGE': {
+    summary: 'a file chio reads whole is larger than the cap for its kind (certificate and policy 1 MiB, seed and public key 4 KiB, receipts 256 MiB)',
+    help: 'check that the path names the file you meant (a receipts file over its cap can be split into several)',
     exit: EXIT.badInput,
   },
   'CHIO-CLI-BAD-JSON': {

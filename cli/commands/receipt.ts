@@ -3,10 +3,10 @@
  * files on their own (no ledger needed for verify).
  * Owns: receipt presentation. Reads through src/ledger and src/receipt only.
  */
-import { readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { z } from 'zod';
 import { ChioError, EXIT } from '../../src/errors.js';
+import { readInputFile, readInputStdin } from '../../src/input-file.js';
 import { findEntry, listEntries, openLedger } from '../../src/ledger/index.js';
 import { verifyReceipt } from '../../src/receipt/index.js';
 import type { GlobalArgs } from '../main.js';
@@ -141,12 +141,8 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
     // yargs hands a lone "-" positional over as "".
     const fromStdin = args.file === '-' || args.file === '';
-    let text: string;
-    try {
-      text = readFileSync(fromStdin ? 0 : args.file, 'utf8');
-    } catch (e) {
-      throw new ChioError('CHIO-CLI-IO', `cannot read ${args.file}: ${(e as Error).message}`, { cause: e });
-    }
+    // Size-capped, regular files only (a pipe is fine on stdin): src/input-file.ts.
+    const text = (fromStdin ? readInputStdin('receipts') : readInputFile(args.file, 'receipts', 'receipts file')).toString('utf8');
     const receipts = parseReceipts(text, fromStdin ? 'stdin' : args.file);
     const results = receipts.map((r, i) => {
       const v = verifyReceipt(r, { trustedKernelKeys: trusted });

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { issueCapability as issueToken, verifyCapability } from '../capability/index.js';
 import type { CapabilityToken, Scope, ToolGrant } from '../capability/index.js';
-import { readFileSync } from 'node:fs';
+import { readInputFile } from '../input-file.js';
 import { canonicalBytes, generateSeed, parseSeed, signerFromSeed } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
@@ -87,7 +87,7 @@ export type ToolCallResponse =
 
 function readSeedFile(path: string): Uint8Array {
   try {
-    return parseSeed(readFileSync(path));
+    return parseSeed(readInputFile(path, 'seed', 'kernel seed file'));
   } catch (e) {
     if (e instanceof ChioError) throw e;
     throw new ChioError('CHIO-CLI-IO', `cannot read kernel seed file ${path}: ${(e as Error).message}`, { cause: e });

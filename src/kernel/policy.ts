@@ -5,7 +5,7 @@
  * H(normalised policy) (DESIGN §4) changes exactly when the effective policy does.
  * Owns: the policy format. Must not import ledger internals, edges or cli. The file is user input.
  */
-import { readFileSync } from 'node:fs';
+import { readInputText } from '../input-file.js';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { MonetaryAmountSchema, ToolGrantSchema } from '../capability/index.js';
@@ -81,12 +81,7 @@ export function parsePolicyText(text: string, source: string): unknown {
 }
 
 export function loadPolicy(path: string): LoadedPolicy {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ChioError('CHIO-CLI-IO', `cannot read policy ${path}: ${(e as Error).message}`, { cause: e });
-  }
+  const text = readInputText(path, 'policy', 'policy'); // regular files only, size-capped; CHIO-CLI-IO if unreadable
   return normalizePolicy(parsePolicyText(text, path), path);
 }
 
