@@ -3,9 +3,11 @@
  * Output follows the product's documented behaviour: generate writes the file and prints nothing
  * with --output (and no --json); verify prints one line and exits 0 pass / 1 fail / 2 bad input;
  * inspect prints the body's thirteen lines without checking anything.
+ * --output never overwrites an existing file without --force, and never the command's own inputs
+ * (output-file.ts); every input file is read through the size-capped reader (src/input-file.ts).
  * Owns: certificate presentation. Goes through src/projections/certificate.
  */
-import { closeSync, existsSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { z } from 'zod';
 import { generateSeed, parseSeed, signerFromSeed, toHex } from '../../src/crypto/index.js';
@@ -13,9 +15,12 @@ import { ChioError, EXIT } from '../../src/errors.js';
 import { openLedger } from '../../src/ledger/index.js';
 import { CertificateSchema, generateCertificate, verifyCertificate } from '../../src/projections/certificate/index.js';
 import type { Certificate } from '../../src/projections/certificate/index.js';
+import { readInputFile } from '../../src/input-file.js';
 import { describeIssues } from '../../src/validation.js';
 import type { GlobalArgs } from '../main.js';
 import { asArray, parseFlag, readTextFile, trustedKeys } from '../options.js';
+import { checkOutputPath, writeOutputFile } from '../output-file.js';
+import type { OutputTarget } from '../output-file.js';
 import { out, outJson, setExit } from '../output.js';
 import { progressBar } from '../progress.js';
 
@@ -29,18 +34,20 @@ function receiptDbGiven(): boolean {
 /** The certificate signer's key; the default file is created (mode 0600) the first time. */
 function authoritySigner(path: string | undefined) {
   const file = path ?? DEFAULT_AUTHORITY_SEED;
-  if (path === undefined && !existsSync(file)) {
-    const fd = openSync(file, 'wx', 0o600);
-    writeSync(fd, `${toHex(generateSeed())}\n`);
-    closeSync(fd);
+  if (path === undefined) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(file, 'wx', 0o600);
+    } catch (e) {
+      // Another run created it first: use that one.
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new ChioError('CHIO-CLI-IO', `cannot create authority seed file ${file}: ${(e as Error).message}`, { cause: e });
+    }
+    if (fd !== undefined) {
+      writeSync(fd, `${toHex(generateSeed())}\n`);
+      closeSync(fd);
+    }
   }
-  let contents: Buffer;
-  try {
-    contents = readFileSync(file);
-  } catch (e) {
-    throw new ChioError('CHIO-CLI-IO', `cannot read authority seed file ${file}: ${(e as Error).message}`, { cause: e });
-  }
-  return signerFromSeed(parseSeed(contents));
+  return signerFromSeed(parseSeed(readInputFile(file, 'seed', 'authority seed file')));
 }
 
 function readCertificate(path: string): Certificate {
@@ -64,6 +71,7 @@ interface GenerateArgs extends GlobalArgs {
   'trusted-kernel-pubkey'?: string[];
   'authority-seed-file'?: string;
   output?: string;
+  force: boolean;
 }
 
 const generate: CommandModule<GlobalArgs, GenerateArgs> = {
@@ -77,10 +85,22 @@ const generate: CommandModule<GlobalArgs, GenerateArgs> = {
       .option('required-guard', { type: 'string', array: true, describe: 'guard that must have passed on every allowed call (repeatable)' })
       .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file of a trusted kernel' })
       .option('authority-seed-file', { type: 'string', describe: `certificate signer's seed (default ${DEFAULT_AUTHORITY_SEED}, created if missing)` })
-      .option('output', { type: 'string', describe: 'write the certificate here (prints nothing unless --json)' }),
+      .option('output', { type: 'string', describe: 'write the certificate here (prints nothing unless --json); an existing file is refused' })
+      .option('force', { type: 'boolean', default: false, describe: 'replace an existing --output file (never the receipt database or a seed or key file this command reads)' }),
   handler: (args) => {
     if (!receiptDbGiven()) throw new ChioError('CHIO-CLI-USAGE', '--receipt-db is required: name the store that holds the session');
     const budgetLimit = parseFlag('budget-limit', z.number().int().nonnegative(), args['budget-limit']);
+    const output: OutputTarget | undefined = args.output === undefined ? undefined : {
+      path: args.output,
+      force: args.force,
+      inputs: [
+        { path: args['receipt-db'], what: 'receipt database', ledger: true },
+        { path: args['authority-seed-file'] ?? DEFAULT_AUTHORITY_SEED, what: 'authority seed file' },
+        ...(asArray(args['trusted-kernel-pubkey']) ?? []).map((p) => ({ path: p, what: 'trusted kernel public key file' })),
+      ],
+    };
+    // Refused before anything is generated or signed; checked again when the file is written.
+    if (output !== undefined) checkOutputPath(output);
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
     const ledger = openLedger(args['receipt-db'], { readonly: true });
     const progress = progressBar('certifying', process.stderr.isTTY === true && !args.json);
@@ -100,15 +120,9 @@ const generate: CommandModule<GlobalArgs, GenerateArgs> = {
       ledger.close();
     }
     const text = `${JSON.stringify(cert, null, 2)}\n`;
-    if (args.output !== undefined) {
-      try {
-        writeFileSync(args.output, text);
-      } catch (e) {
-        throw new ChioError('CHIO-CLI-IO', `cannot write ${args.output}: ${(e as Error).message}`, { cause: e });
-      }
-    }
+    if (output !== undefined) writeOutputFile(output, text);
     if (args.json) outJson(cert);
-    else if (args.output === undefined) out(text);
+    else if (output === undefined) out(text);
   },
 };
 
