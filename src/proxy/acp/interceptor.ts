@@ -31,6 +31,7 @@ import type { ForbiddenPaths } from './fs-guard.js';
 import { auditDraft, auditNonce, refusalDraft } from './receipts.js';
 import { TerminalGuard } from './terminal-guard.js';
 import type { TerminalCheck } from './terminal-guard.js';
+import { kernelTerminalCheck } from './kernel-terminal-check.js';
 
 /** ACP's access-denied error code for refused requests (upstream ACP_ERROR_ACCESS_DENIED). */
 export const ACCESS_DENIED = -32000;
@@ -65,7 +66,7 @@ export interface InterceptorOptions {
   /** Signs and appends receipts; without it nothing is recorded (and `required` attestation refuses updates). */
   kernel?: Kernel;
   checker?: KernelCapabilityChecker;
-  /** Extra judgements of each terminal/create, after the proxy's own (e.g. a kernel shell-command guard). */
+  /** Extra judgements of each terminal/create, after the proxy's own and the kernel's guards. */
   terminalChecks?: readonly TerminalCheck[];
   log?: (line: string) => void;
   clock?: () => number;
@@ -97,7 +98,9 @@ export class AcpInterceptor {
   constructor(private readonly options: InterceptorOptions) {
     const { fields } = options.config;
     this.fs = new FsGuard(fields.allowedPathPrefixes, forbiddenPaths(options.kernel));
-    this.terminal = new TerminalGuard(fields.allowedCommands, { fs: this.fs, allowedEnv: fields.allowedEnv, checks: options.terminalChecks ?? [] });
+    // The kernel's guards judge every terminal the proxy's own rules let through (secure default).
+    const checks = [kernelTerminalCheck(options.kernel, fields.allowedPathPrefixes), ...(options.terminalChecks ?? [])];
+    this.terminal = new TerminalGuard(fields.allowedCommands, { fs: this.fs, allowedEnv: fields.allowedEnv, checks });
     this.log = options.log ?? (() => {});
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
   }
