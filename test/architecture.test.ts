@@ -30,7 +30,8 @@ const ALLOWED: Record<string, { internal: string[]; external: RegExp }> = {
   'src/crypto': { internal: ['src/crypto', 'src'], external: /^(node:|@noble\/|canonicalize$)/ },
   'src/receipt': { internal: ['src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
   'src/capability': { internal: ['src/capability', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
-  'src/kernel': { internal: ['src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|yaml$)/ },
+  // guard parsing (DESIGN §2): mvdan-sh for shell commands, picomatch for globs, ipaddr.js for addresses
+  'src/kernel': { internal: ['src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|yaml$|picomatch$|ipaddr\.js$|mvdan-sh$)/ },
   'src/wire': { internal: ['src/wire'], external: /^(node:|zod$)/ },
   'src/edges': { internal: ['src/edges', 'src/wire', 'src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|@modelcontextprotocol\/sdk\/)/ },
   'src/proxy': { internal: ['src/proxy', 'src/wire', 'src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },

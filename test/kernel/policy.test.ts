@@ -106,7 +106,7 @@ describe('checkCall and chio check', () => {
     const policy = file('cli.yaml', YAML_POLICY);
     const deny = chio(['check', '--policy', policy, '--server', 'web', '--tool', 'fetch', '--params', '{"url":"http://169.254.169.254/"}']);
     expect(deny.status).toBe(1);
-    expect(deny.stdout).toMatch(/decision\s+deny\nguard\s+internal-network\nreason\s+169\.254\.169\.254 is a loopback/);
+    expect(deny.stdout).toMatch(/decision\s+deny\nguard\s+internal-network\nreason\s+169\.254\.169\.254 is a link-local/);
     const allow = chio(['check', '--policy', policy, '--server', 'web', '--tool', 'fetch', '--params', '{"url":"https://api.example.com/"}', '--json']);
     expect(allow.status).toBe(0);
     expect(JSON.parse(allow.stdout)).toMatchObject({ verdict: 'allow', policyHash: loadPolicy(policy).policyHash });
