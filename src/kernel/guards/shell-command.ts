@@ -11,7 +11,8 @@
  *    fork bombs) and network abuse (`/dev/tcp`, `nc -e`, encoded data piped to the network);
  *  - setting variables that make programs load code (`LD_PRELOAD=…`, `BASH_ENV=…`);
  *  - any word that names a forbidden path (judged by the forbidden-path rules, relative words
- *    against every base and every directory the text `cd`s into).
+ *    against every base and every directory the text `cd`s into);
+ *  - shell scripts run from files are read and judged the same way (a missing one is refused).
  * Operator regexes (`additional_patterns`) are matched against the text as written; one that does
  * not compile makes the guard deny everything (fail closed).
  * Owns: the orchestration and the config. Imports guard helpers. Commands are attacker-controlled.
@@ -115,7 +116,7 @@ export class ShellCommandGuard implements Guard {
         if (!v.ok) return { ok: false, reason: `command touches a forbidden path: ${v.reason}`, details: v.details };
       }
     }
-    for (const nested of j.nested) {
+    for (const nested of [...j.nested, ...j.scripts]) {
       const v = this.judgeText(nested, bases, depth + 1);
       if (!v.ok) return v;
     }

@@ -58,6 +58,8 @@ const commands: CorpusCase[] = [
   { id: 'cargo-build', tool: 'bash', arguments: { command: 'cargo build --release' }, about: 'cargo' },
   { id: 'jq-name', tool: 'bash', arguments: { command: 'jq .name package.json' }, about: 'jq' },
   { id: 'path-prefix-build', tool: 'bash', arguments: { command: 'PATH="$PWD/node_modules/.bin:$PATH" tsc -p .' }, about: 'extend PATH for a build' },
+  { id: 'run-build-script', tool: 'bash', arguments: { command: 'bash scripts/build.sh' }, about: 'run a build script (its text is judged and allowed)' },
+  { id: 'grep-recursive-src', tool: 'bash', arguments: { command: 'grep -rn TODO src docs' }, about: 'search the project' },
   { id: 'argv-git', tool: 'exec', arguments: { command: 'git', args: ['log', '--format=%H %s', '-n', '3'] }, about: 'an argv with a format string' },
 ];
 

@@ -24,6 +24,9 @@ export const WORKSPACE_FILES: Readonly<Record<string, string>> = {
   'secrets-manager/src/index.ts': 'export class SecretsManager {}\n',
   'build/out.js': 'console.log(1);\n',
   'docs/guide.md': '# Guide\n',
+  'scripts/build.sh': '#!/bin/sh\nnpm run build\n',
+  // a script an agent planted earlier (with a file tool): running it must be judged by what it does
+  'scripts/cleanup.sh': '#!/bin/sh\nrm -rf /\n',
 };
 
 /** Innocent names that lead to secrets (an agent that can write can plant these). */
@@ -36,7 +39,7 @@ export const WORKSPACE_LINKS: Readonly<Record<string, string>> = {
 export function createCorpusWorkspace(root: string): void {
   for (const [path, content] of Object.entries(WORKSPACE_FILES)) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), content);
+    writeFileSync(join(root, path), content, { mode: path.endsWith('.sh') ? 0o755 : 0o644 });
   }
   for (const [link, target] of Object.entries(WORKSPACE_LINKS)) symlinkSync(target, join(root, link));
 }

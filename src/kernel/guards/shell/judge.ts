@@ -1,9 +1,10 @@
 /**
  * Judges parsed shell text command by command: variables that load code, program names computed
  * at run time, wrappers looked through, interpreters handed inline code, destructive commands,
- * network abuse — and collects what other guards must still judge: every word that may be a path,
- * the URLs and hosts it reaches, the directories it changes into, and the shell code it runs in
- * turn (`bash -c …`, `su -c …`, `watch …`), which the caller parses and judges the same way.
+ * network abuse, reading whole trees that hold keys — and collects what other guards must still
+ * judge: every word that may be a path, the URLs and hosts it reaches, the directories it changes
+ * into, and the shell code it runs in turn (`bash -c …`, `su -c …`, `watch …`, scripts run from
+ * files), which the caller parses and judges the same way.
  * Owns: the per-command rule order. Imports the shell rule modules. Everything judged is attacker-controlled.
  */
 import { posix } from 'node:path';
@@ -13,6 +14,8 @@ import { inlineCode, textProgramRunsCommands } from './interpreters.js';
 import { commandTargets, networkReason } from './network.js';
 import type { ParsedShell, SimpleCommand, StdinSource } from './parser.js';
 import { loadsCode } from './programs.js';
+import { treeReadReason } from './reads.js';
+import { readShellScript, shellScriptOf } from './scripts.js';
 import { dynamicNameReason, programName, unwrap } from './unwrap.js';
 import type { Field } from './words.js';
 
@@ -32,12 +35,14 @@ export interface ShellJudgement {
   nested: string[];
   /** Directories the text changes into (`cd`, `pushd`): more bases for its relative paths. */
   directories: string[];
+  /** Shell scripts the commands run from files (their text, to be parsed and judged). */
+  scripts: string[];
 }
 
 const UNKNOWN_ARGUMENT: Field = { value: undefined, pattern: '*', glob: false, unknown: 'arguments read at run time', procSubst: false };
 
 export function judgeShell(parsed: ParsedShell, settings: ShellSettings): ShellJudgement {
-  const j: ShellJudgement = { deny: undefined, pathWords: [...parsed.looseFields], targets: [], nested: [], directories: [] };
+  const j: ShellJudgement = { deny: undefined, pathWords: [...parsed.looseFields], targets: [], nested: [], directories: [], scripts: [] };
   for (const cmd of parsed.commands) {
     j.pathWords.push(...cmd.argv, ...cmd.assigns.flatMap((a) => a.value), ...cmd.redirects.flatMap((r) => r.target));
     j.deny ??= judgeCommand(cmd, settings, j);
@@ -81,8 +86,17 @@ function judgeArgv(argv: Field[], stdin: StdinSource, cmd: SimpleCommand, settin
       j.nested.push(inline.text);
     }
   }
+  // A shell given inline code (`sh -c …`) runs no script file.
+  const script = inline === undefined ? shellScriptOf(run, cmd, settings.places) : undefined;
+  if (script !== undefined) {
+    const read = readShellScript(script, settings.places);
+    if (!read.ok) return read.reason;
+    j.scripts.push(...read.texts);
+  }
   const text = textProgramRunsCommands(run);
   if (text !== undefined) return text;
+  const tree = treeReadReason(run, settings.places);
+  if (tree !== undefined) return tree;
   const destructive = destructiveReason(run, u.appendsUnknown, settings.places, (inner) => judgeArgv(inner, 'inherited', cmd, settings, j));
   if (destructive !== undefined) return destructive;
   return networkReason(cmd, run);
