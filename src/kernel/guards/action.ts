@@ -51,9 +51,9 @@ export function classifyAction(toolName: string, rawArgs: unknown): Classificati
   const name = toolName.toLowerCase();
   const args: Args = rawArgs !== null && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? (rawArgs as Args) : {};
   const malformed = (what: string): Classification => ({ ok: false, reason: `${toolName} needs ${what}` });
-  const facts = extractArguments(rawArgs);
-  if (facts.tooDeep) return { ok: false, reason: `arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels` };
   const kind = kindOf(name, args);
+  const facts = extractArguments(rawArgs, kind !== 'file_write' && kind !== 'patch');
+  if (facts.tooDeep) return { ok: false, reason: `arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels` };
 
   const action: ToolAction = { kind, paths: facts.paths, commands: facts.commands, targets: [], content: '', diff: '', cwd: facts.cwd };
   switch (kind) {

@@ -2,8 +2,9 @@
  * Finds what the arguments of a call are, whatever the tool is called: every path, every command
  * (shell text or an argv array) and every URL or host, at any depth. A key says what a value is
  * (`file_path`, `cmd`, `callback_url`), and so does a value's own shape (`/etc/passwd`,
- * `https://…`, `rm -rf /`); either is enough. Text that a tool writes or sends as prose (content,
- * message bodies) is not read as paths or commands: the content guards judge it.
+ * `https://…`, `rm -rf /`); either is enough. Text a tool writes into a file is not read as paths
+ * or commands (the content guards judge it); prose sent anywhere else is, when the whole value has
+ * the shape of one.
  * Owns: the key vocabulary and the shape rules. Imports only guard types and the program list.
  * Every value here is attacker-controlled.
  */
@@ -80,7 +81,13 @@ function looksLikeCommand(s: string): boolean {
   return first !== undefined && isKnownProgram(first);
 }
 
-export function extractArguments(args: unknown): ArgumentFacts {
+/**
+ * @param judgeProse  also read content-keyed strings by their shape: for a tool that writes files
+ *                    they are the file's text (only the content guards judge it); for any other
+ *                    tool a value that *is* a command, a path or a URL is one, whatever its key
+ *                    (`{input: "rm -rf /"}` to a terminal tool with a name we do not know)
+ */
+export function extractArguments(args: unknown, judgeProse = true): ArgumentFacts {
   const facts: ArgumentFacts = { paths: [], commands: [], urls: [], content: [], cwd: undefined, tooDeep: false };
 
   const shaped = (s: string, key: string, role: KeyRole): void => {
@@ -102,6 +109,7 @@ export function extractArguments(args: unknown): ArgumentFacts {
       switch (role) {
         case 'content':
           facts.content.push(value);
+          if (judgeProse) shaped(value, key, role);
           return;
         case 'path':
           facts.paths.push(fileUrlPath(value.trim()) ?? value);
