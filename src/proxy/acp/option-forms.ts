@@ -6,10 +6,12 @@
  * `-x`, `-xVALUE`, and `x` anywhere in a single-dash cluster (`-avze` carries rsync's `-e`): a
  * letter inside a joined value is refused too, which only ever refuses more. Words and regular
  * expressions match a whole argument.
- * Owns: form matching and option-value extraction. Imports the verdict type only. Arguments are
- * attacker-controlled.
+ * Readers answer with findings, in argument order: a refused form (which argument, why), a path
+ * an option names (to be judged as a working directory or a write, relative ones against the base
+ * given), an environment variable an argument sets. Whoever asks decides what to do with them.
+ * Owns: form matching, option-value extraction and the finding shape. Imports nothing. Arguments
+ * are attacker-controlled.
  */
-import type { GuardVerdict } from './verdict.js';
 
 export interface OptionForm {
   /** A long option name without its dashes (`exec`). */
@@ -32,14 +34,14 @@ export interface Syntax {
   underscores?: boolean;
 }
 
-/** What an option rule may ask of the terminal guard: a path an option names, judged as a cwd or a write. */
-export interface OptionContext {
-  /** The directory relative paths resolve against (the terminal's cwd, moved by `git -C`, `env -C`…), if known. */
-  cwd: string | undefined;
-  path(op: 'cwd' | 'write', value: string, base: string | undefined): GuardVerdict;
-  /** Why an environment variable of this name may not be set (terminal-env.ts with `--allow-env`), or undefined. */
-  env(name: string): string | undefined;
-}
+/** What a reader found, in argument order. */
+export type OptionFinding =
+  /** A form refused, with the argument that matched and why. */
+  | { kind: 'refused'; arg: string; why: string }
+  /** A path an option names: a directory the command works in (`chdir`: it changes into it), a project file it reads, or a file it writes. Relative to `base` (the working directory as options moved it; undefined when not known). */
+  | { kind: 'path'; op: 'cwd' | 'write'; value: string; base: string | undefined; chdir: boolean }
+  /** An argument that hands the command's children an environment variable (`make CC=…`). */
+  | { kind: 'env'; arg: string; name: string; why: string };
 
 /** `--name` or `--name=value` → `name`; anything else → undefined. */
 export function longName(arg: string, syntax?: Syntax): string | undefined {
@@ -72,13 +74,9 @@ export function formMatches(form: OptionForm, arg: string, syntax: Syntax): bool
   return false;
 }
 
-/** The first refused form among `args`, with the argument that matched it. */
-export function firstForm(forms: readonly OptionForm[], args: readonly string[], syntax: Syntax): { form: OptionForm; arg: string } | undefined {
-  for (const arg of args) {
-    const form = forms.find((f) => formMatches(f, arg, syntax));
-    if (form !== undefined) return { form, arg };
-  }
-  return undefined;
+/** Every refused form among `args`, in argument order (several forms matching one argument in table order). */
+export function formFindings(forms: readonly OptionForm[], args: readonly string[], syntax: Syntax): OptionFinding[] {
+  return args.flatMap((arg) => forms.filter((f) => formMatches(f, arg, syntax)).map((form): OptionFinding => ({ kind: 'refused', arg, why: form.why })));
 }
 
 /** Every value given to an option (`--dir=v`, `--dir v`, `-Cv`, `-C v`, `-xC v`). */

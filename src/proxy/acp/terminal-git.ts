@@ -13,10 +13,8 @@
  */
 import { posix } from 'node:path';
 import { guards } from '../../kernel/index.js';
-import { firstForm, optionValues } from './option-forms.js';
-import type { OptionContext, OptionForm, Syntax } from './option-forms.js';
-import { refuse, TERMINAL_GUARD } from './verdict.js';
-import type { GuardVerdict } from './verdict.js';
+import { formFindings, optionValues } from './option-forms.js';
+import type { OptionFinding, OptionForm, Syntax } from './option-forms.js';
 
 const SYNTAX: Syntax = { abbreviates: true };
 const RUNS = 'names a program git runs';
@@ -96,59 +94,65 @@ function configWrite(args: readonly string[]): string | undefined {
   return 'git config with a name and a value writes configuration (only reads are allowed)';
 }
 
-const refused = (arg: string, why: string): GuardVerdict => refuse(TERMINAL_GUARD, `access denied: terminal denied: option not allowed: git ${arg} (${why})`);
+const refused = (arg: string, why: string): OptionFinding => ({ kind: 'refused', arg, why });
 
 function firstWord(args: readonly string[]): string | undefined {
   return args.find((a) => !a.startsWith('-'));
 }
 
-/** A refusal for this git argv, or undefined. */
-export function gitRefusal(args: readonly string[], ctx: OptionContext): GuardVerdict | undefined {
-  let base = ctx.cwd;
+/** What this git argv refuses or names, in order (the global options as git reads them, then the subcommand's). */
+export function gitFindings(args: readonly string[], cwd: string | undefined): OptionFinding[] {
+  const out: OptionFinding[] = [];
+  let base = cwd;
   let i = 0;
   // Global options, exactly as git.c handle_options reads them.
   for (; i < args.length; i++) {
     const a = args[i]!;
     if (!a.startsWith('-')) break;
-    if (a === '-c' || /^-c./.test(a)) return refused(a, 'sets configuration: aliases, hooks paths, fsmonitor, pagers and helpers in it run commands');
-    if (a === '--config-env' || a.startsWith('--config-env=')) return refused(a, 'sets configuration from the environment');
-    if (a === '--exec-path' || a.startsWith('--exec-path=')) return refused(a, 'moves where git finds its sub-programs');
-    if (a === '--bare') return refused(a, 'uses a repository outside a .git directory');
+    if (a === '-c' || /^-c./.test(a)) {
+      out.push(refused(a, 'sets configuration: aliases, hooks paths, fsmonitor, pagers and helpers in it run commands'));
+      if (a === '-c') i++;
+      continue;
+    }
+    if (a === '--config-env' || a.startsWith('--config-env=')) {
+      out.push(refused(a, 'sets configuration from the environment'));
+      if (a === '--config-env') i++;
+      continue;
+    }
+    if (a === '--exec-path' || a.startsWith('--exec-path=')) out.push(refused(a, 'moves where git finds its sub-programs'));
+    if (a === '--bare') out.push(refused(a, 'uses a repository outside a .git directory'));
     const valued = ['-C', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--list-cmds', '--attr-source'].find((o) => a === o || a.startsWith(`${o}=`));
     if (valued === undefined) continue;
     const value = a === valued ? args[++i] : a.slice(valued.length + 1);
     if (value === undefined || !['-C', '--git-dir', '--work-tree'].includes(valued) || value === '') continue;
-    const v = ctx.path('cwd', value, base);
-    if (!v.ok) return v;
-    const abs = posix.resolve(base ?? '/', value);
-    if (valued === '--git-dir' && ![abs, guards.resolvedPath(abs)].every((p) => p.split('/').includes('.git'))) return refused(a, 'names a repository outside a .git directory, whose hooks and configuration the agent could have written');
-    if (valued === '-C') base = abs;
+    out.push({ kind: 'path', op: 'cwd', value, base, chdir: valued === '-C' });
+    // Against a base not known the directory stays relative (a reader with several bases resolves it against each).
+    const target = value.startsWith('/') || base?.startsWith('/') === true ? posix.resolve(base ?? '/', value) : base === undefined ? value : posix.join(base, value);
+    const forms = target.startsWith('/') ? [target, guards.resolvedPath(target)] : [target];
+    if (valued === '--git-dir' && !forms.every((p) => p.split('/').includes('.git'))) out.push(refused(a, 'names a repository outside a .git directory, whose hooks and configuration the agent could have written'));
+    if (valued === '-C') base = target;
   }
   const sub = args[i];
   const rest = args.slice(i + 1);
-  if (sub === undefined) return undefined;
-  const hit = firstForm(EVERYWHERE, args, SYNTAX);
-  if (hit !== undefined) return refused(hit.arg, hit.form.why);
+  if (sub === undefined) return out;
+  out.push(...formFindings(EVERYWHERE, args, SYNTAX));
   for (const spec of [{ long: 'output' }, ...(sub === 'archive' ? [{ short: 'o' }] : []), ...(sub === 'format-patch' ? [{ short: 'o', long: 'output-directory' }] : [])]) {
-    for (const value of optionValues(rest, spec, SYNTAX)) {
-      const v = ctx.path('write', value, base);
-      if (!v.ok) return v;
-    }
+    for (const value of optionValues(rest, spec, SYNTAX)) out.push({ kind: 'path', op: 'write', value, base, chdir: false });
   }
   if (sub === 'config') {
     const why = configWrite(rest);
-    return why === undefined ? undefined : refused(`config ${rest.join(' ')}`.trim(), why);
+    if (why !== undefined) out.push(refused(`config ${rest.join(' ')}`.trim(), why));
+    return out;
   }
   const known = Object.hasOwn(GIT_SUBCOMMANDS, sub) ? GIT_SUBCOMMANDS[sub]! : undefined;
   const rules: SubRule[] = known !== undefined ? [known] : BUILTINS.has(sub) ? [] : Object.values(GIT_SUBCOMMANDS).filter((r) => r.all === undefined);
   for (const rule of rules) {
-    if (rule.all !== undefined) return refused(sub, rule.all);
-    const f = firstForm(rule.forms ?? [], rest, SYNTAX);
-    if (f !== undefined) return refused(`${sub} ${f.arg}`, f.form.why);
+    if (rule.all !== undefined) out.push(refused(sub, rule.all));
+    out.push(...formFindings(rule.forms ?? [], rest, SYNTAX).map((f) => (f.kind === 'refused' ? { ...f, arg: `${sub} ${f.arg}` } : f)));
     const w = firstWord(rest);
-    if (w !== undefined && (rule.words ?? []).includes(w)) return refused(`${sub} ${w}`, 'runs the command given');
+    if (w !== undefined && (rule.words ?? []).includes(w)) out.push(refused(`${sub} ${w}`, 'runs the command given'));
   }
-  return undefined;
+  return out;
 }
 
 /** Subcommands with no refused form: judged by their own (empty) rule, not the union. git help -a. */

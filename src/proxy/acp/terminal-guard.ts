@@ -18,9 +18,8 @@
  */
 import { posix } from 'node:path';
 import { FsGuard } from './fs-guard.js';
-import type { OptionContext } from './option-forms.js';
 import { envRefusal } from './terminal-env.js';
-import { optionRefusal } from './terminal-options.js';
+import { optionFindings } from './terminal-options.js';
 import { unwrap, WRAPPERS } from './terminal-wrappers.js';
 import { allow, FS_GUARD, refuse, TERMINAL_GUARD } from './verdict.js';
 import type { GuardVerdict } from './verdict.js';
@@ -97,14 +96,25 @@ export class TerminalGuard {
     return this.fs.check(op, posix.join(base, value));
   }
 
-  private context(cwd: string | undefined): OptionContext {
-    return { cwd, path: (op, value, base) => this.path(op, value, base), env: (name) => envRefusal(name, this.allowedEnv)?.why };
+  /** The option table's findings, in order: the first refused form, path an option names that FsGuard refuses, or environment variable the table refuses. */
+  private options(name: string, command: string, args: readonly string[], cwd: string | undefined): GuardVerdict {
+    for (const f of optionFindings(command, args, cwd)) {
+      if (f.kind === 'refused') return denied(`option not allowed: ${name} ${f.arg} (${f.why})`);
+      if (f.kind === 'path') {
+        const v = this.path(f.op, f.value, f.base);
+        if (!v.ok) return v;
+        continue;
+      }
+      const why = envRefusal(f.name, this.allowedEnv)?.why;
+      if (why !== undefined) return denied(`option not allowed: ${name} ${f.arg} (${f.why}: ${why})`);
+    }
+    return allow();
   }
 
   private judge(command: string, args: readonly string[], cwd: string | undefined, depth: number): GuardVerdict {
-    const options = optionRefusal(command, args, this.context(cwd));
-    if (options !== undefined) return options;
     const name = posix.basename(command);
+    const options = this.options(name, command, args, cwd);
+    if (!options.ok) return options;
     const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name]! : undefined;
     if (spec === undefined) return allow();
     const u = unwrap(spec, args);

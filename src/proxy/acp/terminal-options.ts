@@ -10,23 +10,21 @@
  * Arguments are attacker-controlled.
  */
 import { posix } from 'node:path';
-import { firstForm, optionValues } from './option-forms.js';
-import type { OptionContext, OptionForm, Syntax } from './option-forms.js';
-import { gitRefusal } from './terminal-git.js';
-import { sedRefusal } from './terminal-sed.js';
-import { refuse, TERMINAL_GUARD } from './verdict.js';
-import type { GuardVerdict } from './verdict.js';
+import { formFindings, optionValues } from './option-forms.js';
+import type { OptionFinding, OptionForm, Syntax } from './option-forms.js';
+import { gitFindings } from './terminal-git.js';
+import { sedFindings } from './terminal-sed.js';
 
 export interface CommandRules extends Syntax {
   source: string;
   /** Forms refused wherever they appear among the arguments. */
   forms: readonly OptionForm[];
-  /** Options naming a directory the command works in, or a project file whose scripts it runs: judged like a cwd. */
-  dirs?: ReadonlyArray<{ long?: string; short?: string }>;
-  check?: (args: readonly string[], ctx: OptionContext, command: string) => GuardVerdict | undefined;
+  /** Options naming a directory the command works in (`-C`: it changes into it), or a project file whose scripts it runs (`file`): judged like a cwd. */
+  dirs?: ReadonlyArray<{ long?: string; short?: string; file?: true }>;
+  check?: (args: readonly string[]) => OptionFinding[];
 }
 
-const refused = (command: string, arg: string, why: string): GuardVerdict => refuse(TERMINAL_GUARD, `access denied: terminal denied: option not allowed: ${command} ${arg} (${why})`);
+const refused = (arg: string, why: string): OptionFinding => ({ kind: 'refused', arg, why });
 const longs = (names: string, why: string): OptionForm[] => names.split(' ').map((long) => ({ long, why }));
 const shorts = (letters: string, why: string): OptionForm[] => [...letters].map((short) => ({ short, why }));
 
@@ -34,9 +32,9 @@ const shorts = (letters: string, why: string): OptionForm[] => [...letters].map(
 const NPM_RUNS = new Set(['exec', 'x', 'dlx', 'explore', 'edit', 'node', 'create', 'set']);
 const NPM_COMMANDS = new Set('access add audit bugs cache ci completion config c dedupe deprecate diff dist-tag docs doctor fund help hook install i install-ci-test install-test it link ln list ls login logout org outdated owner pack ping pkg prefix profile prune publish query rebuild repo restart root run run-script rum start stop team test t tst token uninstall rm un unpublish unstar update up upgrade version view info show whoami why'.split(' '));
 
-function npmCheck(args: readonly string[], _ctx: OptionContext, command: string): GuardVerdict | undefined {
+function npmCheck(args: readonly string[]): OptionFinding[] {
   const at = args.findIndex((a) => !a.startsWith('-'));
-  if (at < 0) return undefined;
+  if (at < 0) return [];
   // `npm --prefix x exec`: the first word may be an option's value, so an unknown first word after a
   // `--name` without `=` makes the next word a candidate too.
   const candidates = [args[at]!];
@@ -47,11 +45,11 @@ function npmCheck(args: readonly string[], _ctx: OptionContext, command: string)
   }
   for (const word of candidates) {
     const rest = args.slice(args.indexOf(word) + 1).filter((a) => !a.startsWith('-'));
-    if (NPM_RUNS.has(word)) return refused(command, word, word === 'set' ? 'writes npm configuration that later runs read (script-shell, node-options…)' : 'runs a package or code it is given');
-    if ((word === 'init' || word === 'innit') && rest.length > 0) return refused(command, `${word} ${rest[0]}`, 'runs the create-<initializer> package (npm-init(1))');
-    if ((word === 'config' || word === 'c') && rest.length > 0 && !['get', 'list', 'ls'].includes(rest[0]!)) return refused(command, `${word} ${rest[0]}`, 'writes npm configuration that later runs read (script-shell, node-options…)');
+    if (NPM_RUNS.has(word)) return [refused(word, word === 'set' ? 'writes npm configuration that later runs read (script-shell, node-options…)' : 'runs a package or code it is given')];
+    if ((word === 'init' || word === 'innit') && rest.length > 0) return [refused(`${word} ${rest[0]}`, 'runs the create-<initializer> package (npm-init(1))')];
+    if ((word === 'config' || word === 'c') && rest.length > 0 && !['get', 'list', 'ls'].includes(rest[0]!)) return [refused(`${word} ${rest[0]}`, 'writes npm configuration that later runs read (script-shell, node-options…)')];
   }
-  return undefined;
+  return [];
 }
 
 const NPM_FORMS: OptionForm[] = [
@@ -71,18 +69,18 @@ const NPM: CommandRules = {
 /** make(1) command-line variables: SHELL and .SHELLFLAGS run every recipe, MAKEFLAGS/MAKEFILES add options and makefiles, `!=` runs a shell command. */
 const MAKE_VARIABLES = new Set(['SHELL', '.SHELLFLAGS', 'MAKEFLAGS', 'MFLAGS', 'GNUMAKEFLAGS', 'MAKEFILES', 'MAKESHELL', 'MAKE', '.RECIPEPREFIX']);
 
-function makeCheck(args: readonly string[], ctx: OptionContext): GuardVerdict | undefined {
+function makeCheck(args: readonly string[]): OptionFinding[] {
+  const out: OptionFinding[] = [];
   for (const a of args) {
     if (a.startsWith('-')) continue;
     const m = /^([^=]*?)\s*(:::|::|:|\?|\+|!)?=/.exec(a);
     if (m === null) continue;
     const name = m[1]!.trim();
-    if (m[2] === '!') return refused('make', a, 'a != assignment runs a shell command');
-    if (MAKE_VARIABLES.has(name)) return refused('make', a, 'sets the shell, flags or makefiles every recipe uses (make(1))');
-    const env = ctx.env(name);
-    if (env !== undefined) return refused('make', a, `make passes it to recipes as the environment variable it names: ${env}`);
+    if (m[2] === '!') out.push(refused(a, 'a != assignment runs a shell command'));
+    else if (MAKE_VARIABLES.has(name)) out.push(refused(a, 'sets the shell, flags or makefiles every recipe uses (make(1))'));
+    else out.push({ kind: 'env', arg: a, name, why: 'make passes it to recipes as the environment variable it names' });
   }
-  return undefined;
+  return out;
 }
 
 const VIM: CommandRules = {
@@ -106,12 +104,12 @@ export const COMMAND_RULES: Record<string, CommandRules> = {
       { match: /^\+.*\//, why: 'a +toolchain path runs the toolchain found there' },
       { match: /^(?:-C|--codegen=?)?(?:linker|link-args?)=/, why: 'names the linker rustc runs' },
     ],
-    dirs: [{ long: 'manifest-path' }],
+    dirs: [{ long: 'manifest-path', file: true }],
   },
   make: {
     source: 'make(1)', abbreviates: true,
     forms: [{ long: 'eval', why: 'evaluates makefile text, which may run commands' }, { short: 'E', why: '-E/--eval evaluates makefile text' }],
-    dirs: [{ long: 'directory' }, { short: 'C' }, { long: 'file' }, { long: 'makefile' }, { short: 'f' }], check: makeCheck,
+    dirs: [{ long: 'directory' }, { short: 'C' }, { long: 'file', file: true }, { long: 'makefile', file: true }, { short: 'f', file: true }], check: makeCheck,
   },
   find: {
     source: 'find(1) ACTIONS', abbreviates: false,
@@ -130,7 +128,7 @@ export const COMMAND_RULES: Record<string, CommandRules> = {
     ],
     dirs: [{ long: 'directory' }, { short: 'C' }],
     // Old-style `tar xIf prog …`: the first word is a cluster of option letters without a dash.
-    check: (args) => (args[0] !== undefined && !args[0].startsWith('-') && /[IF]/.test(args[0]) ? refused('tar', args[0]!, 'an old-style option cluster with I or F runs the command given') : undefined),
+    check: (args) => (args[0] !== undefined && !args[0].startsWith('-') && /[IF]/.test(args[0]) ? [refused(args[0], 'an old-style option cluster with I or F runs the command given')] : []),
   },
   ssh: { source: 'ssh(1), ssh_config(5)', abbreviates: false, forms: [...shorts('oF', '-o/-F set options such as ProxyCommand, LocalCommand, KnownHostsCommand'), ...shorts('I', 'loads a PKCS#11 library')] },
   scp: { source: 'scp(1)', abbreviates: false, forms: [...shorts('oF', '-o/-F set ssh options such as ProxyCommand'), ...shorts('SD', 'runs the program given for the connection')] },
@@ -143,20 +141,17 @@ export const COMMAND_RULES: Record<string, CommandRules> = {
   vim: VIM, vi: VIM, nvim: VIM, view: VIM, vimdiff: VIM, ex: VIM, gvim: VIM,
 };
 
-/** A refusal for this command's options, or undefined. */
-export function optionRefusal(command: string, args: readonly string[], ctx: OptionContext): GuardVerdict | undefined {
+/**
+ * What this command's options refuse or name, in order: the table's forms, then the directories and
+ * files options name (relative to `cwd`), then the command's own check. git and sed have readers of
+ * their own. A command not in the table: nothing.
+ */
+export function optionFindings(command: string, args: readonly string[], cwd: string | undefined): OptionFinding[] {
   const name = posix.basename(command);
-  if (name === 'git') return gitRefusal(args, ctx);
-  if (name === 'sed') return sedRefusal(args, ctx);
+  if (name === 'git') return gitFindings(args, cwd);
+  if (name === 'sed') return sedFindings(args, cwd);
   const rules = Object.hasOwn(COMMAND_RULES, name) ? COMMAND_RULES[name]! : undefined;
-  if (rules === undefined) return undefined;
-  const hit = firstForm(rules.forms, args, rules);
-  if (hit !== undefined) return refused(name, hit.arg, hit.form.why);
-  for (const spec of rules.dirs ?? []) {
-    for (const value of optionValues(args, spec, rules)) {
-      const v = ctx.path('cwd', value, ctx.cwd);
-      if (!v.ok) return v;
-    }
-  }
-  return rules.check?.(args, ctx, name);
+  if (rules === undefined) return [];
+  const paths = (rules.dirs ?? []).flatMap((spec) => optionValues(args, spec, rules).map((value): OptionFinding => ({ kind: 'path', op: 'cwd', value, base: cwd, chdir: spec.file !== true })));
+  return [...formFindings(rules.forms, args, rules), ...paths, ...(rules.check?.(args) ?? [])];
 }

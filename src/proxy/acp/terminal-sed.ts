@@ -8,9 +8,7 @@
  * Owns: sed argv and script reading. Imports option-forms. Arguments are attacker-controlled.
  */
 import { longMatches, longName } from './option-forms.js';
-import type { OptionContext } from './option-forms.js';
-import { refuse, TERMINAL_GUARD } from './verdict.js';
-import type { GuardVerdict } from './verdict.js';
+import type { OptionFinding } from './option-forms.js';
 
 const SYNTAX = { abbreviates: true };
 const LONG_VALUED = ['expression', 'file', 'line-length'];
@@ -120,9 +118,10 @@ export function sedScriptRefusal(script: string): string | undefined {
   }
 }
 
-const refused = (arg: string, why: string): GuardVerdict => refuse(TERMINAL_GUARD, `access denied: terminal denied: option not allowed: sed ${arg} (${why})`);
+const refused = (arg: string, why: string): OptionFinding => ({ kind: 'refused', arg, why });
 
-export function sedRefusal(args: readonly string[], ctx: OptionContext): GuardVerdict | undefined {
+/** What this sed argv refuses or names: `-f`, a script that runs or writes, the files `-i` writes (relative to `cwd`). */
+export function sedFindings(args: readonly string[], cwd: string | undefined): OptionFinding[] {
   const scripts: string[] = [];
   const operands: string[] = [];
   let inPlace = false;
@@ -135,7 +134,7 @@ export function sedRefusal(args: readonly string[], ctx: OptionContext): GuardVe
       const matches = LONG.filter((n) => longMatches(given, n, SYNTAX));
       const name = matches.includes(given) ? given : matches.length === 1 ? matches[0] : undefined;
       const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : LONG_VALUED.includes(name ?? '') ? args[++i] : undefined;
-      if (name === undefined || name === 'file') return refused(a, name === 'file' ? 'reads a script the proxy cannot see' : 'an option sed may read as --file');
+      if (name === undefined || name === 'file') return [refused(a, name === 'file' ? 'reads a script the proxy cannot see' : 'an option sed may read as --file')];
       if (name === 'expression') scripts.push(value ?? '');
       if (name === 'in-place') inPlace = true;
       continue;
@@ -143,7 +142,7 @@ export function sedRefusal(args: readonly string[], ctx: OptionContext): GuardVe
     if (options && a.length > 1 && a.startsWith('-')) {
       for (let j = 1; j < a.length; j++) {
         const c = a[j]!;
-        if (c === 'f') return refused(a, 'reads a script the proxy cannot see');
+        if (c === 'f') return [refused(a, 'reads a script the proxy cannot see')];
         if (c === 'e') { scripts.push(j + 1 < a.length ? a.slice(j + 1) : args[++i] ?? ''); break; }
         if (c === 'l') { if (j + 1 === a.length) i++; break; }
         if (c === 'i') { inPlace = true; break; }
@@ -155,12 +154,7 @@ export function sedRefusal(args: readonly string[], ctx: OptionContext): GuardVe
   const files = scripts.length > 0 ? operands : operands.slice(1);
   if (scripts.length === 0 && operands[0] !== undefined) scripts.push(operands[0]);
   const why = sedScriptRefusal(scripts.join('\n'));
-  if (why !== undefined) return refused(scripts.join(' ; '), why);
-  if (inPlace) {
-    for (const f of files) {
-      const v = ctx.path('write', f, ctx.cwd);
-      if (!v.ok) return v;
-    }
-  }
-  return undefined;
+  const out: OptionFinding[] = why === undefined ? [] : [refused(scripts.join(' ; '), why)];
+  if (inPlace) out.push(...files.map((value): OptionFinding => ({ kind: 'path', op: 'write', value, base: cwd, chdir: false })));
+  return out;
 }
