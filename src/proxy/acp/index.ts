@@ -16,13 +16,10 @@ export { FS_GUARD, TERMINAL_GUARD, FORBIDDEN_PATH_GUARD } from './verdict.js';
 export type { GuardVerdict } from './verdict.js';
 export { ENV_RULES, envRefusal } from './terminal-env.js';
 export type { EnvRule } from './terminal-env.js';
-export { COMMAND_RULES, optionFindings } from './terminal-options.js';
-export { gitFindings, GIT_SUBCOMMANDS } from './terminal-git.js';
-export { sedFindings, sedScriptRefusal } from './terminal-sed.js';
-export { WRAPPERS, unwrap } from './terminal-wrappers.js';
+// The option-form table lives with the kernel's guards (both guard command lines with it).
+export { COMMAND_RULES, optionFindings, gitFindings, GIT_SUBCOMMANDS, sedFindings, sedScriptRefusal, WRAPPERS, unwrap, formMatches } from '../../kernel/guards/shell/options/index.js';
+export type { OptionFinding, OptionForm, Syntax } from '../../kernel/guards/shell/options/index.js';
 export { gitWriteRefusal } from './git-dir.js';
-export { formMatches } from './option-forms.js';
-export type { OptionFinding, OptionForm, Syntax } from './option-forms.js';
 export { CapabilityContexts, MAX_PENDING_PER_SESSION } from './contexts.js';
 export { auditEntry, eventContentHash, readToolCallEvent, acpMetadata, receiptContext } from './audit.js';
 export type { AcpToolCallAuditEntry, AuthorizationContext, EnforcementMode } from './audit.js';

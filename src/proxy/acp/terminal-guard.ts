@@ -7,8 +7,9 @@
  *  3. no `env` entry sets a variable that loads code or moves configuration (terminal-env.ts),
  *     unless `--allow-env` names it;
  *  4. the cwd passes FsGuard (prefixes and forbidden paths);
- *  5. the command's option forms (terminal-options.ts), directories they name judged like a cwd;
- *  6. a wrapper (env, nice, timeout, sudo…, terminal-wrappers.ts) is judged through: the command
+ *  5. the command's option forms (the option table in kernel/guards/shell/options), directories
+ *     they name judged like a cwd;
+ *  6. a wrapper (env, nice, timeout, sudo…, the same table) is judged through: the command
  *     it runs must be allowed too and pass 2–6 with the wrapper's environment and directory
  *     (at most 4 wrappers deep);
  *  7. the plugged-in checks (`TerminalCheck`, e.g. a kernel shell-command guard), each on the
@@ -17,10 +18,9 @@
  * arguments, environment and cwd are attacker-controlled.
  */
 import { posix } from 'node:path';
+import { optionFindings, unwrap, WRAPPERS } from '../../kernel/guards/shell/options/index.js';
 import { FsGuard } from './fs-guard.js';
 import { envRefusal } from './terminal-env.js';
-import { optionFindings } from './terminal-options.js';
-import { unwrap, WRAPPERS } from './terminal-wrappers.js';
 import { allow, FS_GUARD, refuse, TERMINAL_GUARD } from './verdict.js';
 import type { GuardVerdict } from './verdict.js';
 
@@ -99,7 +99,8 @@ export class TerminalGuard {
   /** The option table's findings, in order: the first refused form, path an option names that FsGuard refuses, or environment variable the table refuses. */
   private options(name: string, command: string, args: readonly string[], cwd: string | undefined): GuardVerdict {
     for (const f of optionFindings(command, args, cwd)) {
-      if (f.kind === 'refused') return denied(`option not allowed: ${name} ${f.arg} (${f.why})`);
+      // The readers say "the guard" where a reason names the reader itself; here that is the proxy.
+      if (f.kind === 'refused') return denied(`option not allowed: ${name} ${f.arg} (${f.why.replace('the guard cannot', 'the proxy cannot')})`);
       if (f.kind === 'path') {
         const v = this.path(f.op, f.value, f.base);
         if (!v.ok) return v;

@@ -1,19 +1,19 @@
 /**
- * Option forms of allowed commands that run other commands or load configuration, per command
- * (looked up by the command's base name), for `terminal/create`. Each entry cites the man page
- * its forms come from. git and sed have their own readers (terminal-git.ts, terminal-sed.ts).
- * Options that name a directory a command works in, or a project file it builds (`-C`,
- * `--prefix`, `--manifest-path`, `make -f`), are judged like a terminal cwd. A command not in the
- * table gets only the generic checks. The table can only refuse; it never allows anything the
- * generic checks refuse.
- * Owns: the table and its matcher. Imports option-forms, the git and sed readers.
+ * Option forms of commands that run other commands or load configuration, per command (looked up
+ * by the command's base name), for guards that judge a command line (the ACP proxy's terminal
+ * table, the kernel's shell-command guard). Each entry cites the man page its forms come from. git
+ * and sed have their own readers (git.ts, sed.ts). Options that name a directory a command works
+ * in, or a project file it builds (`-C`, `--prefix`, `--manifest-path`, `make -f`), are reported
+ * as paths to judge like a working directory. A command not in the table: no findings. The table
+ * can only refuse; it never allows anything another rule refuses.
+ * Owns: the table and its matcher. Imports forms, the git and sed readers.
  * Arguments are attacker-controlled.
  */
 import { posix } from 'node:path';
-import { formFindings, optionValues } from './option-forms.js';
-import type { OptionFinding, OptionForm, Syntax } from './option-forms.js';
-import { gitFindings } from './terminal-git.js';
-import { sedFindings } from './terminal-sed.js';
+import { formFindings, optionValues } from './forms.js';
+import type { OptionFinding, OptionForm, Syntax } from './forms.js';
+import { gitFindings } from './git.js';
+import { sedFindings } from './sed.js';
 
 export interface CommandRules extends Syntax {
   source: string;

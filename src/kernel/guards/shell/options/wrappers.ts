@@ -1,16 +1,16 @@
 /**
  * Commands that run their arguments as another command (env, xargs, nice, nohup, timeout, sudo,
  * doas, stdbuf, setsid, watch, flock, strace, time, ionice, taskset): where the wrapped command
- * starts, what environment and directory it gets. TerminalGuard then judges the wrapped command as
- * if it were asked for directly (it must be allowed too, and pass every check). Each wrapper's
- * options are modelled from its man page (getopt strings), because mistaking an option's value
+ * starts, what environment and directory it gets, so a guard can judge the wrapped command as if
+ * it were asked for directly. Each wrapper's options are modelled from its man page (getopt
+ * strings), because mistaking an option's value
  * for the command, or the command for a value, would let a command through unjudged. Forms that
- * run a shell string or a command the proxy cannot see are refused: env -S, sudo -s/-i/-e/-R,
+ * run a shell string or a command the guard cannot see are refused: env -S, sudo -s/-i/-e/-R,
  * doas -s, flock -c, xargs -a (arguments from a file), strace -o '|cmd'; watch without -x joins
  * its words for `sh -c`, so each must then be free of shell syntax.
- * Owns: wrapper syntax. Imports option-forms. Arguments are attacker-controlled.
+ * Owns: wrapper syntax. Imports forms. Arguments are attacker-controlled.
  */
-import { longMatches } from './option-forms.js';
+import { longMatches } from './forms.js';
 
 export interface WrapperSpec {
   /** Short letters that take a value (joined or the next argument). */

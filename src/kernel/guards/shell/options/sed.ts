@@ -1,14 +1,14 @@
 /**
  * GNU sed (sed(1), "sed, a stream editor" §3 sed scripts): the `e` command and the `e` flag of `s`
  * run shell commands, and `w`/`W` (command or `s` flag) write a file sed names, so a script with
- * any of them is refused, as is `-f`/`--file` (a script the proxy cannot see). Scripts come from
+ * any of them is refused, as is `-f`/`--file` (a script the guard cannot see). Scripts come from
  * every `-e`/`--expression` (joined with newlines, as sed does) or else the first operand. With
  * `-i`/`--in-place` the file operands are written: each is judged as an fs write. A script this
  * reader cannot parse is refused (fail closed).
- * Owns: sed argv and script reading. Imports option-forms. Arguments are attacker-controlled.
+ * Owns: sed argv and script reading. Imports forms. Arguments are attacker-controlled.
  */
-import { longMatches, longName } from './option-forms.js';
-import type { OptionFinding } from './option-forms.js';
+import { longMatches, longName } from './forms.js';
+import type { OptionFinding } from './forms.js';
 
 const SYNTAX = { abbreviates: true };
 const LONG_VALUED = ['expression', 'file', 'line-length'];
@@ -66,13 +66,13 @@ export function sedScriptRefusal(script: string): string | undefined {
     while (i < s.length && /[ \t\n;]/.test(s[i]!)) i++;
     if (i >= s.length) return undefined;
     const a1 = address();
-    if (a1 === false) return 'a sed script the proxy cannot read';
+    if (a1 === false) return 'a sed script the guard cannot read';
     if (a1 === true) {
       ws();
       if (s[i] === ',') {
         i++;
         ws();
-        if (s[i] === '+' || s[i] === '~') { i++; digits(); } else if (address() !== true) return 'a sed script the proxy cannot read';
+        if (s[i] === '+' || s[i] === '~') { i++; digits(); } else if (address() !== true) return 'a sed script the guard cannot read';
       }
     }
     ws();
@@ -100,7 +100,7 @@ export function sedScriptRefusal(script: string): string | undefined {
         return `the ${cmd} command writes a file`;
       case 's': case 'y': {
         const delim = s[i++];
-        if (delim === undefined || delim === '\\' || delim === '\n' || !part(delim, cmd === 's') || !part(delim, false)) return 'a sed script the proxy cannot read';
+        if (delim === undefined || delim === '\\' || delim === '\n' || !part(delim, cmd === 's') || !part(delim, false)) return 'a sed script the guard cannot read';
         if (cmd === 'y') break;
         while (i < s.length && /[gpIiMm0-9ew]/.test(s[i]!)) {
           if (s[i] === 'e') return 'the e flag of s runs the pattern space as a shell command';
@@ -110,10 +110,10 @@ export function sedScriptRefusal(script: string): string | undefined {
         break;
       }
       default:
-        return 'a sed script the proxy cannot read';
+        return 'a sed script the guard cannot read';
     }
     ws();
-    if (i < s.length && !/[\n;}#]/.test(s[i]!)) return 'a sed script the proxy cannot read';
+    if (i < s.length && !/[\n;}#]/.test(s[i]!)) return 'a sed script the guard cannot read';
     if (s[i] === '#') toEol();
   }
 }
@@ -134,7 +134,7 @@ export function sedFindings(args: readonly string[], cwd: string | undefined): O
       const matches = LONG.filter((n) => longMatches(given, n, SYNTAX));
       const name = matches.includes(given) ? given : matches.length === 1 ? matches[0] : undefined;
       const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : LONG_VALUED.includes(name ?? '') ? args[++i] : undefined;
-      if (name === undefined || name === 'file') return [refused(a, name === 'file' ? 'reads a script the proxy cannot see' : 'an option sed may read as --file')];
+      if (name === undefined || name === 'file') return [refused(a, name === 'file' ? 'reads a script the guard cannot see' : 'an option sed may read as --file')];
       if (name === 'expression') scripts.push(value ?? '');
       if (name === 'in-place') inPlace = true;
       continue;
@@ -142,7 +142,7 @@ export function sedFindings(args: readonly string[], cwd: string | undefined): O
     if (options && a.length > 1 && a.startsWith('-')) {
       for (let j = 1; j < a.length; j++) {
         const c = a[j]!;
-        if (c === 'f') return [refused(a, 'reads a script the proxy cannot see')];
+        if (c === 'f') return [refused(a, 'reads a script the guard cannot see')];
         if (c === 'e') { scripts.push(j + 1 < a.length ? a.slice(j + 1) : args[++i] ?? ''); break; }
         if (c === 'l') { if (j + 1 === a.length) i++; break; }
         if (c === 'i') { inPlace = true; break; }

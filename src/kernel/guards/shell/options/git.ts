@@ -1,20 +1,20 @@
 /**
- * git's option forms that run other commands or load configuration, for `terminal/create`.
+ * git's option forms that run other commands or load configuration.
  * Global options (git(1) OPTIONS, parsed exactly as git.c handle_options does: no abbreviation)
  * come before the subcommand: `-c`, `-c<k=v>`, `--config-env`, `--exec-path`, `--bare` are
- * refused; `-C`, `--git-dir`, `--work-tree` must name directories inside the allowed prefixes
- * (judged like a cwd, relative ones against the cwd as moved by earlier `-C`s), and `--git-dir`
- * must lie in a `.git` directory (the only kind whose files an agent cannot write, git-dir.ts).
+ * refused; `-C`, `--git-dir`, `--work-tree` name directories to judge like a cwd (relative ones
+ * against the cwd as moved by earlier `-C`s), and `--git-dir` must lie in a `.git` directory (the
+ * only kind whose files an agent cannot write).
  * Then per subcommand (each form from that subcommand's man page, git-<sub>(1)); an unknown
  * subcommand (an alias, an external git-foo) gets the union of all of them, since its expansion
  * is not visible here. Everywhere: `ext::` transport URLs (git-remote-ext(1)) and `--output` /
  * `-o` paths judged as writes.
- * Owns: git's rules. Imports option-forms and kernel path resolution. Arguments are attacker-controlled.
+ * Owns: git's rules. Imports forms and the guards' path resolution. Arguments are attacker-controlled.
  */
 import { posix } from 'node:path';
-import { guards } from '../../kernel/index.js';
-import { formFindings, optionValues } from './option-forms.js';
-import type { OptionFinding, OptionForm, Syntax } from './option-forms.js';
+import { resolvedPath } from '../../paths.js';
+import { formFindings, optionValues } from './forms.js';
+import type { OptionFinding, OptionForm, Syntax } from './forms.js';
 
 const SYNTAX: Syntax = { abbreviates: true };
 const RUNS = 'names a program git runs';
@@ -128,7 +128,7 @@ export function gitFindings(args: readonly string[], cwd: string | undefined): O
     out.push({ kind: 'path', op: 'cwd', value, base, chdir: valued === '-C' });
     // Against a base not known the directory stays relative (a reader with several bases resolves it against each).
     const target = value.startsWith('/') || base?.startsWith('/') === true ? posix.resolve(base ?? '/', value) : base === undefined ? value : posix.join(base, value);
-    const forms = target.startsWith('/') ? [target, guards.resolvedPath(target)] : [target];
+    const forms = target.startsWith('/') ? [target, resolvedPath(target)] : [target];
     if (valued === '--git-dir' && !forms.every((p) => p.split('/').includes('.git'))) out.push(refused(a, 'names a repository outside a .git directory, whose hooks and configuration the agent could have written'));
     if (valued === '-C') base = target;
   }
