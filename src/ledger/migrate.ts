@@ -7,6 +7,11 @@
  * processes opening a new ledger at once would both decide to run `CREATE TABLE`. So the files
  * drizzle-kit wrote are read with drizzle's `readMigrationFiles` and applied here inside one
  * `BEGIN IMMEDIATE` transaction that re-reads the version after taking the write lock.
+ *
+ * Most opens find the schema current. That is checked first on a read snapshot, without the
+ * write lock, so an open never queues behind a running writer's append only to learn there is
+ * nothing to do. (application_id and user_version are set together in the migrating commit and
+ * never go back, so seeing both current means the migration has committed.)
  */
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
@@ -32,7 +37,17 @@ function migrations(): MigrationMeta[] {
 /** The schema version this build writes: one per migration in the journal. */
 export const LEDGER_SCHEMA_VERSION = migrations().length;
 
+/** True when the file already carries this build's schema (one read snapshot, no write lock). */
+function isCurrent(db: Database.Database): boolean {
+  const row = db.prepare('SELECT (SELECT application_id FROM pragma_application_id) AS appId, (SELECT user_version FROM pragma_user_version) AS version').get() as {
+    appId: number;
+    version: number;
+  };
+  return row.appId === CHIO_APPLICATION_ID && row.version === LEDGER_SCHEMA_VERSION;
+}
+
 export function applyMigrations(db: Database.Database, path: string): void {
+  if (isCurrent(db)) return;
   const run = db.transaction(() => {
     const appId = db.pragma('application_id', { simple: true }) as number;
     const version = db.pragma('user_version', { simple: true }) as number;

@@ -8,8 +8,22 @@
  * newer Chio must be refused with a clear error and left byte-for-byte unchanged. So the file is
  * inspected first (header bytes, then a read-only connection) and only a file that is ours, or
  * empty, is ever opened for writing.
+ *
+ * Any number of processes may open one file at once (an editor starting two servers, producers
+ * beside `chio ledger verify`), so:
+ * - A new ledger is built under a temporary name beside `path` and hard-linked into place, which
+ *   fails if the name exists: nobody ever sees a half-made ledger, and of several processes
+ *   creating the same file at once one wins and the others open the winner's file.
+ * - The whole open (inspection, WAL switch, migrations, pragma checks) is retried when SQLite
+ *   answers SQLITE_BUSY or SQLITE_LOCKED, with a short jittered back-off, until the busy timeout
+ *   is spent; then CHIO-LEDGER-BUSY. Switching a file to WAL does not always call SQLite's busy
+ *   handler (it must not wait while holding a lock another waiter needs), hence the loop.
+ * - The probe reads application_id, user_version and the table count in one read transaction,
+ *   so it never mixes a state before another process's migration commit with one after it.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, openSync, readSync, statSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
@@ -27,10 +41,14 @@ export type SynchronousMode = 'FULL' | 'NORMAL' | 'OFF';
 export interface OpenLedgerOptions {
   /** Read-only connection; never creates or migrates. Default false. */
   readonly?: boolean;
-  /** Create the file when it does not exist (writers only). Default true for writers. */
+  /**
+   * Create the ledger when the file does not exist, or initialise a zero-byte or table-less SQLite
+   * file (writers only). Default true for writers. With false the file must already be a Chio
+   * ledger (an older schema is migrated).
+   */
   create?: boolean;
   synchronous?: SynchronousMode;
-  /** How long to wait for another writer's lock before failing (ms). */
+  /** How long to wait for another writer's lock before failing (ms), when opening and after. */
   busyTimeoutMs?: number;
 }
 
@@ -58,8 +76,28 @@ function readHeader(path: string): Buffer {
   }
 }
 
-/** Looks at the file without changing it. */
-function inspect(path: string): FileState {
+/** SQLITE_BUSY, SQLITE_LOCKED and their extended codes, anywhere in the cause chain. */
+function isBusy(e: unknown): boolean {
+  let x: unknown = e;
+  for (let depth = 0; depth < 5 && typeof x === 'object' && x !== null; depth += 1) {
+    const code = (x as { code?: unknown }).code;
+    if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code)) return true;
+    x = (x as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Full jitter over an exponential ceiling (2, 4, 8 … 100 ms), so racing openers spread out. */
+function backoffMs(attempt: number): number {
+  return 1 + Math.floor(Math.random() * Math.min(100, 2 ** (attempt + 1)));
+}
+
+/** Looks at the file without changing it. `waitMs`: how long the probe may wait for a lock. */
+function inspect(path: string, waitMs: number): FileState {
   let size: number;
   try {
     const st = statSync(path);
@@ -77,12 +115,15 @@ function inspect(path: string): FileState {
   }
   let probe: Database.Database | undefined;
   try {
-    probe = new Database(path, { readonly: true, fileMustExist: true });
-    const appId = probe.pragma('application_id', { simple: true }) as number;
-    const version = probe.pragma('user_version', { simple: true }) as number;
-    const tables = probe
-      .prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-      .get() as { n: number };
+    probe = new Database(path, { readonly: true, fileMustExist: true, timeout: waitMs });
+    // One statement, one snapshot: separate reads could see application_id from before another
+    // process's migration committed and its tables from after.
+    const { appId, version, tables } = probe
+      .prepare(
+        `SELECT (SELECT application_id FROM pragma_application_id) AS appId, (SELECT user_version FROM pragma_user_version) AS version,
+                (SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%') AS tables`,
+      )
+      .get() as { appId: number; version: number; tables: number };
     if (appId === CHIO_APPLICATION_ID) {
       if (version > LEDGER_SCHEMA_VERSION) {
         throw new ChioError(
@@ -93,13 +134,14 @@ function inspect(path: string): FileState {
       }
       return { kind: 'ledger', version };
     }
-    if (appId === 0 && version === 0 && tables.n === 0) return { kind: 'fresh' };
+    if (appId === 0 && version === 0 && tables === 0) return { kind: 'fresh' };
     throw new ChioError(
       'CHIO-LEDGER-FOREIGN-DATABASE',
-      `${path} is an SQLite database but not a Chio ledger (application_id ${appId}, ${tables.n} tables)`,
+      `${path} is an SQLite database but not a Chio ledger (application_id ${appId}, ${tables} tables)`,
     );
   } catch (e) {
     if (e instanceof ChioError) throw e;
+    if (isBusy(e)) throw e; // another connection holds a lock: the caller retries, this is not damage
     const code = (e as { code?: string }).code ?? '';
     // The header said SQLite, so what follows is damage rather than a different kind of file.
     throw new ChioError('CHIO-LEDGER-CORRUPT', `${path} has an SQLite header but cannot be read (${code || 'error'}: ${(e as Error).message})`, { cause: e });
@@ -117,41 +159,107 @@ function assertPragma(db: Database.Database, name: string, expected: string | nu
 
 const SYNCHRONOUS_LEVEL: Record<SynchronousMode, number> = { OFF: 0, NORMAL: 1, FULL: 2 };
 
-/** Opens (and for writers creates and migrates) the ledger at `path`. */
-export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledger {
+/** Hard-link errors that mean "this file system has no hard links": create in place instead. */
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // not there
+  }
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Builds a complete ledger under a temporary name beside `path` (nobody else knows that name, so
+ * nothing waits) and links it to `path`. Returns true when `path` now exists (ours, or another
+ * process's that won the race), false when the file system has no hard links.
+ */
+function createAtomically(path: string): boolean {
+  const tmp = join(dirname(path), `.${basename(path)}.creating-${process.pid}-${randomBytes(6).toString('hex')}`);
+  let db: Database.Database | undefined;
+  try {
+    try {
+      db = new Database(tmp);
+    } catch (e) {
+      throw new ChioError('CHIO-LEDGER-NOT-FOUND', `cannot create ${path}: ${(e as Error).message}`, { cause: e });
+    }
+    db.pragma('journal_mode = WAL'); // recorded in the file header: the ledger is born in WAL mode
+    applyMigrations(db, path);
+    db.close(); // the only connection: its close checkpoints the WAL into the file and removes it
+    db = undefined;
+    fsyncPath(tmp);
+    try {
+      linkSync(tmp, path);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? '';
+      if (code === 'EEXIST') return true;
+      if (NO_LINKS.has(code)) return false;
+      throw new ChioError('CHIO-LEDGER-NOT-FOUND', `cannot create ${path}: ${(e as Error).message}`, { cause: e });
+    }
+    try {
+      fsyncPath(dirname(path)); // the new name survives a crash before the first append's fsync
+    } catch {
+      // some file systems cannot fsync a directory; the name is still there
+    }
+    return true;
+  } finally {
+    db?.close();
+    for (const suffix of ['', '-wal', '-shm', '-journal']) removeQuietly(`${tmp}${suffix}`);
+  }
+}
+
+/** One attempt at opening; a lock held elsewhere surfaces as SQLite's busy error, retried by `openLedger`. */
+function openOnce(path: string, options: OpenLedgerOptions, busyTimeoutMs: number, waitMs: number): Ledger {
   const readonly = options.readonly ?? false;
   const create = options.create ?? !readonly;
-  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  const state = inspect(path);
+  let state = inspect(path, waitMs);
 
   if (state.kind === 'absent' && (readonly || !create)) {
     throw new ChioError('CHIO-LEDGER-NOT-FOUND', `no receipt database at ${path}`);
   }
+  if (state.kind === 'absent' && createAtomically(path)) state = inspect(path, waitMs);
   if (readonly && state.kind !== 'ledger') {
     throw new ChioError('CHIO-LEDGER-FOREIGN-DATABASE', `${path} is an empty database, not a Chio ledger (nothing has been appended yet)`);
+  }
+  if (!create && state.kind !== 'ledger') {
+    throw new ChioError('CHIO-LEDGER-FOREIGN-DATABASE', `${path} is an empty ${state.kind === 'empty' ? 'file' : 'SQLite database'}, not a Chio ledger; it was left unchanged`);
   }
 
   let db: Database.Database;
   try {
-    db = new Database(path, { readonly, fileMustExist: readonly, timeout: busyTimeoutMs });
+    // A file that must already exist is never created here, even if it vanished since inspect().
+    db = new Database(path, { readonly, fileMustExist: readonly || state.kind !== 'absent', timeout: waitMs });
   } catch (e) {
+    if (isBusy(e)) throw e;
     throw new ChioError('CHIO-LEDGER-NOT-FOUND', `cannot open ${path}: ${(e as Error).message}`, { cause: e });
   }
   try {
     if (!readonly) {
-      // journal_mode=WAL is persistent in the file; setting it takes the write lock, so it waits
-      // behind other writers for up to busy_timeout.
+      // journal_mode=WAL is persistent in the file; on a file not yet in WAL mode the switch needs
+      // an exclusive lock and may answer SQLITE_BUSY at once (openLedger retries).
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     }
     db.pragma('foreign_keys = ON');
     assertPragma(db, 'journal_mode', 'wal');
     if (!readonly) assertPragma(db, 'synchronous', SYNCHRONOUS_LEVEL[options.synchronous ?? 'FULL']);
-    assertPragma(db, 'busy_timeout', busyTimeoutMs);
     assertPragma(db, 'foreign_keys', 1);
     if (!readonly) applyMigrations(db, path);
     const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('ledger_entries', 'ledger_sessions')").all();
     if (tables.length !== 2) throw new ChioError('CHIO-LEDGER-CORRUPT', `${path} is marked as a Chio ledger but its tables are missing`);
+    // The open waited at most what was left of the timeout; from here on, the full timeout.
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    assertPragma(db, 'busy_timeout', busyTimeoutMs);
   } catch (e) {
     db.close();
     throw e;
@@ -163,4 +271,28 @@ export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledge
     orm: drizzle({ client: db, schema }),
     close: () => db.close(),
   };
+}
+
+/**
+ * Opens (and for writers creates and migrates) the ledger at `path`. Safe under any number of
+ * concurrent opens and running writers: waits up to the busy timeout in all, then CHIO-LEDGER-BUSY.
+ */
+export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledger {
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const deadline = Date.now() + busyTimeoutMs;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return openOnce(path, options, busyTimeoutMs, Math.max(1, deadline - Date.now()));
+    } catch (e) {
+      if (!isBusy(e)) throw e;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new ChioError('CHIO-LEDGER-BUSY', `${path} stayed locked by other connections for ${busyTimeoutMs} ms while it was being opened (${attempt + 1} attempts; last: ${(e as Error).message})`, {
+          cause: e,
+          details: { attempts: attempt + 1, busyTimeoutMs },
+        });
+      }
+      sleepMs(Math.min(left, backoffMs(attempt)));
+    }
+  }
 }
