@@ -1,55 +1,137 @@
 /**
  * `chio ledger verify | stats | rebuild-projections`: the auditor's view of a whole ledger file.
- * Owns: presenting chain verdicts and statistics. Reads through src/ledger only.
+ * verify runs, in order: SQLite's structural check (`PRAGMA quick_check`; a damaged file stops
+ * there), the chain walk, and the reservations without a receipt (pending_calls rows older than
+ * --pending-max-age are dispatched calls whose receipt was never written: a failure).
+ * Owns: presenting chain verdicts, reservations and statistics. Reads through src/ledger only.
  */
 import { statSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { EXIT } from '../../src/errors.js';
-import { ledgerStats, openLedger, rebuildProjections, verifyChainParallel } from '../../src/ledger/index.js';
+import { ledgerStats, openLedger, quickCheck, readPendingCalls, rebuildProjections, verifyChainParallel } from '../../src/ledger/index.js';
+import type { ChainVerdict, PendingCallsReport, UnreceiptedCall } from '../../src/ledger/index.js';
 import type { GlobalArgs } from '../main.js';
-import { asArray, trustedKeys } from '../options.js';
+import { asArray, parseSeconds, trustedKeys } from '../options.js';
 import { isoTime, out, outJson, setExit, table } from '../output.js';
 import { progressBar } from '../progress.js';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+/** Default --pending-max-age: a tool call still without its receipt after 15 minutes did not finish. */
+const DEFAULT_PENDING_MAX_AGE = 900;
+
 interface VerifyArgs extends GlobalArgs {
   signatures: boolean;
   'trusted-kernel-pubkey'?: string[];
+  'pending-max-age': number;
+}
+
+/** SQLite's messages quote names from the file's schema: no control character reaches the terminal. */
+const printable = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** 45s, 12m 05s, 3h 07m, 2d 04h. */
+function age(seconds: number): string {
+  const s = Math.abs(seconds);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const text = s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m ${pad(s % 60)}s` : s < 86_400 ? `${Math.floor(s / 3600)}h ${pad(Math.floor(s / 60) % 60)}m` : `${Math.floor(s / 86_400)}d ${pad(Math.floor(s / 3600) % 24)}h`;
+  return seconds < 0 ? `${text} in the future` : `${text} ago`;
+}
+
+/** One reservation on one line. Every value came from the file: JSON-quoted so none can fake a line. */
+function callLine(c: UnreceiptedCall): string {
+  const target = c.toolServer === null && c.toolName === null ? '' : `  tool ${JSON.stringify(`${c.toolServer ?? '?'}/${c.toolName ?? '?'}`)}`;
+  const when = c.reservedAt === null ? 'reserved_at unreadable' : `reserved ${isoTime(c.reservedAt)}, ${age(c.ageSeconds!)}`;
+  return `  request ${JSON.stringify(c.requestId)}  capability ${JSON.stringify(c.capabilityId)}  owner ${JSON.stringify(c.owner)}${target}  ${when}`;
+}
+
+function callJson(c: UnreceiptedCall) {
+  return {
+    request_id: c.requestId,
+    capability_id: c.capabilityId,
+    grant_index: c.grantIndex,
+    owner: c.owner,
+    tool_server: c.toolServer,
+    tool_name: c.toolName,
+    reserved_at: c.reservedAt,
+    reserved_at_iso: c.reservedAt === null ? null : new Date(c.reservedAt * 1000).toISOString().replace('.000Z', 'Z'),
+    age_seconds: c.ageSeconds,
+  };
+}
+
+function pendingFailure(p: PendingCallsReport): string {
+  return `${plural(p.withoutReceipt.length, 'dispatched tool call has', 'dispatched tool calls have')} no receipt (reserved more than ${p.maxAgeSeconds} s ago and still in pending_calls)`;
+}
+
+function printPending(p: PendingCallsReport): void {
+  if (p.inFlight.length > 0) {
+    out(`in flight: ${plural(p.inFlight.length, 'call', 'calls')} reserved in the last ${p.maxAgeSeconds} s without a receipt yet (not a failure)`);
+    for (const c of p.inFlight) out(callLine(c));
+  }
+  if (p.withoutReceipt.length > 0) {
+    out(`FAIL: ${pendingFailure(p)}`);
+    for (const c of p.withoutReceipt) out(callLine(c));
+  }
 }
 
 const verify: CommandModule<GlobalArgs, VerifyArgs> = {
   command: 'verify',
-  describe: 'Verify the whole chain: seqs, hash links, bodies, signatures, session links (exit 1 on the first bad entry)',
+  describe: 'Verify the file (SQLite quick_check), the whole chain (seqs, hash links, bodies, signatures, session links) and that every dispatched call has its receipt (exit 1 on any failure)',
   builder: (y) =>
     y
       .option('signatures', { type: 'boolean', default: true, describe: 'check every Ed25519 signature (--no-signatures: hashes and links only)' })
-      .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file; every receipt must be signed by one of these' }),
+      .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file; every receipt must be signed by one of these' })
+      .option('pending-max-age', { type: 'number', default: DEFAULT_PENDING_MAX_AGE, describe: 'seconds after which a reserved call without a receipt is a failure (younger ones are reported as in flight)' }),
   handler: async (args) => {
+    const maxAgeSeconds = parseSeconds('pending-max-age', args['pending-max-age']);
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
     const ledger = openLedger(args['receipt-db'], { readonly: true });
     const progress = progressBar('verifying', process.stderr.isTTY === true && !args.json);
-    let verdict;
+    let verdict: ChainVerdict;
+    let pending: PendingCallsReport | undefined;
     try {
+      const integrity = quickCheck(ledger);
+      if (!integrity.ok) {
+        // A damaged file is not walked: its rows cannot be trusted to be all the rows.
+        const message = `SQLite reports the file damaged (PRAGMA quick_check): ${integrity.problems.map(printable).join('; ')}`;
+        if (args.json) outJson({ ok: false, seq: null, check: 'sqlite_integrity', message, entriesChecked: 0, sqlite_integrity: integrity });
+        else out(`FAIL: ledger: sqlite_integrity: ${message}`);
+        setExit(EXIT.verificationFailed);
+        return;
+      }
       verdict = await verifyChainParallel(ledger, { signatures: args.signatures, trustedKernelKeys: trusted, onProgress: progress.update });
+      pending = readPendingCalls(ledger, { now: Math.floor(Date.now() / 1000), maxAgeSeconds });
     } finally {
       progress.finish();
       ledger.close();
     }
+    const pendingFailed = pending.withoutReceipt.length > 0;
     if (args.json) {
-      outJson(verdict);
+      outJson({
+        ...verdict,
+        ok: verdict.ok && !pendingFailed,
+        ...(verdict.ok && pendingFailed ? { seq: null, check: 'pending_calls', message: pendingFailure(pending) } : {}),
+        sqlite_integrity: { ok: true },
+        pending_calls: {
+          max_age_seconds: pending.maxAgeSeconds,
+          checked_at: pending.now,
+          without_receipt: pending.withoutReceipt.map(callJson),
+          in_flight: pending.inFlight.map(callJson),
+        },
+      });
     } else if (verdict.ok) {
       const keys = Object.entries(verdict.kernelKeys).map(([k, n]) => `${k} (${n})`);
       out(`OK: ${plural(verdict.entries, 'entry', 'entries')} verified, ${plural(verdict.sessions, 'session', 'sessions')}, ${verdict.signaturesChecked ? 'signatures checked' : 'signatures NOT checked (--no-signatures)'}`);
       out(table([
         ['head', verdict.head === null ? 'empty ledger' : `seq ${verdict.head.seq} entry_hash ${verdict.head.entryHash}`],
         ['kernel keys', keys.length === 0 ? '—' : keys.join(', ')],
+        ['sqlite', 'quick_check ok'],
         ['trust', trusted === undefined ? 'signatures checked against the key each receipt names; pass --trusted-kernel-pubkey to pin it' : `every receipt signed by a trusted key (${trusted.size} given)`],
       ]).replace(/^/gm, '  '));
     } else {
       out(`FAIL: ${verdict.seq === null ? 'ledger' : `seq ${verdict.seq}`}: ${verdict.check}: ${verdict.message}`);
     }
-    if (!verdict.ok) setExit(EXIT.verificationFailed);
+    if (!args.json) printPending(pending);
+    if (!verdict.ok || pendingFailed) setExit(EXIT.verificationFailed);
   },
 };
 
@@ -91,6 +173,7 @@ const rebuild: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'rebuild-projections',
   describe: 'Drop and re-derive the projections (sessions, revocations, grant usage) from the entries (the entries are never touched)',
   handler: (args) => {
+    // create: false — only an existing Chio ledger; an empty or table-less file is refused, unchanged.
     const ledger = openLedger(args['receipt-db'], { create: false });
     try {
       const n = rebuildProjections(ledger);
