@@ -99,6 +99,8 @@ export class TerminalGuard {
   /** The option table's findings, in order: the first refused form, path an option names that FsGuard refuses, or environment variable the table refuses. */
   private options(name: string, command: string, args: readonly string[], cwd: string | undefined): GuardVerdict {
     for (const f of optionFindings(command, args, cwd)) {
+      // `npx <package>` is what allowing npx allowed; every option form is refused.
+      if (f.kind === 'refused' && f.commandItself === true) continue;
       // The readers say "the guard" where a reason names the reader itself; here that is the proxy.
       if (f.kind === 'refused') return denied(`option not allowed: ${name} ${f.arg} (${f.why.replace('the guard cannot', 'the proxy cannot')})`);
       if (f.kind === 'path') {

@@ -1,10 +1,11 @@
 /**
  * Judges parsed shell text command by command: variables that load code, program names computed
- * at run time, wrappers looked through, interpreters handed inline code, destructive commands,
- * network abuse, reading whole trees that hold keys — and collects what other guards must still
- * judge: every word that may be a path, the URLs and hosts it reaches, the directories it changes
- * into, and the shell code it runs in turn (`bash -c …`, `su -c …`, `watch …`, scripts run from
- * files), which the caller parses and judges the same way.
+ * at run time, wrappers looked through, interpreters handed inline code, option forms that run
+ * other commands (option-rule.ts), destructive commands, network abuse, reading whole trees that
+ * hold keys — and collects what other guards must still judge: every word that may be a path, the
+ * URLs and hosts it reaches, the directories it changes into, and the shell code it runs in turn
+ * (`bash -c …`, `su -c …`, `watch …`, scripts run from files), which the caller parses and judges
+ * the same way.
  * Owns: the per-command rule order. Imports the shell rule modules. Everything judged is attacker-controlled.
  */
 import { posix } from 'node:path';
@@ -12,6 +13,7 @@ import { destructiveReason, deviceWrite, selfCallingFunction } from './destructi
 import type { Places } from './destructive.js';
 import { inlineCode, textProgramRunsCommands } from './interpreters.js';
 import { commandTargets, networkReason } from './network.js';
+import { optionRule } from './option-rule.js';
 import type { ParsedShell, SimpleCommand, StdinSource } from './parser.js';
 import { loadsCode } from './programs.js';
 import { treeReadReason } from './reads.js';
@@ -68,6 +70,11 @@ function judgeArgv(argv: Field[], stdin: StdinSource, cmd: SimpleCommand, settin
   j.nested.push(...u.nestedShell);
   if (u.nestedShell.length > 0 && !settings.allowedInterpreters.has('sh')) return `${programName(argv[0])} runs shell code (like sh -c); allow sh in the policy's allowed_interpreters to permit it`;
   const run = u.appendsUnknown ? [...u.argv, UNKNOWN_ARGUMENT] : u.argv;
+  // Option forms that run other commands (`git -c alias.x=!…`, `tar --to-command`); paths and directories options name.
+  const options = optionRule(argv, run);
+  j.pathWords.push(...options.pathWords);
+  j.directories.push(...options.directories);
+  if (options.deny !== undefined) return options.deny;
   if (run.length === 0) return undefined;
   const name = programName(run[0]);
   if (name === undefined) return dynamicNameReason(run[0]!);

@@ -8,13 +8,18 @@
  * Then per subcommand (each form from that subcommand's man page, git-<sub>(1)); an unknown
  * subcommand (an alias, an external git-foo) gets the union of all of them, since its expansion
  * is not visible here. Everywhere: `ext::` transport URLs (git-remote-ext(1)) and `--output` /
- * `-o` paths judged as writes.
- * Owns: git's rules. Imports forms and the guards' path resolution. Arguments are attacker-controlled.
+ * `-o` paths judged as writes. What runs (`runs`): configuration set on the command line whose key
+ * is not known to be harmless (git-config.ts: `-c user.name=…` runs nothing, `-c alias.x=!…` does),
+ * `--exec-path=`, a repository outside a `.git` directory, and the subcommand forms that name a
+ * program — not creating a bare repository, `fetch -u` (`--update-head-ok`) or removing keys.
+ * Owns: git's rules. Imports forms, the key lists and the guards' path resolution. Arguments are
+ * attacker-controlled.
  */
 import { posix } from 'node:path';
 import { resolvedPath } from '../../paths.js';
 import { formFindings, optionValues } from './forms.js';
 import type { OptionFinding, OptionForm, Syntax } from './forms.js';
+import { configWrite, gitSettingRuns } from './git-config.js';
 
 const SYNTAX: Syntax = { abbreviates: true };
 const RUNS = 'names a program git runs';
@@ -32,13 +37,14 @@ export const GIT_SUBCOMMANDS: Record<string, SubRule> = {
   clone: { forms: [
     { short: 'u', why: `--upload-pack ${RUNS}` }, { long: 'upload-pack', why: RUNS },
     { long: 'template', why: 'copies hooks from the template directory' },
-    { short: 'c', why: 'sets configuration in the new repository (hooks path, fsmonitor, aliases…)' }, { long: 'config', why: 'sets configuration in the new repository' },
-    { long: 'bare', why: 'creates a repository outside a .git directory' }, { long: 'mirror', why: 'creates a bare repository' },
-    { long: 'separate-git-dir', why: 'puts the repository outside a .git directory' },
+    { short: 'c', why: 'sets configuration in the new repository (hooks path, fsmonitor, aliases…)', runs: gitSettingRuns },
+    { long: 'config', why: 'sets configuration in the new repository', runs: gitSettingRuns },
+    { long: 'bare', why: 'creates a repository outside a .git directory', runs: false }, { long: 'mirror', why: 'creates a bare repository', runs: false },
+    { long: 'separate-git-dir', why: 'puts the repository outside a .git directory', runs: false },
   ] },
   // git-fetch(1), git-pull(1), git-ls-remote(1), git-fetch-pack(1): --upload-pack / -u (fetch's -u is
   // --update-head-ok, refused with the others).
-  fetch: { forms: [{ short: 'u', why: `-u/--upload-pack ${RUNS}` }, { long: 'upload-pack', why: RUNS }] },
+  fetch: { forms: [{ short: 'u', why: `-u/--upload-pack ${RUNS}`, runs: false }, { long: 'upload-pack', why: RUNS }] },
   pull: { forms: [{ short: 'u', why: `-u/--upload-pack ${RUNS}` }, { long: 'upload-pack', why: RUNS }] },
   'ls-remote': { forms: [{ short: 'u', why: `-u/--upload-pack ${RUNS}` }, { long: 'upload-pack', why: RUNS }] },
   'fetch-pack': { forms: [{ long: 'upload-pack', why: RUNS }, { long: 'exec', why: RUNS }] },
@@ -50,8 +56,8 @@ export const GIT_SUBCOMMANDS: Record<string, SubRule> = {
   // git-init(1).
   init: { forms: [
     { long: 'template', why: 'copies hooks from the template directory' },
-    { long: 'bare', why: 'creates a repository outside a .git directory' },
-    { long: 'separate-git-dir', why: 'puts the repository outside a .git directory' },
+    { long: 'bare', why: 'creates a repository outside a .git directory', runs: false },
+    { long: 'separate-git-dir', why: 'puts the repository outside a .git directory', runs: false },
   ] },
   // git-difftool(1), git-rebase(1), git-grep(1), git-send-email(1), git-daemon(1).
   difftool: { forms: [{ short: 'x', why: '-x/--extcmd runs the command given' }, { long: 'extcmd', why: 'runs the command given' }] },
@@ -70,31 +76,8 @@ export const GIT_SUBCOMMANDS: Record<string, SubRule> = {
 
 const EVERYWHERE: readonly OptionForm[] = [{ match: /^ext::/, why: 'the ext:: transport runs the command in the URL (git-remote-ext(1))' }];
 
-/** git-config(1): reads (`--get*`, `-l`/`--list`, `get`, `list`, a lone name) pass; every write, `-e`/`--edit` and unknown options are refused. */
-const CONFIG_READ_ACTIONS = new Set(['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--get-color', '--get-colorbool', '-l', '--list']);
-const CONFIG_MODIFIERS = new Set(['--global', '--system', '--local', '--worktree', '--show-origin', '--show-scope', '--name-only', '--includes', '--no-includes', '--null', '-z',
-  '--bool', '--int', '--bool-or-int', '--path', '--expiry-date', '--fixed-value', '--all', '--regexp']);
-const CONFIG_VALUED = new Set(['-f', '--file', '--blob', '--type', '--default', '--value', '--url']);
-
-function configWrite(args: readonly string[]): string | undefined {
-  let read = false;
-  const words: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    const name = a.includes('=') && a.startsWith('--') ? a.slice(0, a.indexOf('=')) : a;
-    if (CONFIG_READ_ACTIONS.has(name)) read = true;
-    else if (CONFIG_VALUED.has(name)) {
-      if (name === a) i++;
-    } else if (CONFIG_MODIFIERS.has(name)) continue;
-    else if (a.startsWith('-')) return `git config ${a} writes or edits configuration (only reads are allowed)`;
-    else words.push(a);
-  }
-  if (words[0] === 'get' || words[0] === 'list') return undefined;
-  if (read || words.length <= 1) return undefined;
-  return 'git config with a name and a value writes configuration (only reads are allowed)';
-}
-
-const refused = (arg: string, why: string): OptionFinding => ({ kind: 'refused', arg, why });
+const refused = (arg: string, why: string, runs: false | string | true = true): OptionFinding =>
+  ({ kind: 'refused', arg, why, runs: runs !== false, ...(typeof runs === 'string' ? { detail: runs } : {}) });
 
 function firstWord(args: readonly string[]): string | undefined {
   return args.find((a) => !a.startsWith('-'));
@@ -110,16 +93,15 @@ export function gitFindings(args: readonly string[], cwd: string | undefined): O
     const a = args[i]!;
     if (!a.startsWith('-')) break;
     if (a === '-c' || /^-c./.test(a)) {
-      out.push(refused(a, 'sets configuration: aliases, hooks paths, fsmonitor, pagers and helpers in it run commands'));
-      if (a === '-c') i++;
+      out.push(refused(a, 'sets configuration: aliases, hooks paths, fsmonitor, pagers and helpers in it run commands', gitSettingRuns(a === '-c' ? args[++i] : a.slice(2))));
       continue;
     }
     if (a === '--config-env' || a.startsWith('--config-env=')) {
-      out.push(refused(a, 'sets configuration from the environment'));
-      if (a === '--config-env') i++;
+      out.push(refused(a, 'sets configuration from the environment', gitSettingRuns(a === '--config-env' ? args[++i] : a.slice('--config-env='.length))));
       continue;
     }
-    if (a === '--exec-path' || a.startsWith('--exec-path=')) out.push(refused(a, 'moves where git finds its sub-programs'));
+    // A bare `--exec-path` prints where the sub-programs are.
+    if (a === '--exec-path' || a.startsWith('--exec-path=')) out.push(refused(a, 'moves where git finds its sub-programs', a !== '--exec-path'));
     if (a === '--bare') out.push(refused(a, 'uses a repository outside a .git directory'));
     const valued = ['-C', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--list-cmds', '--attr-source'].find((o) => a === o || a.startsWith(`${o}=`));
     if (valued === undefined) continue;
@@ -129,7 +111,7 @@ export function gitFindings(args: readonly string[], cwd: string | undefined): O
     // Against a base not known the directory stays relative (a reader with several bases resolves it against each).
     const target = value.startsWith('/') || base?.startsWith('/') === true ? posix.resolve(base ?? '/', value) : base === undefined ? value : posix.join(base, value);
     const forms = target.startsWith('/') ? [target, resolvedPath(target)] : [target];
-    if (valued === '--git-dir' && !forms.every((p) => p.split('/').includes('.git'))) out.push(refused(a, 'names a repository outside a .git directory, whose hooks and configuration the agent could have written'));
+    if (valued === '--git-dir' && !forms.every((p) => p.split('/').includes('.git'))) out.push(refused(a, 'names a repository outside a .git directory, whose hooks and configuration the agent could have written', `a repository at ${value}`));
     if (valued === '-C') base = target;
   }
   const sub = args[i];
@@ -140,15 +122,15 @@ export function gitFindings(args: readonly string[], cwd: string | undefined): O
     for (const value of optionValues(rest, spec, SYNTAX)) out.push({ kind: 'path', op: 'write', value, base, chdir: false });
   }
   if (sub === 'config') {
-    const why = configWrite(rest);
-    if (why !== undefined) out.push(refused(`config ${rest.join(' ')}`.trim(), why));
+    const write = configWrite(rest);
+    if (write !== undefined) out.push(refused(`config ${rest.join(' ')}`.trim(), write.why, write.runs));
     return out;
   }
   const known = Object.hasOwn(GIT_SUBCOMMANDS, sub) ? GIT_SUBCOMMANDS[sub]! : undefined;
   const rules: SubRule[] = known !== undefined ? [known] : BUILTINS.has(sub) ? [] : Object.values(GIT_SUBCOMMANDS).filter((r) => r.all === undefined);
   for (const rule of rules) {
     if (rule.all !== undefined) out.push(refused(sub, rule.all));
-    out.push(...formFindings(rule.forms ?? [], rest, SYNTAX).map((f) => (f.kind === 'refused' ? { ...f, arg: `${sub} ${f.arg}` } : f)));
+    out.push(...formFindings(rule.forms ?? [], rest, SYNTAX).map((f) => ({ ...f, arg: `${sub} ${f.arg}` })));
     const w = firstWord(rest);
     if (w !== undefined && (rule.words ?? []).includes(w)) out.push(refused(`${sub} ${w}`, 'runs the command given'));
   }

@@ -9,7 +9,7 @@
 export { optionFindings, COMMAND_RULES } from './commands.js';
 export type { CommandRules } from './commands.js';
 export { formMatches, formFindings, optionValues, longMatches } from './forms.js';
-export type { OptionFinding, OptionForm, Syntax } from './forms.js';
+export type { OptionFinding, OptionForm, RefusedFinding, Syntax } from './forms.js';
 export { gitFindings, GIT_SUBCOMMANDS } from './git.js';
 export type { SubRule } from './git.js';
 export { sedFindings, sedScriptRefusal } from './sed.js';

@@ -79,7 +79,10 @@ export function sedScriptRefusal(script: string): string | undefined {
     while (s[i] === '!') { i++; ws(); }
     const cmd = s[i++];
     switch (cmd) {
-      case '{': case '}': case '=': case 'd': case 'D': case 'g': case 'G': case 'h': case 'H': case 'n': case 'N': case 'p': case 'P': case 'x': case 'z': case 'F':
+      case '{':
+        // A block's first command may follow the brace directly (`/x/{s/a/b/;p}`).
+        continue;
+      case '}': case '=': case 'd': case 'D': case 'g': case 'G': case 'h': case 'H': case 'n': case 'N': case 'p': case 'P': case 'x': case 'z': case 'F':
         break;
       case '#': case 'a': case 'i': case 'c': case 'r': case 'R':
         // Comments, text and file names (to read) run to the end of the line; a\ continues text.
@@ -118,14 +121,20 @@ export function sedScriptRefusal(script: string): string | undefined {
   }
 }
 
-const refused = (arg: string, why: string): OptionFinding => ({ kind: 'refused', arg, why });
+const refused = (arg: string, why: string, runs: boolean): OptionFinding => ({ kind: 'refused', arg, why, runs });
 
-/** What this sed argv refuses or names: `-f`, a script that runs or writes, the files `-i` writes (relative to `cwd`). */
+/**
+ * What this sed argv refuses or names: `-f`, a script that runs or writes, the files `-i` writes
+ * (relative to `cwd`). What runs: the `e` command and flag, and a script this reader cannot read
+ * (fail closed); a script file (`-f`, like `bash script.sh`) and writing a file do not count.
+ */
 export function sedFindings(args: readonly string[], cwd: string | undefined): OptionFinding[] {
+  const out: OptionFinding[] = [];
   const scripts: string[] = [];
   const operands: string[] = [];
   let inPlace = false;
   let options = true;
+  let fromFile = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (options && a === '--') { options = false; continue; }
@@ -134,7 +143,12 @@ export function sedFindings(args: readonly string[], cwd: string | undefined): O
       const matches = LONG.filter((n) => longMatches(given, n, SYNTAX));
       const name = matches.includes(given) ? given : matches.length === 1 ? matches[0] : undefined;
       const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : LONG_VALUED.includes(name ?? '') ? args[++i] : undefined;
-      if (name === undefined || name === 'file') return [refused(a, name === 'file' ? 'reads a script the guard cannot see' : 'an option sed may read as --file')];
+      // An ambiguous abbreviation: sed refuses to run at all.
+      if (name === undefined) return [...out, refused(a, 'an option sed may read as --file', false)];
+      if (name === 'file') {
+        out.push(refused(a, 'reads a script the guard cannot see', false));
+        fromFile = true;
+      }
       if (name === 'expression') scripts.push(value ?? '');
       if (name === 'in-place') inPlace = true;
       continue;
@@ -142,7 +156,12 @@ export function sedFindings(args: readonly string[], cwd: string | undefined): O
     if (options && a.length > 1 && a.startsWith('-')) {
       for (let j = 1; j < a.length; j++) {
         const c = a[j]!;
-        if (c === 'f') return [refused(a, 'reads a script the guard cannot see')];
+        if (c === 'f') {
+          out.push(refused(a, 'reads a script the guard cannot see', false));
+          fromFile = true;
+          if (j + 1 === a.length) i++;
+          break;
+        }
         if (c === 'e') { scripts.push(j + 1 < a.length ? a.slice(j + 1) : args[++i] ?? ''); break; }
         if (c === 'l') { if (j + 1 === a.length) i++; break; }
         if (c === 'i') { inPlace = true; break; }
@@ -151,10 +170,11 @@ export function sedFindings(args: readonly string[], cwd: string | undefined): O
     }
     operands.push(a);
   }
-  const files = scripts.length > 0 ? operands : operands.slice(1);
-  if (scripts.length === 0 && operands[0] !== undefined) scripts.push(operands[0]);
+  // With -e or -f the operands are all files; otherwise the first is the script.
+  const files = scripts.length > 0 || fromFile ? operands : operands.slice(1);
+  if (scripts.length === 0 && !fromFile && operands[0] !== undefined) scripts.push(operands[0]);
   const why = sedScriptRefusal(scripts.join('\n'));
-  const out: OptionFinding[] = why === undefined ? [] : [refused(scripts.join(' ; '), why)];
+  if (why !== undefined) out.push(refused(scripts.join(' ; '), why, !why.endsWith('writes a file')));
   if (inPlace) out.push(...files.map((value): OptionFinding => ({ kind: 'path', op: 'write', value, base: cwd, chdir: false })));
   return out;
 }

@@ -7,7 +7,9 @@
  * for the command, or the command for a value, would let a command through unjudged. Forms that
  * run a shell string or a command the guard cannot see are refused: env -S, sudo -s/-i/-e/-R,
  * doas -s, flock -c, xargs -a (arguments from a file), strace -o '|cmd'; watch without -x joins
- * its words for `sh -c`, so each must then be free of shell syntax.
+ * its words for `sh -c`, so each must then be free of shell syntax. Of these, sudo's and doas's
+ * forms and strace's pipe run what the command line does not show (`runs`); env -S, flock -c and
+ * xargs -a hand over text or words a guard that reads them can still judge.
  * Owns: wrapper syntax. Imports forms. Arguments are attacker-controlled.
  */
 import { longMatches } from './forms.js';
@@ -23,6 +25,8 @@ export interface WrapperSpec {
   refuseShort?: string;
   refuseLong?: readonly string[];
   refuseWhy?: string;
+  /** The refused forms run what the command line does not show as words of its own (a shell, an editor, a chroot's programs); without this, a guard that reads shell text or split strings can judge what they run. */
+  refuseRuns?: true;
   /** Operands before the command (timeout's duration, flock's lock file, taskset's mask). */
   operands?: number;
   /** Words refused right after the operands (flock FILE -c COMMAND runs COMMAND with sh -c). */
@@ -52,9 +56,9 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
   timeout: { valued: 'ks', valuedLong: ['kill-after', 'signal'], operands: 1, source: 'timeout(1)' },
   sudo: {
     valued: 'aCcDgpRrTtUu', optional: 'h', valuedLong: ['auth-type', 'close-from', 'chdir', 'group', 'host', 'prompt', 'chroot', 'role', 'type', 'command-timeout', 'other-user', 'user'],
-    refuseShort: 'sieR', refuseLong: ['shell', 'login', 'edit', 'chroot'], refuseWhy: 'runs a shell, an editor or another root', assignments: true, chdir: { short: 'D', long: 'chdir' }, source: 'sudo(8)',
+    refuseShort: 'sieR', refuseLong: ['shell', 'login', 'edit', 'chroot'], refuseWhy: 'runs a shell, an editor or another root', refuseRuns: true, assignments: true, chdir: { short: 'D', long: 'chdir' }, source: 'sudo(8)',
   },
-  doas: { valued: 'Cu', refuseShort: 's', refuseWhy: 'runs a shell', source: 'doas(1)' },
+  doas: { valued: 'Cu', refuseShort: 's', refuseWhy: 'runs a shell', refuseRuns: true, source: 'doas(1)' },
   stdbuf: { valued: 'ioe', valuedLong: ['input', 'output', 'error'], source: 'stdbuf(1)' },
   setsid: { source: 'setsid(1)' },
   watch: { valued: 'nq', optional: 'd', valuedLong: ['interval', 'equexit'], exec: { short: 'x', long: 'exec' }, source: 'watch(1)' },
@@ -72,7 +76,7 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
 };
 
 export type Unwrapped =
-  | { kind: 'refused'; arg: string; why: string }
+  | { kind: 'refused'; arg: string; why: string; runs: boolean }
   | { kind: 'none' }
   | { kind: 'wrapped'; command: string; args: string[]; env: Array<{ name: string; value: string }>; chdir?: string; shell: boolean };
 
@@ -95,7 +99,7 @@ export function unwrap(spec: WrapperSpec, args: readonly string[]): Unwrapped {
     const is = (o?: { short?: string; long?: string }) => o !== undefined && (isLong ? o.long !== undefined && longMatches(letterOrName, o.long, SYNTAX) : o.short === letterOrName);
     if (is(spec.chdir)) chdir = value;
     if (is(spec.env)) env.push(assignment(value) ?? { name: value, value: '' });
-    if (is(spec.pipe) && /^[|!]/.test(value)) return { kind: 'refused', arg, why: 'pipes its output to a shell command' };
+    if (is(spec.pipe) && /^[|!]/.test(value)) return { kind: 'refused', arg, why: 'pipes its output to a shell command', runs: true };
     return undefined;
   };
   for (; i < args.length; i++) {
@@ -104,7 +108,7 @@ export function unwrap(spec: WrapperSpec, args: readonly string[]): Unwrapped {
     if (a.startsWith('--') && a.length > 2) {
       const eq = a.indexOf('=');
       const name = a.slice(2, eq < 0 ? undefined : eq);
-      if (has(spec.refuseLong, name)) return { kind: 'refused', arg: a, why: spec.refuseWhy ?? 'not allowed' };
+      if (has(spec.refuseLong, name)) return { kind: 'refused', arg: a, why: spec.refuseWhy ?? 'not allowed', runs: spec.refuseRuns === true };
       if (spec.exec !== undefined && longMatches(name, spec.exec.long, SYNTAX)) exec = true;
       const value = eq >= 0 ? a.slice(eq + 1) : has(spec.valuedLong, name) ? args[++i] : undefined;
       const r = take(name, value, a);
@@ -116,7 +120,7 @@ export function unwrap(spec: WrapperSpec, args: readonly string[]): Unwrapped {
     if (spec.digits && /^-\d+$/.test(a)) continue;
     for (let j = 1; j < a.length; j++) {
       const c = a[j]!;
-      if ((spec.refuseShort ?? '').includes(c)) return { kind: 'refused', arg: a, why: spec.refuseWhy ?? 'not allowed' };
+      if ((spec.refuseShort ?? '').includes(c)) return { kind: 'refused', arg: a, why: spec.refuseWhy ?? 'not allowed', runs: spec.refuseRuns === true };
       if ((spec.noCommand ?? '').includes(c)) noCommand = true;
       if (spec.exec?.short === c) exec = true;
       const joined = a.slice(j + 1);
@@ -135,7 +139,7 @@ export function unwrap(spec: WrapperSpec, args: readonly string[]): Unwrapped {
   }
   i += spec.operands ?? 0;
   const command = args[i];
-  if (command !== undefined && (spec.refuseAfterOperands ?? []).some((w) => command === w || command.startsWith(`${w}=`))) return { kind: 'refused', arg: command, why: spec.refuseWhy ?? 'not allowed' };
+  if (command !== undefined && (spec.refuseAfterOperands ?? []).some((w) => command === w || command.startsWith(`${w}=`))) return { kind: 'refused', arg: command, why: spec.refuseWhy ?? 'not allowed', runs: spec.refuseRuns === true };
   if (noCommand || command === undefined) return { kind: 'none' };
   return { kind: 'wrapped', command, args: args.slice(i + 1), env, ...(chdir === undefined ? {} : { chdir }), shell: spec.exec !== undefined && !exec };
 }
