@@ -72,4 +72,22 @@ const other: CorpusCase[] = [
   { id: 'chat-message-link', tool: 'send_message', arguments: { channel: 'dev', text: 'Docs: https://docs.example.com/guide' }, about: 'a message with a link' },
 ];
 
-export const HARMLESS_CORPUS: readonly CorpusCase[] = [...files, ...commands, ...other];
+/** Everyday uses of the commands the option table knows: options that run nothing pass. */
+const optionForms: CorpusCase[] = [
+  { id: 'git-c-identity-commit', tool: 'bash', arguments: { command: 'git -c user.name="Build Bot" -c user.email=bot@example.com commit -m "release notes"' }, about: 'commit under a given identity' },
+  { id: 'git-c-color-log', tool: 'bash', arguments: { command: 'git -c color.ui=never log --oneline -n 5' }, about: 'log without colours' },
+  { id: 'git-config-email', tool: 'bash', arguments: { command: 'git config user.email bot@example.com' }, about: 'set the commit e-mail' },
+  { id: 'make-C-build', tool: 'bash', arguments: { command: 'make -C build test' }, about: 'make in a subdirectory' },
+  { id: 'tar-C-extract', tool: 'bash', arguments: { command: 'tar -C out -xzf a.tgz' }, about: 'extract into a directory' },
+  { id: 'tar-zstd', tool: 'bash', arguments: { command: 'tar -I zstd -cf build/src.tar.zst src' }, about: 'tar with a known compressor' },
+  { id: 'rg-todo', tool: 'bash', arguments: { command: 'rg -n TODO src' }, about: 'search for TODOs' },
+  { id: 'find-name-newer', tool: 'bash', arguments: { command: "find . -name '*.ts' -newer package.json" }, about: 'find recently changed sources' },
+  { id: 'find-exec-grep', tool: 'bash', arguments: { command: "find . -name '*.ts' -exec grep -l TODO {} +" }, about: 'find -exec an ordinary command' },
+  { id: 'ssh-connect-timeout', tool: 'bash', arguments: { command: 'ssh -o ConnectTimeout=5 deploy@build.example.org uptime' }, about: 'ssh with a harmless -o' },
+  { id: 'rsync-local', tool: 'bash', arguments: { command: 'rsync -av src/ build/' }, about: 'copy a tree' },
+  { id: 'rsync-ssh-port', tool: 'bash', arguments: { command: "rsync -az -e 'ssh -p 2222' build/ deploy@build.example.org:/srv/app/" }, about: 'rsync over ssh on another port' },
+  { id: 'npx-installed', tool: 'bash', arguments: { command: 'npx --no tsc -p .' }, about: 'npx limited to installed packages' },
+  { id: 'npm-run-args', tool: 'bash', arguments: { command: 'npm run build -- -c production' }, about: "arguments after -- are the script's" },
+];
+
+export const HARMLESS_CORPUS: readonly CorpusCase[] = [...files, ...commands, ...optionForms, ...other];
