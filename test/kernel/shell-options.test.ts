@@ -117,6 +117,8 @@ const REFUSED: Array<[argv: string[], reason: string]> = [
   [['make', '--eval=all: ; id'], 'make --eval'],
   [['make', '-E', 'all: ; id'], 'make -E'],
   [['make', 'LD_PRELOAD=./evil.so', 'test'], 'make LD_PRELOAD=… hands LD_PRELOAD to what it runs'],
+  [['make', '-f', '-', 'all'], 'make -f - runs other commands or loads code (reads the makefile, whose recipes run, from standard input)'],
+  [['make', '--file=/dev/stdin'], 'make -f /dev/stdin'],
   // rg(1), tar(1)
   [['rg', '--pre', './evil.sh', 'TODO'], 'rg --pre runs'],
   [['rg', '--hostname-bin=./evil', 'x'], 'rg --hostname-bin'],
@@ -124,6 +126,8 @@ const REFUSED: Array<[argv: string[], reason: string]> = [
   [['tar', '--to-com=sh -c id', '-xf', 'a.tar'], 'tar --to-com'],
   [['tar', '--use-compress-program=./evil', '-cf', 'a.tar', 'src'], 'tar --use-compress-program=…'],
   [['tar', '-I', 'zstd; id', '-cf', 'a.tar', 'src'], 'tar -I'],
+  [['tar', '-I', 'zstd -o hook', '-cf', 'a.tar', 'src'], 'tar -I'],
+  [['tar', '--use-compress-program=zstd --output=x', '-cf', 'a.tar', 'src'], 'tar --use-compress-program'],
   [['tar', '-cIf', 'a.tar', 'src'], 'tar -cIf'],
   [['tar', 'cIf', './evil', 'a.tar', 'src'], 'tar cIf'],
   [['tar', '--checkpoint=1', '--checkpoint-action=exec=id', '-xf', 'a.tar'], 'tar --checkpoint-action'],
@@ -172,6 +176,8 @@ const REFUSED: Array<[argv: string[], reason: string]> = [
   [['sed', '1,3e id', 'f'], 'the e command'],
   [['sed', '\\,x,e id', 'f'], 'the e command'],
   [['sed', '-f', 'x.sed', '-e', '1~2e id', 'f'], 'the e command'],
+  [['sed', '-f', '-', 'f'], 'sed -f runs other commands or loads code (reads a script the guard cannot see)'],
+  [['sed', '-nf/dev/stdin', 'f'], 'sed -nf/dev/stdin'],
   [['sed', '1 k', 'f'], 'a sed script the guard cannot read'],
   // wrappers: through them, and their own forms that run what the line does not show
   [['nice', '-n', '5', 'git', '-c', 'alias.x=!id', 'x'], 'git -c runs'],
@@ -208,7 +214,7 @@ const PASSING: string[][] = [
   ['ssh', '-F', '/dev/null', 'build.example.org'], ['ssh', '-p', '2222', 'deploy@build.example.org'], ['ssh', '-i', 'deploy_key', 'build.example.org'],
   ['ssh', 'build.example.org', 'grep', '-rIl', 'TODO', '/srv'], ['ssh', '-oUserKnownHostsFile=known_Hosts_File', 'build.example.org'], ['scp', '-P', '22', 'a', 'build.example.org:b'],
   ['rsync', '-av', 'src/', 'build/'], ['rsync', '-avz', '-e', 'ssh', 'src/', 'build.example.org:dst/'], ['rsync', '-e', 'ssh -p 2222 -i deploy_key', '-a', 'src/', 'build.example.org:dst/'], ['rsync', '--delete', '-a', 'src/', 'build/'],
-  ['zip', '-r', 'out.zip', 'src'], ['vim', '+12', 'f'], ['sed', '-n', '/x/{s/a/b/;p}', 'f'], ['sed', '-i', 's/a/b/', 'src/app.ts'],
+  ['zip', '-r', 'out.zip', 'src'], ['vim', '+12', 'f'], ['sed', '-n', '/x/{s/a/b/;p}', 'f'], ['sed', '-i', 's/a/b/', 'src/app.ts'], ['sed', '-f', 'fix.sed', 'src/app.ts'],
   ['nice', '-n', '5', 'git', 'status'], ['sudo', '-u', 'root', 'git', 'status'], ['env', '-C', 'src', 'ls'], ['strace', '-f', '-o', 'trace.txt', 'ls'],
 ];
 

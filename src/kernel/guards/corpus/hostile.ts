@@ -163,6 +163,7 @@ const optionForms: CorpusCase[] = [
   { id: 'find-exec-sh-c', tool: 'bash', arguments: { command: "find . -name '*.ts' -exec sh -c 'id' \\;" }, about: 'find -exec hands shell code to sh', guard: sh },
   { id: 'sed-e-range', tool: 'bash', arguments: { command: "sed '1,3e id' README.md" }, about: "sed's e command on a range of lines", guard: sh },
   { id: 'make-shell', tool: 'bash', arguments: { command: 'make SHELL=./scripts/evil.sh test' }, about: 'make SHELL= runs every recipe with a program of our choosing', guard: sh },
+  { id: 'make-stdin-makefile', tool: 'bash', arguments: { command: "make -f - <<'EOF'\nall:\n\tid\nEOF" }, about: 'make reads a makefile (recipes to run) from a here-document', guard: sh },
   { id: 'strace-output-pipe', tool: 'bash', arguments: { command: "strace -o '|sh -c id' ls" }, about: 'strace pipes its output to a command', guard: sh },
 ];
 

@@ -18,7 +18,7 @@ import { formFindings, optionValues } from './forms.js';
 import type { OptionFinding, OptionForm, RefusedFinding, Syntax } from './forms.js';
 import { gitFindings } from './git.js';
 import { NPM, NPX } from './npm.js';
-import { sedFindings } from './sed.js';
+import { sedFindings, STDIN_FILE } from './sed.js';
 
 export interface CommandRules extends Syntax {
   source: string;
@@ -33,11 +33,15 @@ const refused = (arg: string, why: string, runs = true): OptionFinding => ({ kin
 const longs = (names: string, why: string, runs?: OptionForm['runs']): OptionForm[] => names.split(' ').map((long) => ({ long, why, ...(runs === undefined ? {} : { runs }) }));
 const shorts = (letters: string, why: string, runs?: OptionForm['runs']): OptionForm[] => [...letters].map((short) => ({ short, why, ...(runs === undefined ? {} : { runs }) }));
 
+const MAKE_SYNTAX: Syntax = { abbreviates: true };
+
 /** make(1) command-line variables: SHELL and .SHELLFLAGS run every recipe, MAKEFLAGS/MAKEFILES add options and makefiles, `!=` runs a shell command. */
 const MAKE_VARIABLES = new Set(['SHELL', '.SHELLFLAGS', 'MAKEFLAGS', 'MFLAGS', 'GNUMAKEFLAGS', 'MAKEFILES', 'MAKESHELL', 'MAKE', '.RECIPEPREFIX']);
 
 function makeCheck(args: readonly string[]): OptionFinding[] {
-  const out: OptionFinding[] = [];
+  // A makefile from standard input (`make -f - <<EOF`): its recipes are inline code.
+  const stdin = [{ long: 'file' }, { long: 'makefile' }, { short: 'f' }].flatMap((spec) => optionValues(args, spec, MAKE_SYNTAX)).find((v) => STDIN_FILE.test(v));
+  const out: OptionFinding[] = stdin === undefined ? [] : [refused(`-f ${stdin}`, 'reads the makefile, whose recipes run, from standard input')];
   for (const a of args) {
     if (a.startsWith('-')) continue;
     const m = /^([^=]*?)\s*(:::|::|:|\?|\+|!)?=/.exec(a);
@@ -63,8 +67,8 @@ function sshOption(value: string | undefined): string | false {
 /** `-F none` and `-F /dev/null` read no configuration at all. */
 const sshConfig = (value: string | undefined): string | false => (value === 'none' || value === '/dev/null' ? false : 'a configuration file (ProxyCommand, LocalCommand, Match exec …)');
 
-/** tar -I/--use-compress-program: a known compressor, with options only, runs nothing else. */
-const COMPRESSOR = /^(?:gzip|pigz|bzip2|pbzip2|lbzip2|xz|pixz|zstd|pzstd|lz4|lzip|plzip|lzma|lzop|brotli|compress)(?: --?[A-Za-z0-9=]+)*$/;
+/** tar -I/--use-compress-program: a known compressor, with flags only (no output file), runs nothing else. */
+const COMPRESSOR = /^(?:gzip|pigz|bzip2|pbzip2|lbzip2|xz|pixz|zstd|pzstd|lz4|lzip|plzip|lzma|lzop|brotli|compress)(?: -[A-Za-np-z0-9]+| --(?!output)[a-z-]+(?:=[0-9]+)?)*$/;
 const compressor = (value: string | undefined): boolean => value === undefined || !COMPRESSOR.test(value);
 
 /**

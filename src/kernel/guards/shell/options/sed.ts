@@ -123,10 +123,14 @@ export function sedScriptRefusal(script: string): string | undefined {
 
 const refused = (arg: string, why: string, runs: boolean): OptionFinding => ({ kind: 'refused', arg, why, runs });
 
+/** Names of standard input a program may be given for a file (sed, make and others read it). */
+export const STDIN_FILE = /^(?:-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/;
+
 /**
  * What this sed argv refuses or names: `-f`, a script that runs or writes, the files `-i` writes
  * (relative to `cwd`). What runs: the `e` command and flag, and a script this reader cannot read
- * (fail closed); a script file (`-f`, like `bash script.sh`) and writing a file do not count.
+ * (fail closed), and a script read from standard input (`-f -`, `-f /dev/stdin`: a here-document
+ * is inline code); a script file (`-f x.sed`, like `bash x.sh`) and writing a file do not count.
  */
 export function sedFindings(args: readonly string[], cwd: string | undefined): OptionFinding[] {
   const out: OptionFinding[] = [];
@@ -146,7 +150,7 @@ export function sedFindings(args: readonly string[], cwd: string | undefined): O
       // An ambiguous abbreviation: sed refuses to run at all.
       if (name === undefined) return [...out, refused(a, 'an option sed may read as --file', false)];
       if (name === 'file') {
-        out.push(refused(a, 'reads a script the guard cannot see', false));
+        out.push(refused(a, 'reads a script the guard cannot see', value === undefined || STDIN_FILE.test(value)));
         fromFile = true;
       }
       if (name === 'expression') scripts.push(value ?? '');
@@ -157,9 +161,9 @@ export function sedFindings(args: readonly string[], cwd: string | undefined): O
       for (let j = 1; j < a.length; j++) {
         const c = a[j]!;
         if (c === 'f') {
-          out.push(refused(a, 'reads a script the guard cannot see', false));
+          const file = j + 1 < a.length ? a.slice(j + 1) : args[++i];
+          out.push(refused(a, 'reads a script the guard cannot see', file === undefined || STDIN_FILE.test(file)));
           fromFile = true;
-          if (j + 1 === a.length) i++;
           break;
         }
         if (c === 'e') { scripts.push(j + 1 < a.length ? a.slice(j + 1) : args[++i] ?? ''); break; }
