@@ -14,8 +14,9 @@
  *     (at most 4 wrappers deep);
  *  7. the plugged-in checks (`TerminalCheck`, e.g. a kernel shell-command guard), each on the
  *     argv as asked for, in order; the first refusal wins.
- * Owns: the order and the messages. Imports the proxy's path guard and tables. Commands,
- * arguments, environment and cwd are attacker-controlled.
+ * Owns: the order and the messages (the option table answers with findings; this guard refuses
+ * every form in it). Imports the proxy's path guard and environment table, and the kernel's option
+ * table. Commands, arguments, environment and cwd are attacker-controlled.
  */
 import { posix } from 'node:path';
 import { optionFindings, unwrap, WRAPPERS } from '../../kernel/guards/shell/options/index.js';
