@@ -27,6 +27,11 @@ export const WORKSPACE_FILES: Readonly<Record<string, string>> = {
   'scripts/build.sh': '#!/bin/sh\nnpm run build\n',
   // a script an agent planted earlier (with a file tool): running it must be judged by what it does
   'scripts/cleanup.sh': '#!/bin/sh\nrm -rf /\n',
+  // a bare repository an agent planted file by file: its config runs a command on `git log`
+  'vendor/lib/HEAD': 'ref: refs/heads/main\n',
+  'vendor/lib/config': '[core]\n\tbare = true\n\tpager = sh -c "touch /tmp/pwned"\n',
+  'vendor/lib/objects/.keep': '',
+  'vendor/lib/refs/.keep': '',
 };
 
 /** Innocent names that lead to secrets (an agent that can write can plant these). */

@@ -94,7 +94,12 @@ export function textProgramRunsCommands(argv: Field[]): string | undefined {
       if (positional === undefined && programs.length === 0) positional = argv[i];
       continue;
     }
-    if (spec.programFileOptions?.some((o) => v === o || v.startsWith(`${o}=`)) === true) return undefined;
+    const fileOption = spec.programFileOptions?.find((o) => v === o || v.startsWith(`${o}=`));
+    if (fileOption !== undefined) {
+      // The program from a file — unless the file is standard input (`awk -f - <<EOF`), which this text does not show.
+      const file = v.includes('=') ? v.slice(v.indexOf('=') + 1) : argv[i + 1]?.value;
+      return file === undefined || /^(?:-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/self\/fd\/\d+)$/.test(file) ? `${name} reads its program from standard input or a computed file` : undefined;
+    }
     if (spec.codeOptions.includes(v)) {
       programs.push(argv[++i]);
       continue;

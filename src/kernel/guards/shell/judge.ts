@@ -16,6 +16,7 @@ import { commandTargets, networkReason } from './network.js';
 import { optionRule } from './option-rule.js';
 import type { ParsedShell, SimpleCommand, StdinSource } from './parser.js';
 import { loadsCode } from './programs.js';
+import { plantedRepository } from './git-repository.js';
 import { treeReadReason } from './reads.js';
 import { readShellScript, shellScriptOf } from './scripts.js';
 import { dynamicNameReason, programName, unwrap } from './unwrap.js';
@@ -82,6 +83,10 @@ function judgeArgv(argv: Field[], stdin: StdinSource, cmd: SimpleCommand, settin
   if ((name === 'cd' || name === 'pushd') && run[1]?.value !== undefined) j.directories.push(run[1].value);
   if ((name === 'source' || name === '.') && run[1] !== undefined && run[1].value === undefined) {
     return `${name} of a script computed at run time (${run[1].procSubst ? '<(…)' : (run[1].unknown ?? run[1].pattern)})`;
+  }
+  if (name === 'git') {
+    const planted = plantedRepository([...settings.places.bases, ...resolveDirectories(j.directories, settings.places)]);
+    if (planted !== undefined) return `git would run in the bare repository ${planted}, whose configuration can run commands`;
   }
   const inline = inlineCode(run, stdin);
   if (inline !== undefined) {
