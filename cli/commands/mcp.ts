@@ -7,8 +7,9 @@
  * Owns: wiring CLI flags to the edge. Goes through src/edges/mcp and src/kernel.
  */
 import type { CommandModule } from 'yargs';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, McpSession, serveHttp, serveStdio, sessionLimits, UpstreamMcpServer, upstreamPathBases } from '../../src/edges/mcp/index.js';
-import type { UpstreamTarget } from '../../src/edges/mcp/index.js';
+// The edge (and the MCP SDK under it) is loaded when an mcp command runs, not on every CLI start.
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, sessionLimits } from '../../src/edges/mcp/http-sessions.js';
+import type { UpstreamMcpServer, UpstreamTarget } from '../../src/edges/mcp/index.js';
 import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
 import type { GlobalArgs } from '../main.js';
@@ -41,8 +42,12 @@ function upstreamTarget(args: ServeArgs): UpstreamTarget {
 }
 
 /** Opens the kernel, connects the upstream, runs `body`, and always closes both. */
-async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: UpstreamMcpServer) => Promise<void>): Promise<void> {
+type McpEdge = typeof import('../../src/edges/mcp/index.js');
+
+async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: UpstreamMcpServer, edge: McpEdge) => Promise<void>): Promise<void> {
   const target = upstreamTarget(args);
+  const mcp = await import('../../src/edges/mcp/index.js');
+  const { upstreamPathBases, UpstreamMcpServer } = mcp;
   const kernel = Kernel.open({
     ledgerPath: args['receipt-db'],
     ...(args['kernel-seed-file'] === undefined ? {} : { seedFile: args['kernel-seed-file'] }),
@@ -57,7 +62,7 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Upstre
   try {
     upstream = await UpstreamMcpServer.connect(target, args['server-id']);
     kernel.registerToolServer(upstream);
-    await body(kernel, upstream);
+    await body(kernel, upstream, mcp);
   } finally {
     await upstream?.close().catch(() => {});
     await kernel.close();
@@ -77,7 +82,7 @@ const serve: CommandModule<GlobalArgs, ServeArgs> = {
   describe: 'Serve MCP on stdio in front of an upstream MCP server (`-- <command …>` or --upstream-url), governing every tool call',
   builder: (y) => y.options(edgeOptions),
   handler: (args) =>
-    withEdge(args, (kernel, upstream) => serveStdio(new McpSession({ kernel, passthrough: upstream }), process.stdin, process.stdout, { maxMessageBytes: args['max-message-bytes'] })),
+    withEdge(args, (kernel, upstream, { McpSession, serveStdio }) => serveStdio(new McpSession({ kernel, passthrough: upstream }), process.stdin, process.stdout, { maxMessageBytes: args['max-message-bytes'] })),
 };
 
 const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
@@ -94,7 +99,7 @@ const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
   handler: (args) => {
     // Checked before the kernel and the upstream start: a bad limit costs nothing.
     const limits = sessionLimits({ maxSessions: args['max-sessions'], sessionIdleTimeoutMs: args['session-idle-timeout'] * 1000 });
-    return withEdge(args, async (kernel, upstream) => {
+    return withEdge(args, async (kernel, upstream, { serveHttp }) => {
       const m = /^(.*):(\d{1,5})$/.exec(args.listen);
       if (m === null) throw new ChioError('CHIO-CLI-USAGE', `--listen ${args.listen}: expected host:port`);
       const edge = await serveHttp({
