@@ -220,6 +220,10 @@ async function main(): Promise<void> {
     const pipeline = guards.buildGuards(kernel.policy.policy.guards);
     const guardsOnly = rate(1500, () => guards.runGuards(pipeline, { serverId: 'fs', toolName: 'read_file', arguments: { path: '/home/dev/project/src/x.ts' } }));
     row('  guard pipeline alone (default guards)', guardsOnly, 'node sign', nodeSign, 'kernel work beside one signature');
+    // A shell command: parsed by mvdan/sh, every word judged as a path (the parse is not memoised
+    // across distinct texts, so each call gets its own text).
+    const shellOnly = rate(1500, (i) => guards.runGuards(pipeline, { serverId: 'sh', toolName: 'bash', arguments: { command: `git status && npm test -- --grep case${i} | tee build/log.txt` } }, { pathBases: ['/home/dev/project'] }));
+    row('  guard pipeline alone, a shell command (parse + judge)', shellOnly, 'node sign', nodeSign, 'kernel work beside one signature');
     await kernel.close();
   }
 

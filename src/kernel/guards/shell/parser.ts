@@ -8,7 +8,7 @@
  * reach (a syntax node it does not know): the guard never judges less than what would run.
  * Owns: parsing and the walk. Imports the parser and the word expander. The text is attacker-controlled.
  */
-import type { ShNode } from 'mvdan-sh';
+import type { ShNode, ShParser } from 'mvdan-sh';
 import { syntax } from './syntax.js';
 import { expandWord } from './words.js';
 import type { Field, WordEnv } from './words.js';
@@ -68,13 +68,19 @@ export function parseShell(text: string, home: string): ParseOutcome {
   return outcome;
 }
 
+// One parser, reused: mvdan/sh's Parser resets itself on every Parse, and building one allocates
+// buffers worth more than a short parse.
+let parser: ShParser | undefined;
+const bashParser = (): ShParser => (parser ??= syntax.NewParser(syntax.Variant(syntax.LangBash)));
+
 function parseUncached(text: string, home: string): ParseOutcome {
   if (text.length > MAX_SHELL_TEXT) return { ok: false, reason: `command text is longer than ${MAX_SHELL_TEXT} characters` };
   if (text.includes('\0')) return { ok: false, reason: 'command text contains a NUL character' };
   let file: ShNode;
   try {
-    file = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(text, '');
+    file = bashParser().Parse(text, '');
   } catch (e) {
+    parser = undefined; // a parser that failed starts afresh next time
     return { ok: false, reason: `the shell parser cannot parse it: ${parseError(e)}` };
   }
   // Count the commands before the walk: brace expansion (SplitBraces) rewrites words in place,
@@ -92,6 +98,19 @@ function parseUncached(text: string, home: string): ParseOutcome {
   }
   if (callExprs !== walker.callExprs) return { ok: false, reason: 'the command uses shell syntax the guard does not judge' };
   return { ok: true, shell: { commands: walker.commands, looseFields: walker.looseFields, functions: walker.functions } };
+}
+
+/**
+ * Whether a word can hold a command: only literal and quoted text cannot. Walking a word through
+ * mvdan-sh costs far more than looking at its parts, and most words are plain.
+ */
+function mayHoldCommands(word: ShNode): boolean {
+  return (word.Parts as ShNode[]).some((part) => {
+    const type = syntax.NodeType(part);
+    if (type === 'Lit' || type === 'SglQuoted') return false;
+    if (type === 'DblQuoted') return (part.Parts as ShNode[]).some((inner) => syntax.NodeType(inner) !== 'Lit');
+    return true;
+  });
 }
 
 class Walker {
@@ -118,7 +137,7 @@ class Walker {
 
   private fields(word: ShNode | null | undefined): Field[] {
     if (word == null) return [];
-    this.nested(word);
+    if (mayHoldCommands(word)) this.nested(word);
     return expandWord(word, this.env);
   }
 

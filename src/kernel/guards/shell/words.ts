@@ -225,7 +225,8 @@ function toFields(tokens: Token[], procSubst: boolean): Field[] {
 export function expandWord(word: ShNode, env: WordEnv): Field[] {
   const parts = word.Parts as ShNode[];
   const procSubst = parts.length === 1 && syntax.NodeType(parts[0]!) === 'ProcSubst';
-  const braced = syntax.SplitBraces(word);
+  // Brace expansion only where a literal part has a `{` (SplitBraces is a call into the parser).
+  const braced = parts.some((p) => syntax.NodeType(p) === 'Lit' && (p.Value as string).includes('{')) ? syntax.SplitBraces(word) : word;
   const fields = wordAlternatives(braced, env, true).flatMap((alt) => {
     const f = toFields(alt, procSubst);
     // "" and '' are one empty field; an unquoted expansion to nothing is none.
