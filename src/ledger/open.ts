@@ -32,9 +32,9 @@ import { applyMigrations, CHIO_APPLICATION_ID, LEDGER_SCHEMA_VERSION } from './m
 import * as schema from './schema.js';
 
 /**
- * FULL (default): every commit is fsynced before it returns (DESIGN §6). NORMAL: for benchmarks of
- * the difference. OFF: only for connections that never append receipts — the kernel's reservation
- * connection, whose rows are working state; its WAL frames reach the disk with the next FULL commit.
+ * FULL (default): every commit is fsynced before it returns (DESIGN §6). NORMAL and OFF: for
+ * benchmarks of the difference only. No product connection runs OFF: its automatic checkpoints
+ * would copy pages into the database without an fsync (README: reservation durability).
  */
 export type SynchronousMode = 'FULL' | 'NORMAL' | 'OFF';
 

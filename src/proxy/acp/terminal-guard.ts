@@ -12,8 +12,9 @@
  *  6. a wrapper (env, nice, timeout, sudo…, the same table) is judged through: the command
  *     it runs must be allowed too and pass 2–6 with the wrapper's environment and directory
  *     (at most 4 wrappers deep);
- *  7. the plugged-in checks (`TerminalCheck`, e.g. a kernel shell-command guard), each on the
- *     argv as asked for, in order; the first refusal wins.
+ *  7. the checks the interceptor plugs in (`TerminalCheck`: the kernel's guard pipeline first,
+ *     kernel-terminal-check.ts, then any the caller adds), each on the argv as asked for, in
+ *     order; the first refusal wins.
  * Owns: the order and the messages (the option table answers with findings; this guard refuses
  * every form in it). Imports the proxy's path guard and environment table, and the kernel's option
  * table. Commands, arguments, environment and cwd are attacker-controlled.
