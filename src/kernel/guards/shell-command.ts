@@ -49,7 +49,7 @@ const known = (value: string): Field => ({ value, pattern: value, glob: false, u
 
 /** An argv run without a shell, as one simple command. */
 function argvShell(argv: readonly string[]): ParsedShell {
-  return { commands: [{ argv: argv.map(known), assigns: [], redirects: [], stdin: 'inherited', pipedFrom: [], text: argv.join(' ') }], looseFields: [], functions: [] };
+  return { commands: [{ argv: argv.map(known), assigns: [], redirects: [], stdin: 'inherited', pipedFrom: [], text: argv.join(' ') }], looseFields: [], functions: [], movesCd: false };
 }
 
 type Verdict = { ok: true } | { ok: false; reason: string; details: string };
@@ -73,8 +73,10 @@ export class ShellCommandGuard implements Guard {
     const a = input.action;
     if (!this.config.enabled || a.commands.length === 0) return null;
     if (this.regexes === null) return { verdict: 'deny', reason: 'shell-command guard has an invalid pattern and denies everything' };
-    // The command runs in the cwd it names (against every base when that is relative), else in a base.
-    const bases = a.cwd === undefined ? input.context.pathBases : (pathResolutions(a.cwd, input.context.pathBases) ?? []);
+    // The command may run in any directory the call names (a `cwd`, or a `directory`, `path`, …
+    // argument a shell tool may take as one, against every base when relative) or in a base.
+    const named = a.paths.flatMap((p) => pathResolutions(p, input.context.pathBases) ?? []);
+    const bases = [...new Set([...input.context.pathBases, ...named])];
     for (const command of a.commands) {
       const v = this.judgeCommand(command, bases);
       if (!v.ok) return { verdict: 'deny', reason: v.reason, details: v.details };

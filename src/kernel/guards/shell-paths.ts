@@ -31,7 +31,7 @@ function candidates(text: string): string[] {
   const option = /^--?[A-Za-z0-9][\w.-]*=(.+)$/s.exec(text) ?? /^[A-Za-z_][\w]*=(.+)$/s.exec(text);
   if (option !== null) out.push(option[1]!);
   const short = /^-[A-Za-z](.+)$/s.exec(text);
-  if (short !== null && short[1]!.includes('/')) out.push(short[1]!);
+  if (short !== null && /[/@~]|^\./.test(short[1]!)) out.push(short[1]!);
   // curl's `@file` and `-F name=@file` read the file
   for (const c of [...out]) if (c.startsWith('@') && c.length > 1) out.push(c.slice(1));
   return out;
@@ -83,6 +83,8 @@ export function judgeShellWord(forbidden: ForbiddenPathGuard, f: Field, bases: r
     }
     return { ok: true };
   }
+  // Computed from values this text sets: it is the text's own doing, and the guard does not evaluate it.
+  if (f.derived === true) return { ok: false, reason: `a word computed at run time from values this command sets (${f.unknown ?? f.pattern})`, details: 'derived word' };
   // Entirely computed at run time: nothing to judge before it runs.
   if (f.pattern === '*' || f.pattern === '') return { ok: true };
   for (const c of candidates(f.pattern)) {

@@ -13,8 +13,10 @@ import type { Field } from './words.js';
 
 export interface Places {
   home: string;
-  /** Where relative paths are resolved (the workspace roots); empty when unknown. */
+  /** Where relative paths are resolved (the workspace roots, and directories the text changes into); empty when unknown. */
   bases: readonly string[];
+  /** The text changes into a directory computed at run time (`cd "$X"`, `cd -`, `popd`): relative paths may land anywhere. */
+  cwdUnknown?: boolean;
 }
 
 /** Everything under these is the operating system itself. */
@@ -42,6 +44,7 @@ export function criticalTarget(f: Field, places: Places): string | undefined {
   if (text === undefined) return `a path computed at run time (${f.unknown ?? f.pattern})`;
   let resolved: string[];
   if (posix.isAbsolute(text)) resolved = [posix.normalize(text)];
+  else if (places.cwdUnknown === true) return `${text}, relative to a directory the command changes into at run time`;
   else if (places.bases.length > 0) resolved = places.bases.map((b) => posix.resolve(b, text));
   else if (text === '..' || text.startsWith('../')) return `${text}, above a working directory that is not known`;
   else return undefined;
@@ -70,6 +73,9 @@ function rm(argv: Field[], appendsUnknown: boolean, places: Places): string | un
     } else targets.push(f);
   }
   if (recursive && appendsUnknown) return 'a recursive rm of paths read at run time (xargs)';
+  // An argument computed at run time may be `-rf` as well as `/` (`set -- -rf /etc; rm "$@"`).
+  const computed = argv.slice(1).find((f) => f.value === undefined && !f.glob);
+  if (computed !== undefined) return `rm with an argument computed at run time (${computed.unknown ?? computed.pattern})`;
   for (const t of targets) {
     const why = criticalTarget(t, places);
     if (why !== undefined && (recursive || !why.startsWith('a path computed'))) return `${recursive ? 'a recursive rm' : 'rm'} of ${why}`;

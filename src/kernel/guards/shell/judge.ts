@@ -44,7 +44,29 @@ export interface ShellJudgement {
 
 const UNKNOWN_ARGUMENT: Field = { value: undefined, pattern: '*', glob: false, unknown: 'arguments read at run time', procSubst: false };
 
-export function judgeShell(parsed: ParsedShell, settings: ShellSettings): ShellJudgement {
+/**
+ * Where the text's commands may run: the bases, every directory it `cd`s or `pushd`es into
+ * (wherever the `cd` stands: a loop or a function may run it first), and whether one of those is
+ * decided at run time.
+ */
+function cdPlaces(parsed: ParsedShell, places: Places): Places {
+  const dirs: string[] = [];
+  let unknown = places.cwdUnknown === true;
+  for (const c of parsed.commands) {
+    const name = programName(c.argv[0]);
+    if (name !== 'cd' && name !== 'pushd' && name !== 'popd' && name !== 'chdir') continue;
+    const target = c.argv.slice(1).find((f) => f.value === undefined || !f.value.startsWith('-') || f.value === '-');
+    if (name === 'popd' || target?.value === '-' || (target !== undefined && (target.value === undefined || target.glob))) unknown = true;
+    else if (target === undefined) dirs.push('~');
+    else if (parsed.movesCd && !target.value!.startsWith('/')) unknown = true;
+    else dirs.push(target.value!);
+  }
+  if (parsed.movesCd && dirs.includes('~')) unknown = true;
+  return { home: places.home, bases: [...new Set([...places.bases, ...resolveDirectories(dirs, places)])], cwdUnknown: unknown };
+}
+
+export function judgeShell(parsed: ParsedShell, given: ShellSettings): ShellJudgement {
+  const settings: ShellSettings = { ...given, places: cdPlaces(parsed, given.places) };
   const j: ShellJudgement = { deny: undefined, pathWords: [...parsed.looseFields], targets: [], nested: [], directories: [], scripts: [] };
   for (const cmd of parsed.commands) {
     j.pathWords.push(...cmd.argv, ...cmd.assigns.flatMap((a) => a.value), ...cmd.redirects.flatMap((r) => r.target));
@@ -99,17 +121,19 @@ function judgeArgv(argv: Field[], stdin: StdinSource, cmd: SimpleCommand, settin
     }
   }
   // A shell given inline code (`sh -c …`) runs no script file.
-  const script = inline === undefined ? shellScriptOf(run, cmd, settings.places) : undefined;
+  // Directories options name (`git -C`, `env -C`, `make -C`) count like `cd`.
+  const here: Places = j.directories.length === 0 ? settings.places : { ...settings.places, bases: [...new Set([...settings.places.bases, ...resolveDirectories(j.directories, settings.places)])] };
+  const script = inline === undefined ? shellScriptOf(run, cmd, here) : undefined;
   if (script !== undefined) {
-    const read = readShellScript(script, settings.places);
+    const read = readShellScript(script, here);
     if (!read.ok) return read.reason;
     j.scripts.push(...read.texts);
   }
   const text = textProgramRunsCommands(run);
   if (text !== undefined) return text;
-  const tree = treeReadReason(run, settings.places);
+  const tree = treeReadReason(run, here);
   if (tree !== undefined) return tree;
-  const destructive = destructiveReason(run, u.appendsUnknown, settings.places, (inner) => judgeArgv(inner, 'inherited', cmd, settings, j));
+  const destructive = destructiveReason(run, u.appendsUnknown, here, (inner) => judgeArgv(inner, 'inherited', cmd, settings, j));
   if (destructive !== undefined) return destructive;
   return networkReason(cmd, run);
 }

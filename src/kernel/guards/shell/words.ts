@@ -22,19 +22,24 @@ export interface Field {
   unknown: string | undefined;
   /** The whole word is a process substitution `<(…)`/`>(…)`: a path whose content a command produces. */
   procSubst: boolean;
+  /**
+   * The value is computed, at run time, from variables this very text sets (`x=.envx; cat
+   * ${x%x}`): nothing outside the text decides it, so it is refused rather than left unjudged.
+   */
+  derived?: boolean;
 }
 
 export interface WordEnv {
-  home: string;
+  /** Undefined when the text itself sets HOME (then `~` and `$HOME` are computed at run time). */
+  home: string | undefined;
   /** Variables assigned statically earlier in the same command text. */
   vars: ReadonlyMap<string, string>;
 }
 
-type Token = { t: 'text'; s: string; quoted: boolean } | { t: 'break' } | { t: 'unknown'; why: string } | { t: 'glob'; s: string };
+type Token = { t: 'text'; s: string; quoted: boolean } | { t: 'break' } | { t: 'unknown'; why: string; derived?: boolean } | { t: 'glob'; s: string };
 
 /** Brace expansions with more results than this are treated as unknown. */
 const MAX_ALTERNATIVES = 64;
-const GLOB_CHARS = /[*?[]/;
 
 function escapeGlob(s: string): string {
   return s.replace(/[*?[\]{}()!@+\\]/g, '\\$&');
@@ -43,6 +48,10 @@ function escapeGlob(s: string): string {
 /** Removes the backslashes of an unquoted literal (bash(1) QUOTING: `\x` is x, `\newline` is nothing). */
 function unescapeUnquoted(raw: string, out: Token[]): void {
   let text = '';
+  const flush = () => {
+    if (text !== '') out.push({ t: 'text', s: text, quoted: false });
+    text = '';
+  };
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!;
     if (c === '\\' && i + 1 < raw.length) {
@@ -50,15 +59,31 @@ function unescapeUnquoted(raw: string, out: Token[]): void {
       if (n !== '\n') text += n;
       continue;
     }
-    if (GLOB_CHARS.test(c)) {
-      if (text !== '') out.push({ t: 'text', s: text, quoted: false });
-      text = '';
+    if (c === '[') {
+      // A bracket expression (`[v]`, `[!x]`, `[]a]`) is one glob token, kept as written; an
+      // unmatched `[` is a literal character (bash(1) Pattern Matching).
+      let j = i + 1;
+      if (raw[j] === '!' || raw[j] === '^') j++;
+      if (raw[j] === ']') j++;
+      while (j < raw.length && raw[j] !== ']') j++;
+      if (j < raw.length) {
+        flush();
+        // picomatch negates a class with ^ (bash takes ! or ^)
+        out.push({ t: 'glob', s: raw.slice(i, j + 1).replace(/^\[!/, '[^') });
+        i = j;
+        continue;
+      }
+      text += c;
+      continue;
+    }
+    if (c === '*' || c === '?') {
+      flush();
       out.push({ t: 'glob', s: c });
       continue;
     }
     text += c;
   }
-  if (text !== '') out.push({ t: 'text', s: text, quoted: false });
+  flush();
 }
 
 /** Inside double quotes only `\$`, `` \` ``, `\"`, `\\` and `\newline` are escapes. */
@@ -85,14 +110,32 @@ export function decodeAnsiC(raw: string): string {
 function paramTokens(p: ShNode, quoted: boolean, env: WordEnv): Token[] {
   const name: string = p.Param?.Value ?? '';
   const plain = !p.Excl && !p.Length && !p.Width && p.Index == null && p.Slice == null && p.Repl == null && p.Exp == null && p.Names === 0;
+  const known = name === 'HOME' ? env.home : env.vars.get(name);
   if (plain) {
-    if (name === 'HOME') return [{ t: 'text', s: env.home, quoted }];
+    if (name === 'HOME' && env.home !== undefined) return [{ t: 'text', s: env.home, quoted }];
     // Unquoted $IFS splits the word (its default value is space, tab, newline).
     if (name === 'IFS') return quoted ? [{ t: 'text', s: ' \t\n', quoted }] : [{ t: 'break' }];
-    const v = env.vars.get(name);
-    if (v !== undefined) return [{ t: 'text', s: v, quoted }];
+    if (known !== undefined) return [{ t: 'text', s: known, quoted }];
   }
-  return [{ t: 'unknown', why: `$${name === '' ? '{…}' : name}` }];
+  // An operator (`${x%x}`, `${x:1}`, `${!x}`) on a value this text set is computed from it alone.
+  return [{ t: 'unknown', why: `$${name === '' ? '{…}' : name}`, ...(known !== undefined && !plain ? { derived: true } : {}) }];
+}
+
+/** `$(echo a b)` and `$(printf %s a)` with literal arguments: their output is known. */
+function staticEcho(subst: ShNode, env: WordEnv): string | undefined {
+  const stmts = subst.Stmts as ShNode[];
+  if (stmts.length !== 1 || (stmts[0]!.Redirs as ShNode[]).length > 0) return undefined;
+  const call = stmts[0]!.Cmd as ShNode | null;
+  if (call == null || syntax.NodeType(call) !== 'CallExpr' || (call.Assigns as ShNode[]).length > 0) return undefined;
+  const words: string[] = [];
+  for (const w of call.Args as ShNode[]) {
+    const f = expandWord(w, env);
+    if (f.some((x) => x.value === undefined || x.glob)) return undefined;
+    words.push(...f.map((x) => x.value!));
+  }
+  if (words[0] === 'echo' && !(words[1] ?? '').startsWith('-')) return words.slice(1).join(' ');
+  if (words[0] === 'printf' && words[1] === '%s') return words.slice(2).join('');
+  return undefined;
 }
 
 /** One word part → alternatives (more than one only for brace expansion), each a token list. */
@@ -106,7 +149,8 @@ function partAlternatives(part: ShNode, env: WordEnv, atStart: boolean): Token[]
       const tilde = atStart ? /^~([A-Za-z0-9._-]*)(?=\/|$)/.exec(raw) : null;
       if (tilde !== null) {
         const user = tilde[1]!;
-        out.push({ t: 'text', s: user === '' ? env.home : user === 'root' ? '/root' : `/home/${user}`, quoted: true });
+        if (user === '' && env.home === undefined) out.push({ t: 'unknown', why: '~ (HOME is set by this text)', derived: true });
+        else out.push({ t: 'text', s: user === '' ? env.home! : user === 'root' ? '/root' : `/home/${user}`, quoted: true });
         unescapeUnquoted(raw.slice(tilde[0].length), out);
       } else unescapeUnquoted(raw, out);
       return [out];
@@ -117,8 +161,10 @@ function partAlternatives(part: ShNode, env: WordEnv, atStart: boolean): Token[]
       let alts: Token[][] = [[]];
       for (const inner of part.Parts as ShNode[]) {
         const it = syntax.NodeType(inner);
+        const echoed = it === 'CmdSubst' ? staticEcho(inner, env) : undefined;
         const tokens: Token[] = it === 'Lit' ? [{ t: 'text', s: unescapeDouble(inner.Value), quoted: true }]
           : it === 'ParamExp' ? paramTokens(inner, true, env)
+          : echoed !== undefined ? [{ t: 'text', s: echoed.replace(/\n+$/, ''), quoted: true }]
           : [{ t: 'unknown', why: it === 'CmdSubst' ? '$(…)' : it === 'ArithmExp' ? '$((…))' : it }];
         alts = alts.map((a) => [...a, ...tokens]);
       }
@@ -126,8 +172,10 @@ function partAlternatives(part: ShNode, env: WordEnv, atStart: boolean): Token[]
     }
     case 'ParamExp':
       return [paramTokens(part, false, env)];
-    case 'CmdSubst':
-      return [[{ t: 'unknown', why: '$(…)' }]];
+    case 'CmdSubst': {
+      const echoed = staticEcho(part, env);
+      return echoed === undefined ? [[{ t: 'unknown', why: '$(…)' }]] : [[{ t: 'text', s: echoed, quoted: false }]];
+    }
     case 'ArithmExp':
       return [[{ t: 'unknown', why: '$((…))' }]];
     case 'ProcSubst':
@@ -196,6 +244,7 @@ function toFields(tokens: Token[], procSubst: boolean): Field[] {
     let pattern = '';
     let glob = false;
     let unknown: string | undefined;
+    let derived = false;
     for (const t of current) {
       if (t.t === 'text') {
         value = value === undefined ? undefined : value + t.s;
@@ -208,9 +257,10 @@ function toFields(tokens: Token[], procSubst: boolean): Field[] {
         value = undefined;
         unknown ??= t.why;
         pattern += '*';
+        derived ||= t.derived === true;
       }
     }
-    fields.push({ value, pattern, glob, unknown, procSubst });
+    fields.push({ value, pattern, glob, unknown, procSubst, ...(derived ? { derived } : {}) });
     current = [];
   };
   for (const t of tokens) {
