@@ -38,6 +38,22 @@ export function egressTarget(raw: string, source: EgressTarget['source'] = 'argu
   }
 }
 
+/**
+ * Every path a patch touches, in every dialect an agent tool may apply: unified diff headers
+ * (`--- a/x`, `+++ b/x`, any whitespace after the marker), git extended headers (`diff --git a/x
+ * b/y`, `rename from|to`, `copy from|to`), and the apply_patch envelope (`*** Add|Update|Delete
+ * File:`, `*** Move to:`), with or without a space after the colon.
+ */
+export function patchPaths(diff: string): string[] {
+  const strip = (p: string) => p.trim().replace(/^"(.*)"$/, '$1').replace(/^[ab]\//, '');
+  const out: string[] = [];
+  for (const m of diff.matchAll(/^(?:\+\+\+|---)[ \t]+(\S+)/gm)) out.push(strip(m[1]!));
+  for (const m of diff.matchAll(/^diff --git[ \t]+(\S+)[ \t]+(\S+)/gm)) out.push(strip(m[1]!), strip(m[2]!));
+  for (const m of diff.matchAll(/^(?:rename|copy)[ \t]+(?:from|to)[ \t]+(.+)$/gm)) out.push(m[1]!.trim());
+  for (const m of diff.matchAll(/^\*\*\*[ \t]*(?:(?:Add|Update|Delete)[ \t]+File|Move[ \t]+to)[ \t]*:[ \t]*(.+)$/gm)) out.push(m[1]!.trim());
+  return out.filter((p) => p !== '/dev/null' && p !== '');
+}
+
 function kindOf(name: string, args: Args): ActionKind {
   if (WRITE_TOOLS.has(name) || (FS_TOOLS.has(name) && (args['action'] === 'write' || 'content' in args))) return 'file_write';
   if (READ_TOOLS.has(name) || FS_TOOLS.has(name)) return 'file_access';
@@ -55,7 +71,7 @@ export function classifyAction(toolName: string, rawArgs: unknown): Classificati
   const facts = extractArguments(rawArgs, kind !== 'file_write' && kind !== 'patch');
   if (facts.tooDeep) return { ok: false, reason: `arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels` };
 
-  const action: ToolAction = { kind, paths: facts.paths, commands: facts.commands, targets: [], content: '', diff: '', cwd: facts.cwd };
+  const action: ToolAction = { kind, paths: facts.paths, softPaths: facts.softPaths, commands: facts.commands, targets: [], content: '', diff: '', cwd: facts.cwd };
   switch (kind) {
     case 'file_access':
     case 'file_write':
@@ -66,9 +82,7 @@ export function classifyAction(toolName: string, rawArgs: unknown): Classificati
       const diff = DIFF_KEYS.map((k) => args[k]).find((v): v is string => typeof v === 'string');
       if (diff === undefined) return malformed(`the patch text (${DIFF_KEYS.join(', ')})`);
       action.diff = diff;
-      const fromDiff = [...diff.matchAll(/^(?:\+\+\+|---) (?:[ab]\/)?(\S+)/gm)].map((m) => m[1]!).filter((p) => p !== '/dev/null');
-      const fromEnvelope = [...diff.matchAll(/^\*\*\* (?:Add|Update|Delete|Move to|Move) File: (.+)$/gm)].map((m) => m[1]!.trim());
-      action.paths.push(...fromDiff, ...fromEnvelope);
+      action.paths.push(...patchPaths(diff));
       break;
     }
     case 'shell':

@@ -21,6 +21,11 @@ const COMMAND_KEYS = new Set(['command', 'commands', 'cmd', 'cmds', 'cmdline', '
 const ARGV_KEYS = new Set(['args', 'argv', 'arguments']);
 const URL_WORDS = new Set(['url', 'urls', 'uri', 'uris', 'href', 'endpoint', 'endpoints', 'link', 'links', 'website', 'webhook']);
 const HOST_WORDS = new Set(['host', 'hosts', 'hostname', 'hostnames', 'domain', 'domains']);
+/** Keys that often hold a host (`ip`, `server`, `address`), but also other things: a host only if the value is shaped like one. */
+const MAYBE_HOST_KEYS = new Set(['ip', 'ips', 'ipaddress', 'ipaddr', 'addr', 'address', 'server', 'servers', 'remote', 'peer', 'ipv4', 'ipv6']);
+/** Keys that may name the program of an argv (`{program: "rm", args: [...]}`). */
+const PROGRAM_KEYS = new Set(['program', 'executable', 'exe', 'binary', 'bin', 'file', 'path', 'name', 'tool', 'process']);
+const ARGV_LIKE_KEYS = new Set(['args', 'argv', 'arguments', 'options', 'params', 'parameters', 'flags']);
 
 /** Deeper nesting than this is refused: an agent must not hide an argument below where we look. */
 export const MAX_ARGUMENT_DEPTH = 64;
@@ -32,7 +37,7 @@ function keyWords(key: string): string[] {
   return key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[\s_\-.]+/).filter((w) => w !== '');
 }
 
-export type KeyRole = 'content' | 'path' | 'cwd' | 'command' | 'argv' | 'url' | 'host' | 'other';
+export type KeyRole = 'content' | 'path' | 'cwd' | 'command' | 'argv' | 'url' | 'host' | 'maybe-host' | 'other';
 
 export function keyRole(key: string): KeyRole {
   const words = keyWords(key);
@@ -44,6 +49,7 @@ export function keyRole(key: string): KeyRole {
   if (ARGV_KEYS.has(joined)) return 'argv';
   if (URL_WORDS.has(last)) return 'url';
   if (HOST_WORDS.has(last)) return 'host';
+  if (MAYBE_HOST_KEYS.has(joined) || MAYBE_HOST_KEYS.has(last)) return 'maybe-host';
   if (PATH_KEYS.has(joined) || PATH_WORDS.has(last)) return 'path';
   return 'other';
 }
@@ -55,6 +61,11 @@ export interface ArgumentFacts {
   urls: Array<{ raw: string; source: EgressTarget['source'] }>;
   /** Strings under content keys, in order (what a write would put in a file). */
   content: string[];
+  /**
+   * Bare names that may be paths (`.env`, `cfg/credentials` under a key that says nothing): judged
+   * against the forbidden patterns, but not refused for being relative with no base.
+   */
+  softPaths: string[];
   cwd: string | undefined;
   /** Set when the arguments nest deeper than MAX_ARGUMENT_DEPTH. */
   tooDeep: boolean;
@@ -76,9 +87,19 @@ function fileUrlPath(s: string): string | undefined {
   }
 }
 
+/** A known program first, or after a shell control operator (`true && rm -rf /`, `echo hi; curl …`). */
 function looksLikeCommand(s: string): boolean {
-  const first = /^\s*(\S+)/.exec(s)?.[1];
-  return first !== undefined && isKnownProgram(first);
+  for (const m of s.matchAll(/(?:^|&&|\|\||[;|\n`]|\$\()\s*([^\s;&|`()]+)/g)) if (isKnownProgram(m[1]!)) return true;
+  return false;
+}
+
+const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$/;
+const IPV6 = /^\[?[0-9a-fA-F:]*:[0-9a-fA-F:.]*\]?(?::\d+)?$/;
+const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)*[A-Za-z0-9-]{1,63}\.?(?::\d+)?$/;
+
+/** A bare name that may be a path: one word, a dot file or a name with a slash. */
+function looksLikeSoftPath(s: string): boolean {
+  return s.length <= 256 && !/\s/.test(s) && (s.startsWith('.') || s.includes('/'));
 }
 
 /**
@@ -88,7 +109,7 @@ function looksLikeCommand(s: string): boolean {
  *                    (`{input: "rm -rf /"}` to a terminal tool with a name we do not know)
  */
 export function extractArguments(args: unknown, judgeProse = true): ArgumentFacts {
-  const facts: ArgumentFacts = { paths: [], commands: [], urls: [], content: [], cwd: undefined, tooDeep: false };
+  const facts: ArgumentFacts = { paths: [], commands: [], urls: [], content: [], softPaths: [], cwd: undefined, tooDeep: false };
 
   const shaped = (s: string, key: string, role: KeyRole): void => {
     if (s.length > MAX_SHAPED_LENGTH) return;
@@ -98,6 +119,8 @@ export function extractArguments(args: unknown, judgeProse = true): ArgumentFact
     else if (URL_SHAPE.test(text)) facts.urls.push({ raw: text, source: role === 'url' ? 'argument' : 'embedded' });
     else if (looksLikePath(text)) facts.paths.push(text);
     else if (looksLikeCommand(text)) facts.commands.push({ form: 'text', text: s, key });
+    else if (IPV4.test(text) || (IPV6.test(text) && text.includes('::'))) facts.urls.push({ raw: text.includes(':') && !text.startsWith('[') && !IPV4.test(text) ? `[${text}]` : text, source: 'embedded' });
+    else if (looksLikeSoftPath(text)) facts.softPaths.push(text);
   };
 
   const visit = (value: unknown, key: string, role: KeyRole, depth: number): void => {
@@ -121,6 +144,13 @@ export function extractArguments(args: unknown, judgeProse = true): ArgumentFact
         case 'command':
           facts.commands.push({ form: 'text', text: value, key });
           return;
+        case 'maybe-host': {
+          const t = value.trim();
+          if (IPV4.test(t) || HOSTNAME.test(t)) facts.urls.push({ raw: t, source: 'argument' });
+          else if (IPV6.test(t)) facts.urls.push({ raw: t.startsWith('[') ? t : `[${t}]`, source: 'argument' });
+          else shaped(value, key, 'other');
+          return;
+        }
         case 'url':
         case 'host':
           if (fileUrlPath(value.trim()) !== undefined) facts.paths.push(fileUrlPath(value.trim())!);
@@ -167,7 +197,7 @@ const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every
 function argvOf(obj: Record<string, unknown>): CommandArgument | undefined {
   const entries = Object.entries(obj);
   const command = entries.find(([k]) => keyRole(k) === 'command');
-  const args = entries.find(([k]) => keyRole(k) === 'argv');
+  const args = entries.find(([k]) => keyRole(k) === 'argv') ?? entries.find(([k, v]) => ARGV_LIKE_KEYS.has(keyWords(k).join('')) && isStringArray(v));
   if (command !== undefined && isStringArray(command[1]) && command[1].length > 0) {
     return { form: 'argv', argv: [...command[1], ...(args !== undefined && isStringArray(args[1]) ? args[1] : [])], key: command[0] };
   }
@@ -176,6 +206,18 @@ function argvOf(obj: Record<string, unknown>): CommandArgument | undefined {
   }
   if (command === undefined && args !== undefined && args[0].toLowerCase() === 'argv' && isStringArray(args[1]) && args[1].length > 0) {
     return { form: 'argv', argv: args[1], key: args[0] };
+  }
+  if (command !== undefined && typeof command[1] === 'string' && args !== undefined && typeof args[1] === 'string') {
+    return { form: 'argv', argv: [command[1], ...args[1].split(/\s+/).filter((w) => w !== '')], key: command[0] };
+  }
+  // {program: "rm", args: [...]}, {file: "/bin/rm", options: [...]}, {args: ["sh", "-c", "id"]}
+  const argvLike = entries.find(([k, v]) => ARGV_LIKE_KEYS.has(keyWords(k).join('')) && isStringArray(v));
+  const program = entries.find(([k, v]) => PROGRAM_KEYS.has(keyWords(k).join('')) && typeof v === 'string' && isKnownProgram(v));
+  if (command === undefined && program !== undefined) {
+    return { form: 'argv', argv: [program[1] as string, ...(argvLike === undefined ? [] : (argvLike[1] as string[]))], key: program[0] };
+  }
+  if (command === undefined && argvLike !== undefined && (argvLike[1] as string[]).length > 0 && isKnownProgram((argvLike[1] as string[])[0]!)) {
+    return { form: 'argv', argv: argvLike[1] as string[], key: argvLike[0] };
   }
   return undefined;
 }

@@ -25,13 +25,14 @@ export const DEFAULT_FORBIDDEN_PATHS = [
   // password stores
   '**/.password-store/**', '**/.1password/**',
   // system secrets and other processes' environments
-  '/etc/shadow', '/etc/gshadow', '/etc/passwd', '/etc/sudoers', '/etc/sudoers.d/**', '/proc/*/environ', '/proc/*/mem',
+  '/etc/shadow*', '/etc/gshadow*', '/etc/passwd*', '/etc/sudoers', '/etc/sudoers.d/**', '/proc/**/environ', '/proc/**/mem',
   '/run/secrets/**', '/var/run/secrets/**',
   // Windows credential stores and hives
   '**/AppData/Roaming/Microsoft/Credentials/**', '**/AppData/Local/Microsoft/Credentials/**',
   '**/Windows/System32/config/SAM', '**/Windows/System32/config/SYSTEM', '**/Windows/System32/config/SECURITY',
 ];
-export const DEFAULT_FORBIDDEN_PATH_EXCEPTIONS = ['**/.env.example', '**/.env.sample', '**/.env.template', '**/.env.dist', '**/.env.defaults'];
+/** Templates that hold no secrets, and public keys (`*.pub`: the half of a key pair meant to be shared). */
+export const DEFAULT_FORBIDDEN_PATH_EXCEPTIONS = ['**/.env*.example', '**/.env*.sample', '**/.env*.template', '**/.env*.dist', '**/.env*.defaults', '**/*.pub'];
 
 export const ForbiddenPathConfigSchema = z.strictObject({
   enabled: z.boolean().default(true),
@@ -104,9 +105,13 @@ export class ForbiddenPathGuard implements Guard {
 
   evaluate(input: GuardInput): GuardOutcome {
     const a = input.action;
-    if (!this.config.enabled || a.paths.length === 0) return null;
+    if (!this.config.enabled || a.paths.length + a.softPaths.length === 0) return null;
     for (const path of a.paths) {
       const v = this.judge(path, input.context.pathBases);
+      if (!v.ok) return { verdict: 'deny', reason: v.reason, details: v.details };
+    }
+    for (const path of a.softPaths) {
+      const v = this.judge(path, input.context.pathBases, false);
       if (!v.ok) return { verdict: 'deny', reason: v.reason, details: v.details };
     }
     return { verdict: 'allow' };

@@ -17,6 +17,8 @@ export interface ToolAction {
   kind: ActionKind;
   /** Every path argument (any tool): values of path-like keys and values shaped like paths. */
   paths: string[];
+  /** Bare names under keys that say nothing (`.env`): judged by the forbidden patterns, not as paths a tool surely opens. */
+  softPaths: string[];
   /** Every command argument (any tool). */
   commands: CommandArgument[];
   /** Every URL or host argument (any tool). */

@@ -68,6 +68,9 @@ const other: CorpusCase[] = [
   { id: 'weather', tool: 'get_weather', arguments: { city: 'Oslo' }, about: 'a tool with no paths, commands or URLs' },
   { id: 'search-query', tool: 'web_search', arguments: { query: 'how to rotate an AWS key safely' }, about: 'a search about secrets' },
   { id: 'issue-body-mentions-command', tool: 'create_issue', arguments: { title: 'Build fails', body: 'Steps: rm -rf build, then npm test. See https://example.com/log' }, about: 'prose that mentions a command and a URL' },
+  { id: 'public-key', tool: 'bash', arguments: { command: 'cat ~/.ssh/id_ed25519.pub' }, about: 'a public key' },
+  { id: 'env-local-example', tool: 'read_text_file', arguments: { path: '.env.local.example' }, about: 'an example environment file with a longer name' },
+  { id: 'postal-address', tool: 'lookup', arguments: { address: '1 Main Street, Oslo', version: '1.2.3', mime: 'text/plain' }, about: 'an address that is not a host, a version, a MIME type' },
   { id: 'chat-message-advice', tool: 'send_message', arguments: { channel: 'dev', text: 'run `npm test` before you push; never rm -rf / anything' }, about: 'prose about commands' },
   { id: 'chat-message-link', tool: 'send_message', arguments: { channel: 'dev', text: 'Docs: https://docs.example.com/guide' }, about: 'a message with a link' },
 ];

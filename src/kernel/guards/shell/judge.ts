@@ -65,9 +65,25 @@ function cdPlaces(parsed: ParsedShell, places: Places): Places {
   return { home: places.home, bases: [...new Set([...places.bases, ...resolveDirectories(dirs, places)])], cwdUnknown: unknown };
 }
 
+const parsedOfJudgement = new WeakMap<ShellJudgement, ParsedShell>();
+const parsedOf = (j: ShellJudgement): ParsedShell => parsedOfJudgement.get(j)!;
+
+/**
+ * Whether any command of the text but `runner` names `script` (as a word or a redirection
+ * target): a command that writes a file names it, and a false alarm only refuses a script run.
+ */
+function writesTo(parsed: ParsedShell, script: string, runner: SimpleCommand): boolean {
+  const base = script.split('/').pop()!;
+  return parsed.commands.some((c) => c !== runner && [...c.argv, ...c.redirects.flatMap((r) => r.target), ...c.assigns.flatMap((a) => a.value)].some((f) => {
+    const v = f.value ?? f.pattern;
+    return v === script || v.endsWith(`/${base}`) || v === base || v.endsWith(`=${script}`);
+  }));
+}
+
 export function judgeShell(parsed: ParsedShell, given: ShellSettings): ShellJudgement {
   const settings: ShellSettings = { ...given, places: cdPlaces(parsed, given.places) };
   const j: ShellJudgement = { deny: undefined, pathWords: [...parsed.looseFields], targets: [], nested: [], directories: [], scripts: [] };
+  parsedOfJudgement.set(j, parsed);
   for (const cmd of parsed.commands) {
     j.pathWords.push(...cmd.argv, ...cmd.assigns.flatMap((a) => a.value), ...cmd.redirects.flatMap((r) => r.target));
     j.deny ??= judgeCommand(cmd, settings, j);
@@ -125,6 +141,8 @@ function judgeArgv(argv: Field[], stdin: StdinSource, cmd: SimpleCommand, settin
   const here: Places = j.directories.length === 0 ? settings.places : { ...settings.places, bases: [...new Set([...settings.places.bases, ...resolveDirectories(j.directories, settings.places)])] };
   const script = inline === undefined ? shellScriptOf(run, cmd, here) : undefined;
   if (script !== undefined) {
+    // A script this very text writes (`… > x.sh; sh x.sh`) would run its new text, not the one on disk.
+    if (script.value !== undefined && writesTo(parsedOf(j), script.value, cmd)) return `runs the shell script ${script.value}, which this command also writes`;
     const read = readShellScript(script, here);
     if (!read.ok) return read.reason;
     j.scripts.push(...read.texts);

@@ -16,7 +16,7 @@ import { INTERPRETERS, interpreterName } from './programs.js';
 import type { Field } from './words.js';
 
 export const MAX_SCRIPT_BYTES = 64 * 1024;
-const SHELL_SHEBANG = /^#!\s*(?:\S*\/)?(?:env\s+(?:-\S+\s+)*)?(?:sh|bash|dash|zsh|ksh|mksh|ash|yash|posh)\b/;
+const SHELL_SHEBANG = /^#!\s*(?:\S*\/)?(?:env\s+(?:-\S+\s+)*)?(?:(?:busybox|toybox)\s+)?(?:sh|bash|dash|zsh|ksh|mksh|ash|yash|posh)\b/;
 
 export type ScriptVerdict = { ok: true; texts: string[] } | { ok: false; reason: string };
 
@@ -78,7 +78,10 @@ export function shellScriptOf(argv: Field[], cmd: SimpleCommand, places: Places)
   if (!program.includes('/') || interpreter !== undefined) return undefined;
   const file = resolutions(program, places).find(isFile);
   if (file === undefined) return undefined;
-  const head = readHead(file, 256)?.toString('utf8') ?? '';
+  const bytes = readHead(file, 256) ?? Buffer.alloc(0);
+  // A binary (an ELF, or anything with NUL bytes) is executed, not read by a shell.
+  if (bytes.includes(0) || bytes.subarray(0, 4).toString('latin1') === '\x7fELF') return undefined;
+  const head = bytes.toString('utf8');
   return !head.startsWith('#!') || SHELL_SHEBANG.test(head) ? argv[0] : undefined;
 }
 
