@@ -16,7 +16,8 @@ import type { ActionKind, Classification, EgressTarget, ToolAction } from './typ
 const READ_TOOLS = new Set(['read', 'read_file', 'read_text_file', 'read_media_file', 'read_multiple_files', 'cat', 'view', 'open_file',
   'get_file_contents', 'list_directory', 'list_directory_with_sizes', 'list_dir', 'directory_tree', 'search_files', 'get_file_info', 'ls', 'stat', 'head', 'tail']);
 const WRITE_TOOLS = new Set(['write', 'write_file', 'edit', 'edit_file', 'create_file', 'create_directory', 'str_replace', 'move_file',
-  'delete_file', 'remove_file', 'append_file', 'fs_write', 'raw_file_write']);
+  'delete_file', 'remove_file', 'append_file', 'fs_write', 'raw_file_write', 'write_to_file', 'create_or_update_file', 'update_file', 'save_file',
+  'put_file', 'overwrite_file', 'replace_in_file', 'append_to_file', 'modify_file', 'write_new_file', 'edit_block', 'str_replace_editor', 'insert_code']);
 const FS_TOOLS = new Set(['fs', 'filesystem']);
 const PATCH_TOOLS = new Set(['apply_patch', 'patch']);
 const SHELL_TOOLS = new Set(['bash', 'shell', 'sh', 'exec', 'execute', 'execute_command', 'run_command', 'run_shell_command', 'terminal', 'command']);
@@ -67,8 +68,11 @@ export function classifyAction(toolName: string, rawArgs: unknown): Classificati
   const name = toolName.toLowerCase();
   const args: Args = rawArgs !== null && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? (rawArgs as Args) : {};
   const malformed = (what: string): Classification => ({ ok: false, reason: `${toolName} needs ${what}` });
-  const kind = kindOf(name, args);
+  let kind = kindOf(name, args);
   const facts = extractArguments(rawArgs, kind !== 'file_write' && kind !== 'patch');
+  // A tool we do not know that takes a path and content writes that content somewhere (a file, a
+  // message with an attachment): the content guards judge it as a write.
+  if (kind === 'mcp_tool' && facts.paths.length > 0 && facts.content.some((c) => c.length > 0)) kind = 'file_write';
   if (facts.tooDeep) return { ok: false, reason: `arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels` };
 
   const action: ToolAction = { kind, paths: facts.paths, softPaths: facts.softPaths, commands: facts.commands, targets: [], content: '', diff: '', cwd: facts.cwd };

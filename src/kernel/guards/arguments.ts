@@ -13,6 +13,7 @@ import type { CommandArgument, EgressTarget } from './types.js';
 
 /** Keys whose strings are content or prose (judged by secret-leak / patch-integrity, never as paths or commands). */
 const CONTENT_KEYS = new Set(['content', 'contents', 'text', 'data', 'newstr', 'newstring', 'newtext', 'oldstr', 'oldstring', 'oldtext', 'edits',
+  'filetext', 'newcontent', 'newcontents', 'filecontent', 'filecontents', 'code', 'sourcecode', 'replacement', 'insert', 'insertion', 'lines',
   'body', 'message', 'messages', 'description', 'title', 'summary', 'comment', 'prompt', 'query', 'diff', 'patch', 'input']);
 const PATH_WORDS = new Set(['path', 'paths', 'file', 'files', 'filename', 'filenames', 'dir', 'dirs', 'directory', 'directories', 'folder', 'folders', 'cwd']);
 const PATH_KEYS = new Set(['source', 'sources', 'destination', 'destinations', 'src', 'dst', 'dest', 'workdir', 'workingdir', 'wd']);

@@ -25,6 +25,18 @@ export const DEFAULT_SECRET_FORMATS: Record<string, string> = {
   'gcp-service-account': String.raw`"private_key_id"\s*:\s*"[0-9a-f]{40}"`,
   'azure-storage-key': String.raw`AccountKey=[A-Za-z0-9+/]{80,}={0,2}`,
   'gitlab-token': String.raw`\bglpat-[A-Za-z0-9_-]{20,}`,
+  'sendgrid-key': String.raw`\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`,
+  'slack-webhook': String.raw`https://hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]{16,}`,
+  'huggingface-token': String.raw`\bhf_[A-Za-z0-9]{30,}\b`,
+  'digitalocean-token': String.raw`\bdo[opr]_v1_[a-f0-9]{64}\b`,
+  'shopify-token': String.raw`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`,
+  'pypi-token': String.raw`\bpypi-AgE[A-Za-z0-9_-]{50,}`,
+  'jwt': String.raw`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`,
+  'telegram-bot-token': String.raw`\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b`,
+  'twilio-key': String.raw`\bSK[0-9a-fA-F]{32}\b`,
+  'putty-private-key': String.raw`PuTTY-User-Key-File-\d`,
+  'bearer-token': String.raw`(?i)\bauthorization\b["']?\s*[:=]\s*["']?bearer\s+[A-Za-z0-9._~+/=-]{20,}`,
+  'url-credentials': String.raw`\b[a-z][a-z0-9+.-]*://[^\s:/@"'<>]+:([^\s/@"'<>]{6,})@[^\s/"'<>]+`,
 };
 
 export interface SecretHit {
@@ -33,14 +45,29 @@ export interface SecretHit {
   text: string;
 }
 
-const SECRET_NAME = String.raw`(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|token|auth[_-]?token|access[_-]?token|refresh[_-]?token|passw(?:or)?d|pwd|private[_-]?key|access[_-]?key(?:[_-]?id)?|credentials?)`;
+const SECRET_NAME = String.raw`(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|token|auth[_-]?token|access[_-]?token|refresh[_-]?token|passw(?:or)?d|passphrase|pwd|db[_-]?pass|[_.-]pass|private[_-]?key|access[_-]?key(?:[_-]?id)?|credentials?)`;
 // name ["']? (= | : | := | =>) value, the name ending in a secret word; the value a quoted string or a bare run.
-const ASSIGNMENT = new RegExp(String.raw`(?<![A-Za-z0-9_])([A-Za-z0-9_.-]*${SECRET_NAME})["']?\s*(?::=|=>|=|:)\s*("[^"\n]*"|'[^'\n]*'|\x60[^\x60\n]*\x60|[^\s,;#}\])]+)`, 'gi');
+const ASSIGNMENT = new RegExp(String.raw`(?<![A-Za-z0-9_])([A-Za-z0-9_.-]*${SECRET_NAME})["']?\s*(?::=|=>|[?+!]?=|:)\s*("[^"\n]*"|'[^'\n]*'|\x60[^\x60\n]*\x60|[^\s,;#}\])]+)`, 'gi');
 
-const PLACEHOLDER = /^(?:your|my|the|some|example|sample|dummy|fake|mock|test|testing|placeholder|change[_-]?me|replace|insert|enter|put|todo|tbd|fixme|redacted|hidden|secret|password|passwd|token|api[_-]?key|none|null|nil|undefined|false|true|default|xxx|\.\.\.)/i;
+/** Whole values that are placeholders, not secrets (compared in lower case). */
+const PLACEHOLDER_WORDS = new Set(['password', 'passwd', 'secret', 'token', 'apikey', 'api_key', 'api-key', 'secretkey', 'secret_key', 'changeme', 'change_me',
+  'replaceme', 'replace_me', 'example', 'sample', 'dummy', 'fake', 'mock', 'test', 'testing', 'placeholder', 'todo', 'tbd', 'fixme', 'redacted', 'hidden',
+  'none', 'null', 'nil', 'undefined', 'false', 'true', 'default', 'admin', 'root', 'pass', 'qwerty', 'letmein', 'password123', 'secret123', 'mysecret',
+  'mypassword', 'yourpassword', 'your_password', 'your-password', 'notasecret', 'xxx']);
+/** Values that say they are examples: a placeholder word followed by a separator (`test-key-123`, `dummy_token`). */
+const PLACEHOLDER_PREFIX = /^(?:your|example|sample|dummy|fake|mock|test|placeholder|insert|enter|replace)[-_.]/i;
 const PLACEHOLDER_INSIDE = /your[_-]|[_-]here\b|example|x{4,}|\*{3,}|\.{3}|<[^>]*>|\[[^\]]*\]|changeme|replace[_-]?me|dummy|placeholder/i;
 const REFERENCE = /^(?:\$|%\(|\{\{|\{%|<%|#\{|@\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|env\(|ENV\[|System\.getenv|Deno\.env|secrets\.|vault:|ref\+|!Ref|!Sub)/;
-const CONFIG_EXTENSIONS = /\.(?:env|ya?ml|ini|cfg|conf|properties|toml|json|jsonc|txt|md|markdown|rst|tf|tfvars|npmrc|netrc|pgpass|xml|plist|service)$/i;
+/** Files where a bare value after `=` or `:` is a literal (configuration, shell, docs), not an expression. */
+const CONFIG_EXTENSIONS = /\.(?:env|ya?ml|ini|cfg|conf|properties|toml|json|jsonc|txt|md|markdown|rst|tf|tfvars|npmrc|netrc|pgpass|xml|plist|service|sh|bash|zsh|fish|ksh|bashrc|zshrc|profile|bash_profile|envrc|ps1|psm1|bat|cmd|mk|make|dockerfile|cnf|htpasswd)$|(?:^|\/)(?:Dockerfile|Makefile|\.?[a-z]*rc|\.?profile)$/i;
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
 
 export function shannonEntropy(s: string): number {
   const counts = new Map<string, number>();
@@ -52,7 +79,7 @@ export function shannonEntropy(s: string): number {
 }
 
 function isPlaceholder(value: string): boolean {
-  return PLACEHOLDER.test(value) || PLACEHOLDER_INSIDE.test(value) || /^(.)\1*$/.test(value);
+  return PLACEHOLDER_WORDS.has(value.toLowerCase()) || PLACEHOLDER_PREFIX.test(value) || PLACEHOLDER_INSIDE.test(value) || /^(.)\1*$/.test(value);
 }
 
 /** A quoted or bare value that could be a secret written in the clear. */
@@ -77,6 +104,11 @@ export function findSecret(text: string, formats: ReadonlyArray<[string, RegExp]
     re.lastIndex = 0;
     for (const m of text.matchAll(new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`))) {
       // A documented example (AKIAIOSFODNN7EXAMPLE) or a run of one character (ghp_xxxx…) is not a key.
+      // A password inside a URL is judged like an assigned literal (`postgres://app:changeme@…`, `${PASS}` are not secrets).
+      if (kind === 'url-credentials') {
+        if (literalSecret(decodeURIComponentSafe(m[1] ?? ''), true) !== undefined) return { kind, text: m[0] };
+        continue;
+      }
       const body = m[0].replace(/^[A-Za-z]+[_-](?:[A-Za-z0-9]+[_-])?/, '');
       if (kind === 'private-key' || !(PLACEHOLDER_INSIDE.test(body) || /^(.)\1*$/.test(body))) return { kind, text: m[0] };
     }

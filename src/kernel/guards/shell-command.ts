@@ -59,6 +59,7 @@ export class ShellCommandGuard implements Guard {
   private readonly regexes: RegExp[] | null;
   private readonly allowed: ReadonlySet<string>;
   private readonly home = homedir();
+  private readonly forbids = (path: string): string | undefined => this.paths.matches(path);
 
   constructor(private readonly paths: ForbiddenPathGuard, private readonly config: ShellCommandConfig = ShellCommandConfigSchema.parse({})) {
     this.allowed = new Set(config.allowed_interpreters.map((i) => i.toLowerCase()));
@@ -108,7 +109,7 @@ export class ShellCommandGuard implements Guard {
   private judgeParsed(shell: ParsedShell, text: string, bases: readonly string[], depth: number): Verdict {
     const hit = this.regexes!.find((re) => re.test(text));
     if (hit !== undefined) return { ok: false, reason: `command matches a dangerous pattern: ${hit.source}`, details: hit.source };
-    const settings: ShellSettings = { allowedInterpreters: this.allowed, places: { home: this.home, bases } };
+    const settings: ShellSettings = { allowedInterpreters: this.allowed, places: { home: this.home, bases }, ...(this.paths.enabled ? { forbids: this.forbids } : {}) };
     const j = judgeShell(shell, settings);
     if (j.deny !== undefined) return { ok: false, reason: `command refused: ${j.deny}`, details: j.deny };
     if (this.paths.enabled) {

@@ -25,6 +25,7 @@ const files: CorpusCase[] = [
   { id: 'write-password-input', tool: 'write_file', arguments: { path: 'src/form.tsx', content: '<input type="password" placeholder="Password" name="password" />\n' }, about: 'a password form field' },
   { id: 'write-tokenizer', tool: 'write_file', arguments: { path: 'src/model.py', content: 'tokenizer = "bert-base-uncased"\nmax_tokens = 1024\n' }, about: 'words that contain "token"' },
   { id: 'write-lockfile-integrity', tool: 'write_file', arguments: { path: 'package-lock.json', content: '"integrity": "sha512-Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG9mcmVk"\n' }, about: 'a lockfile hash' },
+  { id: 'write-docs-connection-string', tool: 'write_file', arguments: { path: 'docs/db.md', content: 'Use `postgres://app:changeme@localhost/app`, or `https://user:${PASSWORD}@host`.\n' }, about: 'documented connection strings with placeholder passwords' },
   { id: 'write-aws-doc-example', tool: 'write_file', arguments: { path: 'docs/aws.md', content: 'For example `AKIAIOSFODNN7EXAMPLE`, the key from the AWS documentation.\n' }, about: 'the documented AWS example key' },
   { id: 'write-test-fixture', tool: 'write_file', arguments: { path: 'test/fixtures/users.json', content: '{ "password": "correct-horse-battery-staple" }\n' }, about: 'a test fixture (test paths are skipped)' },
   { id: 'edit-password-variable', tool: 'edit_file', arguments: { path: 'src/login.ts', edits: [{ oldText: 'pw', newText: 'const passwordHash = await hash(password);' }] }, about: 'edit code that hashes a password' },
@@ -60,6 +61,12 @@ const commands: CorpusCase[] = [
   { id: 'path-prefix-build', tool: 'bash', arguments: { command: 'PATH="$PWD/node_modules/.bin:$PATH" tsc -p .' }, about: 'extend PATH for a build' },
   { id: 'run-build-script', tool: 'bash', arguments: { command: 'bash scripts/build.sh' }, about: 'run a build script (its text is judged and allowed)' },
   { id: 'grep-recursive-src', tool: 'bash', arguments: { command: 'grep -rn TODO src docs' }, about: 'search the project' },
+  { id: 'echo-localhost-url', tool: 'bash', arguments: { command: 'echo "open http://localhost:3000" && grep -rn "http://localhost:3000" src' }, about: 'a local URL printed and searched for, not fetched' },
+  { id: 'ssh-public-host', tool: 'bash', arguments: { command: 'ssh -p 2222 -o ConnectTimeout=5 deploy@example.com uptime' }, about: 'ssh to a public host with options' },
+  { id: 'grep-project', tool: 'bash', arguments: { command: 'grep -rn TODO .' }, about: 'search the workspace for a word' },
+  { id: 'archive-sources', tool: 'bash', arguments: { command: 'tar czf build/src.tgz src && cp -r src build/src-copy' }, about: 'archive and copy a folder without secrets' },
+  { id: 'node-preload-file', tool: 'bash', arguments: { command: 'node -r ./setup.js app.js' }, about: 'node preloading a file' },
+  { id: 'tmux-list', tool: 'bash', arguments: { command: 'tmux ls' }, about: 'list terminal sessions' },
   { id: 'argv-git', tool: 'exec', arguments: { command: 'git', args: ['log', '--format=%H %s', '-n', '3'] }, about: 'an argv with a format string' },
 ];
 

@@ -6,6 +6,7 @@
  * pipes to or from a command, sed's `e`).
  * Owns: the inline-code rules per interpreter. Imports the program tables. Arguments are attacker-controlled.
  */
+import { posix } from 'node:path';
 import { INTERPRETERS, interpreterName, TEXT_PROGRAMS } from './programs.js';
 import type { InterpreterSpec } from './programs.js';
 import type { StdinSource } from './parser.js';
@@ -20,7 +21,13 @@ export interface InlineCode {
   shell: boolean;
 }
 
-const STDIN_PATHS = /^(?:-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/self\/fd\/\d+)$/;
+const STDIN_PATH = /^(?:-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(?:self|thread-self|\d+)(?:\/task\/\d+)?\/fd\/\d+)$/;
+/** Standard input (or another descriptor) however the path is spelt: `/dev//stdin`, `/dev/./stdin`. */
+const STDIN_PATHS = { test: (p: string) => STDIN_PATH.test(p === '-' ? p : posix.normalize(p)) };
+/** perl's -M/-m take a module name (`-MList::Util=sum`); anything else is code (`-M'strict;system q(id)'`). */
+const PERL_MODULE = /^-?[A-Za-z_][\w:]*(?:=[\w,:.-]*)?$/;
+/** node's preload options run what they name: a data: or http(s): URL is code given inline. */
+const NODE_PRELOAD = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader']);
 
 function stdinForm(stdin: StdinSource): string | undefined {
   return stdin === 'pipe' ? 'its program on standard input from a pipe'
@@ -55,9 +62,24 @@ export function inlineCode(argv: Field[], stdin: StdinSource): InlineCode | unde
       if (script.value === undefined) return found(script.procSubst ? 'a script from <(…)' : 'a script computed at run time', undefined);
       return STDIN_PATHS.test(script.value) ? (stdinForm(stdin) === undefined ? undefined : found(stdinForm(stdin)!, undefined)) : undefined;
     }
+    if (name === 'perl' && /^-[Mm]/.test(v)) {
+      const module = v.length > 2 ? v.slice(2) : argv[i + 1]?.value;
+      if (module === undefined || !PERL_MODULE.test(module)) return found('-M with code', module);
+      if (v.length === 2) i++;
+      continue;
+    }
+    const preload = v.includes('=') ? v.slice(0, v.indexOf('=')) : v;
+    if ((name === 'node' || name === 'nodejs' || name === 'bun' || name === 'deno') && NODE_PRELOAD.has(preload)) {
+      const target = v.includes('=') ? v.slice(v.indexOf('=') + 1) : argv[i + 1]?.value;
+      if (target === undefined || /^(?:data|https?):/i.test(target)) return found(`${preload} with code`, target);
+      if (!v.includes('=')) i++;
+      continue;
+    }
     const long = spec.longCodeOptions?.find((o) => v === o || v.startsWith(`${o}=`));
     if (long !== undefined) return found(long, v.includes('=') ? v.slice(v.indexOf('=') + 1) : argv[i + 1]?.value);
     if (spec.codeOptions.includes(v)) return found(v, argv[i + 1]?.value);
+    // `-rsocket` is -r with its value joined, not a bundle of flags.
+    if (/^-[A-Za-z]{2,}$/.test(v) && spec.valueOptions?.includes(v.slice(0, 2)) === true && !shell) continue;
     if (/^-[A-Za-z]{2,}$/.test(v) && !v.startsWith('--') && letters.some((l) => v.slice(1).includes(l))) {
       // A bundle (`bash -lc`, `perl -ne`) or a joined value (`python3 -cprint(1)`): code either way.
       return found(v, shell ? argv[i + 1]?.value : undefined);
@@ -77,15 +99,31 @@ export function inlineCode(argv: Field[], stdin: StdinSource): InlineCode | unde
   return undefined;
 }
 
-const AWK_RUNS_COMMANDS = /\bsystem\s*\(|\|\s*getline|\|&|(?:print|printf)\b[^;}]*\|/;
+// system(), a pipe to or from a command (`print … | "sh"`, `"cmd" | getline`, `|&`), gawk's /inet sockets.
+const AWK_RUNS_COMMANDS = /\bsystem\s*\(|\|\s*getline|\|&|\|\s*["A-Za-z_($]|["']\/inet[46]?\//;
 // sed's `e` command (run the pattern space or a command) and the `e` flag of `s///` (GNU sed(1)).
 const SED_RUNS_COMMANDS = /(?:^|[;\n{}])\s*(?:\d+|\$|\/[^/]*\/)?\s*!?\s*e(?:\s|;|$)|\bs(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImM0-9w]*e/;
 
 /** awk or sed whose program runs commands; `undefined` when the program is harmless or read from a file. */
-export function textProgramRunsCommands(argv: Field[]): string | undefined {
+export interface TextProgramJudgement {
+  /** Why the program is refused, if it is. */
+  runs: string | undefined;
+  /** Files the program reads or writes (awk string literals, sed r/R/w/W), to be judged as paths. */
+  paths: string[];
+}
+
+/** Files an awk or sed program names. */
+function programPaths(name: string, program: string): string[] {
+  if (name === 'sed') return [...program.matchAll(/(?:^|[;\n{}]|\/[gpiImMe0-9]*)\s*(?:\d+|\$|\/[^/]*\/)?\s*!?\s*[rRwW]\s*([^;\n}]+)/g)].map((m) => m[1]!.trim());
+  return [...program.matchAll(/"((?:[^"\\\n]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, '$1')).filter((t) => t !== '');
+}
+
+/** awk or sed whose program runs commands, and the files its program names. */
+export function textProgram(argv: Field[]): TextProgramJudgement {
+  const out: TextProgramJudgement = { runs: undefined, paths: [] };
   const name = argv[0]?.value === undefined ? undefined : argv[0].value.split('/').pop()!.toLowerCase();
   const spec = name === undefined ? undefined : TEXT_PROGRAMS[name];
-  if (spec === undefined) return undefined;
+  if (name === undefined || spec === undefined) return out;
   const programs: Array<Field | undefined> = [];
   let positional: Field | undefined;
   for (let i = 1; i < argv.length; i++) {
@@ -98,7 +136,8 @@ export function textProgramRunsCommands(argv: Field[]): string | undefined {
     if (fileOption !== undefined) {
       // The program from a file — unless the file is standard input (`awk -f - <<EOF`), which this text does not show.
       const file = v.includes('=') ? v.slice(v.indexOf('=') + 1) : argv[i + 1]?.value;
-      return file === undefined || /^(?:-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/self\/fd\/\d+)$/.test(file) ? `${name} reads its program from standard input or a computed file` : undefined;
+      if (file === undefined || STDIN_PATHS.test(file)) out.runs = `${name} reads its program from standard input or a computed file`;
+      return out;
     }
     if (spec.codeOptions.includes(v)) {
       programs.push(argv[++i]);
@@ -114,8 +153,15 @@ export function textProgramRunsCommands(argv: Field[]): string | undefined {
   if (programs.length === 0 && positional !== undefined) programs.push(positional);
   for (const p of programs) {
     if (p === undefined) continue;
-    if (p.value === undefined) return `${name} is given a program computed at run time (${p.unknown ?? p.pattern})`;
-    if ((name === 'sed' ? SED_RUNS_COMMANDS : AWK_RUNS_COMMANDS).test(p.value)) return `${name} is given a program that runs commands`;
+    if (p.value === undefined) {
+      out.runs = `${name} is given a program computed at run time (${p.unknown ?? p.pattern})`;
+      return out;
+    }
+    if ((name === 'sed' ? SED_RUNS_COMMANDS : AWK_RUNS_COMMANDS).test(p.value)) {
+      out.runs = `${name} is given a program that runs commands`;
+      return out;
+    }
+    out.paths.push(...programPaths(name, p.value));
   }
-  return undefined;
+  return out;
 }

@@ -11,11 +11,12 @@
 import { posix } from 'node:path';
 import { destructiveReason, deviceWrite, selfCallingFunction } from './destructive.js';
 import type { Places } from './destructive.js';
-import { inlineCode, textProgramRunsCommands } from './interpreters.js';
-import { commandTargets, networkReason } from './network.js';
+import { inlineCode, textProgram } from './interpreters.js';
+import { commandTargets, networkReason, unjudgeableNetwork } from './network.js';
 import { optionRule } from './option-rule.js';
 import type { ParsedShell, SimpleCommand, StdinSource } from './parser.js';
 import { loadsCode } from './programs.js';
+import { RUNNER_PROGRAMS, runnerOutcome } from './runners.js';
 import { plantedRepository } from './git-repository.js';
 import { treeReadReason } from './reads.js';
 import { readShellScript, shellScriptOf } from './scripts.js';
@@ -26,6 +27,8 @@ export interface ShellSettings {
   /** Interpreters (by name: `bash`, `python`, `node`, `eval`, …) that may be given inline code. */
   allowedInterpreters: ReadonlySet<string>;
   places: Places;
+  /** The forbidden pattern a path matches, if any (absent when forbidden-path is off). */
+  forbids?: (path: string) => string | undefined;
 }
 
 export interface ShellJudgement {
@@ -118,6 +121,8 @@ function judgeArgv(argv: Field[], stdin: StdinSource, cmd: SimpleCommand, settin
   const name = programName(run[0]);
   if (name === undefined) return dynamicNameReason(run[0]!);
   j.targets.push(...commandTargets(run));
+  const unjudgeable = unjudgeableNetwork(run);
+  if (unjudgeable !== undefined) return unjudgeable;
   if ((name === 'cd' || name === 'pushd') && run[1]?.value !== undefined) j.directories.push(run[1].value);
   if ((name === 'source' || name === '.') && run[1] !== undefined && run[1].value === undefined) {
     return `${name} of a script computed at run time (${run[1].procSubst ? '<(…)' : (run[1].unknown ?? run[1].pattern)})`;
@@ -125,6 +130,15 @@ function judgeArgv(argv: Field[], stdin: StdinSource, cmd: SimpleCommand, settin
   if (name === 'git') {
     const planted = plantedRepository([...settings.places.bases, ...resolveDirectories(j.directories, settings.places)]);
     if (planted !== undefined) return `git would run in the bare repository ${planted}, whose configuration can run commands`;
+  }
+  if (RUNNER_PROGRAMS.has(name)) {
+    const r = runnerOutcome(name, run, stdin);
+    if (r.kind === 'deny' && !settings.allowedInterpreters.has(r.program)) return `${r.reason}; allow ${r.program} in the policy's allowed_interpreters to permit it`;
+    if (r.kind === 'shell') j.scripts.push(...r.texts);
+    if (r.kind === 'argv') {
+      const inner = judgeArgv(r.argv, 'inherited', cmd, settings, j);
+      if (inner !== undefined) return inner;
+    }
   }
   const inline = inlineCode(run, stdin);
   if (inline !== undefined) {
@@ -147,9 +161,10 @@ function judgeArgv(argv: Field[], stdin: StdinSource, cmd: SimpleCommand, settin
     if (!read.ok) return read.reason;
     j.scripts.push(...read.texts);
   }
-  const text = textProgramRunsCommands(run);
-  if (text !== undefined) return text;
-  const tree = treeReadReason(run, here);
+  const text = textProgram(run);
+  if (text.runs !== undefined) return text.runs;
+  j.pathWords.push(...text.paths.map((p): Field => ({ value: p, pattern: p, glob: false, unknown: undefined, procSubst: false })));
+  const tree = treeReadReason(run, here, settings.forbids);
   if (tree !== undefined) return tree;
   const destructive = destructiveReason(run, u.appendsUnknown, here, (inner) => judgeArgv(inner, 'inherited', cmd, settings, j));
   if (destructive !== undefined) return destructive;

@@ -61,6 +61,15 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   nsenter: { valueOptions: ['-t', '-S', '-G', '--target', '--setuid', '--setgid'] },
   unshare: { valueOptions: [] },
   caffeinate: { valueOptions: ['-w', '-t'] },
+  fakeroot: { valueOptions: ['-l', '--lib', '--faked', '-s', '-i', '-b'] },
+  setpriv: { valueOptions: ['--reuid', '--regid', '--groups', '--inh-caps', '--ambient-caps', '--bounding-set', '--securebits', '--pdeathsig', '--selinux-label', '--apparmor-profile', '--landlock-access', '--landlock-rule'] },
+  prlimit: { valueOptions: ['-p', '--pid', '-o', '--output'] },
+  chpst: { valueOptions: ['-u', '-U', '-e', '-/', '-n', '-l', '-L', '-m', '-d', '-o', '-p', '-f', '-c'] },
+  'systemd-run': { valueOptions: ['-p', '--property', '--unit', '-u', '--slice', '-E', '--setenv', '--uid', '--gid', '--working-directory', '-M', '--machine', '-H', '--host', '--description', '--on-active', '--on-boot', '--on-calendar', '--on-unit-active', '--on-unit-inactive', '--timer-property', '--path-property', '--socket-property', '--service-type', '--nice'] },
+  perf: { valueOptions: ['-e', '--event', '-o', '--output', '-p', '--pid', '-t', '--tid', '-C', '--cpu', '-r', '--repeat', '-G', '--cgroup', '-x', '--field-separator', '-I', '--interval-print', '-F', '--freq', '-c', '--count'], positionals: 1 },
+  script: { valueOptions: ['-E', '--echo', '-t', '--timing', '-T', '--log-timing', '-I', '--log-in', '-O', '--log-out', '-B', '--log-io', '-m', '--logging-format'], shellTextOptions: ['-c', '--command'] },
+  parallel: { valueOptions: ['-j', '--jobs', '-a', '--arg-file', '-d', '--delimiter', '-S', '--sshlogin', '--joblog', '--results', '--tmpdir', '-I', '--replace', '--colsep', '--timeout'], joinsIntoShell: true },
+  runcon: { valueOptions: ['-u', '-r', '-t', '-l'] },
 };
 
 export type InlineCodeForm = 'option' | 'stdin' | 'first-positional';
@@ -105,6 +114,7 @@ export const INTERPRETERS: Readonly<Record<string, InterpreterSpec>> = {
   pwsh: { codeOptions: ['-c', '-Command', '-command', '-e', '-EncodedCommand', '-enc'], readsStdin: true },
   powershell: { codeOptions: ['-c', '-Command', '-command', '-e', '-EncodedCommand', '-enc'], readsStdin: true },
   jshell: { codeOptions: [], readsStdin: true },
+  expect: { codeOptions: ['-c'], valueOptions: ['-f'], readsStdin: true },
   groovy: { codeOptions: ['-e'] }, scala: { codeOptions: ['-e'] },
   php8: { codeOptions: ['-r'], readsStdin: true },
   eval: { codeOptions: [], programIsFirstPositional: true },
@@ -137,7 +147,7 @@ export const CODE_LOADING_ENV: readonly string[] = [
   'GIT_EDITOR', 'GIT_PAGER', 'GIT_EXTERNAL_DIFF', 'GIT_PROXY_COMMAND', 'GIT_TEMPLATE_DIR', 'GIT_CONFIG', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM',
   'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT', 'GIT_DIR', 'GIT_COMMON_DIR', 'EDITOR', 'VISUAL', 'PAGER', 'LESSOPEN', 'LESSCLOSE', 'PATH', 'IFS',
   'RUSTC_WRAPPER', 'GOFLAGS', 'MAKEFLAGS', 'MFLAGS', 'GNUMAKEFLAGS', 'TAR_OPTIONS', 'RSYNC_RSH', 'RIPGREP_CONFIG_PATH', 'PYTHONWARNINGS',
-  'GCONV_PATH', 'OPENSSL_CONF',
+  'GCONV_PATH', 'OPENSSL_CONF', 'GIT_SEQUENCE_EDITOR', 'SEQUENCE_EDITOR', 'MANPAGER', 'BROWSER', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_INDEX_FILE',
 ];
 const CODE_LOADING_ENV_PREFIXES = ['LD_', 'DYLD_', 'GIT_CONFIG_KEY_', 'GIT_CONFIG_VALUE_', 'CARGO_TARGET_', 'BASH_FUNC_'];
 

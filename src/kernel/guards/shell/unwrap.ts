@@ -71,8 +71,19 @@ export function unwrap(start: Field[]): Unwrapped {
         break;
       }
       const eq = v.indexOf('=');
-      const opt = v.startsWith('--') && eq > 0 ? v.slice(0, eq) : v;
-      const inlineValue = v.startsWith('--') && eq > 0 ? v.slice(eq + 1) : undefined;
+      let opt = v.startsWith('--') && eq > 0 ? v.slice(0, eq) : v;
+      let inlineValue = v.startsWith('--') && eq > 0 ? v.slice(eq + 1) : undefined;
+      // A bundle of short options (`script -qc CMD`, `sudo -nu root`): the first letter that takes a
+      // value ends the bundle, its value the rest of the word or the next word.
+      if (/^-[A-Za-z]{2,}/.test(v) && !v.startsWith('--')) {
+        const takes = [...(spec.shellTextOptions ?? []), ...(spec.splitStringOptions ?? []), ...spec.valueOptions].filter((o) => /^-[A-Za-z]$/.test(o)).map((o) => o[1]!);
+        const at = [...v.slice(1)].findIndex((c) => takes.includes(c));
+        if (at >= 0) {
+          opt = `-${v[at + 1]!}`;
+          const restOfWord = v.slice(at + 2);
+          inlineValue = restOfWord === '' ? undefined : restOfWord;
+        }
+      }
       const value = (): string | undefined => inlineValue ?? argv[i + 1]?.value;
       if (spec.lookupOnly?.includes(opt) === true) return { ok: true, argv: [], nestedShell, appendsUnknown, envAssigns };
       if (spec.shellTextOptions?.includes(opt) === true) {
