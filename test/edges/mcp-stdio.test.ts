@@ -38,7 +38,7 @@ describe('MCP edge, stdio, real SDK client', () => {
 
     const denied = await client.callTool({ name: 'read_file', arguments: { path: '/etc/shadow' } });
     expect(denied.isError).toBe(true);
-    expect((denied.content as Array<{ text: string }>)[0]!.text).toMatch(/forbidden pattern: \/etc\/shadow \(forbidden-path\)/);
+    expect((denied.content as Array<{ text: string }>)[0]!.text).toMatch(/forbidden pattern: \/etc\/shadow\* \(forbidden-path\)/);
     expect((denied._meta as Record<string, any>)['chio/receipt']).toMatchObject({ decision: 'deny', seq: 2 });
 
     const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} }).catch((e: unknown) => e);
