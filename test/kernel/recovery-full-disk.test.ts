@@ -163,7 +163,7 @@ describe('a nearly full filesystem under the ledger', () => {
 
   // Only where a tmpfs cannot be mounted: the database's page limit stands in for the full disk.
   // The limit is set on the kernel's own connections (private members, reached on purpose here).
-  it.runIf('why' in mounted)('with PRAGMA max_page_count standing in for a full disk: no room for the reservation → the tool never runs; no room for the receipt → settled as incomplete by the next successful append', async () => {
+  it.runIf('why' in mounted)('with PRAGMA max_page_count standing in for a full disk (skipped where a tmpfs can be mounted: the real-filesystem test above runs instead): no room for the reservation → the tool never runs; no room for the receipt → settled as incomplete by the next successful append', async () => {
     const dir = tempDir();
     const db = join(dir, 'receipts.sqlite');
     const seed = fromHex('44'.repeat(32));
