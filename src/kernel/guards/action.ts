@@ -10,7 +10,7 @@
  * Owns: the name tables and the assembly of a ToolAction. Imports guard helpers. Arguments are attacker-controlled.
  */
 import { extractArguments, MAX_ARGUMENT_DEPTH } from './arguments.js';
-import { commandTargets } from './shell-command.js';
+import { commandArgumentTargets } from './shell-command.js';
 import type { ActionKind, Classification, EgressTarget, ToolAction } from './types.js';
 
 const READ_TOOLS = new Set(['read', 'read_file', 'read_text_file', 'read_media_file', 'read_multiple_files', 'cat', 'view', 'open_file',
@@ -106,7 +106,7 @@ export function classifyAction(toolName: string, rawArgs: unknown): Classificati
     action.targets.push(t);
   }
   for (const c of action.commands) {
-    for (const raw of commandTargets(c)) {
+    for (const raw of commandArgumentTargets(c)) {
       const t = egressTarget(raw, 'embedded');
       if (t !== null) action.targets.push(t);
     }

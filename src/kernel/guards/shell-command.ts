@@ -128,7 +128,7 @@ export class ShellCommandGuard implements Guard {
 }
 
 /** URLs and hosts a command reaches, nested shell code included (for the network guards). */
-export function commandTargets(command: CommandArgument, home: string = homedir()): string[] {
+export function commandArgumentTargets(command: CommandArgument, home: string = homedir()): string[] {
   const everything: ShellSettings = { allowedInterpreters: new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'rbash', 'yash', 'posh']), places: { home, bases: [] } };
   const out: string[] = [];
   const visit = (shell: ParsedShell, depth: number) => {

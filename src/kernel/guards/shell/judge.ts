@@ -68,8 +68,8 @@ function cdPlaces(parsed: ParsedShell, places: Places): Places {
   return { home: places.home, bases: [...new Set([...places.bases, ...resolveDirectories(dirs, places)])], cwdUnknown: unknown };
 }
 
-const parsedOfJudgement = new WeakMap<ShellJudgement, ParsedShell>();
-const parsedOf = (j: ShellJudgement): ParsedShell => parsedOfJudgement.get(j)!;
+/** What one text's rules need besides the settings: the places it runs in and the whole text. */
+type Context = ShellSettings & { parsed: ParsedShell };
 
 /**
  * Whether any command of the text but `runner` names `script` (as a word or a redirection
@@ -84,9 +84,8 @@ function writesTo(parsed: ParsedShell, script: string, runner: SimpleCommand): b
 }
 
 export function judgeShell(parsed: ParsedShell, given: ShellSettings): ShellJudgement {
-  const settings: ShellSettings = { ...given, places: cdPlaces(parsed, given.places) };
+  const settings: Context = { ...given, places: cdPlaces(parsed, given.places), parsed };
   const j: ShellJudgement = { deny: undefined, pathWords: [...parsed.looseFields], targets: [], nested: [], directories: [], scripts: [] };
-  parsedOfJudgement.set(j, parsed);
   for (const cmd of parsed.commands) {
     j.pathWords.push(...cmd.argv, ...cmd.assigns.flatMap((a) => a.value), ...cmd.redirects.flatMap((r) => r.target));
     j.deny ??= judgeCommand(cmd, settings, j);
@@ -96,7 +95,7 @@ export function judgeShell(parsed: ParsedShell, given: ShellSettings): ShellJudg
   return j;
 }
 
-function judgeCommand(cmd: SimpleCommand, settings: ShellSettings, j: ShellJudgement): string | undefined {
+function judgeCommand(cmd: SimpleCommand, settings: Context, j: ShellJudgement): string | undefined {
   for (const a of cmd.assigns) if (loadsCode(a.name, 'shell')) return `sets ${a.name}, which makes programs load other code`;
   const device = deviceWrite(cmd.redirects);
   if (device !== undefined) return device;
@@ -104,7 +103,7 @@ function judgeCommand(cmd: SimpleCommand, settings: ShellSettings, j: ShellJudge
 }
 
 /** The rules for one program invocation (also for the command `find -exec` runs). */
-function judgeArgv(argv: Field[], stdin: StdinSource, cmd: SimpleCommand, settings: ShellSettings, j: ShellJudgement): string | undefined {
+function judgeArgv(argv: Field[], stdin: StdinSource, cmd: SimpleCommand, settings: Context, j: ShellJudgement): string | undefined {
   if (argv.length === 0) return undefined;
   if (programName(argv[0]) === undefined) return dynamicNameReason(argv[0]!);
   const u = unwrap(argv);
@@ -156,7 +155,7 @@ function judgeArgv(argv: Field[], stdin: StdinSource, cmd: SimpleCommand, settin
   const script = inline === undefined ? shellScriptOf(run, cmd, here) : undefined;
   if (script !== undefined) {
     // A script this very text writes (`… > x.sh; sh x.sh`) would run its new text, not the one on disk.
-    if (script.value !== undefined && writesTo(parsedOf(j), script.value, cmd)) return `runs the shell script ${script.value}, which this command also writes`;
+    if (script.value !== undefined && writesTo(settings.parsed, script.value, cmd)) return `runs the shell script ${script.value}, which this command also writes`;
     const read = readShellScript(script, here);
     if (!read.ok) return read.reason;
     j.scripts.push(...read.texts);
