@@ -239,6 +239,31 @@ export const ERROR_CATALOGUE = {
     help: 'list receipt ids with `chio receipt list`; a prefix must be at least 8 hex characters and unique',
     exit: EXIT.badInput,
   },
+  'CHIO-REDACTION-KEY-REQUIRED': {
+    summary: 'the policy redacts parameters (hash_only or redact_keys) and the kernel was given no redaction key',
+    help: 'create a key once with `chio receipt redaction-key --out <file>` and pass --redaction-key-file <file> (library: redactionKeyFile); keep it: without it no redacted receipt can be disclosed',
+    exit: EXIT.badInput,
+  },
+  'CHIO-REDACTION-KEY-INVALID': {
+    summary: 'a redaction key is not 32 bytes (a key file holds 64 hex characters), or was given twice',
+    help: 'create a key with `chio receipt redaction-key --out <file>` and pass that file',
+    exit: EXIT.badInput,
+  },
+  'CHIO-REDACTION-KEY-MISMATCH': {
+    summary: 'the receipt\'s parameter_hash was salted under another redaction key than the one given',
+    help: 'pass the key file whose id is the receipt\'s metadata.chio_parameter_salt.key_id (the message names both ids; `chio receipt redaction-key` prints a new key\'s id)',
+    exit: EXIT.badInput,
+  },
+  'CHIO-REDACTION-RECEIPT-REFUSED': {
+    summary: 'no salt is disclosed for this receipt: it fails verification, is not signed by a trusted kernel key, or shares its salt input (capability, timestamp, signing nonce) with another receipt in the ledger',
+    help: 'run `chio receipt verify` and `chio ledger verify` on the ledger; a receipt forged to copy another one\'s salt input would otherwise reveal that receipt\'s salt',
+    exit: EXIT.badInput,
+  },
+  'CHIO-REDACTION-NOT-SALTED': {
+    summary: 'the receipt has no salted parameter_hash to disclose or check (it is not redacted, or was written without metadata.chio_parameter_salt)',
+    help: 'a redaction_mode "none" receipt carries its parameters and H(parameters) in the clear (`chio receipt verify` checks them); older redacted receipts carry the unsalted H(original parameters)',
+    exit: EXIT.badInput,
+  },
   'CHIO-INTERNAL': {
     summary: 'an unexpected fault inside chio',
     help: 'this is a bug; report it with the command line and the message',

@@ -1,6 +1,6 @@
 /**
  * `chio acp proxy [--allow-path <abs prefix>]… [--allow-command <name>]… [--allow-env <name>]… [--server-id <id>]
- * [--receipt-db <file>] [--kernel-seed-file <file>] [--policy <file>] [--attestation
+ * [--receipt-db <file>] [--kernel-seed-file <file>] [--redaction-key-file <file>] [--policy <file>] [--attestation
  * required|optional] [--enforce-capabilities] -- <agent command> [args…]`: the ACP proxy between
  * an editor (this process's stdin/stdout) and an agent it spawns. stdout carries ACP messages
  * only; diagnostics go to stderr. Arguments after `--` reach the agent exactly as given.
@@ -18,6 +18,7 @@ interface ProxyArgs extends GlobalArgs {
   'allow-env'?: string[];
   'server-id': string;
   'kernel-seed-file'?: string;
+  'redaction-key-file'?: string;
   policy?: string;
   attestation: 'required' | 'optional';
   'enforce-capabilities': boolean;
@@ -42,6 +43,7 @@ const proxy: CommandModule<GlobalArgs, ProxyArgs> = {
       .option('server-id', { type: 'string', default: DEFAULT_SERVER_ID, describe: 'tool server id recorded in receipts' })
       .option('kernel-seed-file', { type: 'string', describe: 'kernel key that signs receipts; generated for the run when absent' })
       .option('policy', { type: 'string', describe: 'policy for the kernel checker (default: the built-in secure defaults)' })
+      .option('redaction-key-file', { type: 'string', describe: 'operator redaction key (`chio receipt redaction-key`); required when the policy redacts' })
       .option('attestation', { choices: ['required', 'optional'] as const, default: 'optional' as const, describe: 'required: a tool-call update whose receipt cannot be written is not forwarded' })
       .option('enforce-capabilities', { type: 'boolean', default: false, describe: 'install the kernel checker: fs/terminal requests must present a kernel-issued capability token' })
       .option('max-message-bytes', { type: 'number', default: ACP_MAX_MESSAGE_BYTES, describe: 'larger messages are refused (default 32 MiB, the ACP SDK\'s own limit)' }),
@@ -55,6 +57,7 @@ const proxy: CommandModule<GlobalArgs, ProxyArgs> = {
     const kernel = Kernel.open({
       ledgerPath: args['receipt-db'],
       ...(args['kernel-seed-file'] === undefined ? {} : { seedFile: args['kernel-seed-file'] }),
+      ...(args['redaction-key-file'] === undefined ? {} : { redactionKeyFile: args['redaction-key-file'] }),
       policy: args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy),
       producer: 'acp-proxy',
     });

@@ -1,5 +1,5 @@
 /**
- * `chio mcp serve [--policy] [--kernel-seed-file] [--server-id] -- <upstream command …>` (or
+ * `chio mcp serve [--policy] [--kernel-seed-file] [--redaction-key-file] [--server-id] -- <upstream command …>` (or
  * `--upstream-url <url>`): an MCP server on stdio in front of an existing MCP server, and
  * `chio mcp serve-http --listen host:port …` the same over Streamable HTTP. Every tools/call goes
  * through the kernel and leaves a signed receipt before the response leaves. On stdio, stdout
@@ -17,6 +17,7 @@ import type { GlobalArgs } from '../main.js';
 interface ServeArgs extends GlobalArgs {
   policy?: string;
   'kernel-seed-file'?: string;
+  'redaction-key-file'?: string;
   'server-id': string;
   'upstream-url'?: string;
   'max-message-bytes': number;
@@ -51,6 +52,7 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Upstre
   const kernel = Kernel.open({
     ledgerPath: args['receipt-db'],
     ...(args['kernel-seed-file'] === undefined ? {} : { seedFile: args['kernel-seed-file'] }),
+    ...(args['redaction-key-file'] === undefined ? {} : { redactionKeyFile: args['redaction-key-file'] }),
     policy: args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy),
     producer: 'mcp-edge',
     pathBases: upstreamPathBases(target),
@@ -72,6 +74,7 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Upstre
 const edgeOptions = {
   policy: { type: 'string', describe: 'policy file (default: the built-in secure defaults)' },
   'kernel-seed-file': { type: 'string', describe: 'kernel key; a new one is generated (and its public key printed to stderr) when absent' },
+  'redaction-key-file': { type: 'string', describe: 'operator redaction key (`chio receipt redaction-key`); required when the policy redacts: salts the parameter_hash of redacted receipts' },
   'server-id': { type: 'string', default: 'mcp', describe: 'tool server id recorded in receipts' },
   'upstream-url': { type: 'string', describe: 'wrap a Streamable HTTP MCP server instead of a command' },
   'max-message-bytes': { type: 'number', default: 4 * 1024 * 1024, describe: 'larger messages are refused' },

@@ -1,6 +1,7 @@
 /**
  * `chio receipt list | show | verify`: reading receipts out of a ledger, and checking receipt
- * files on their own (no ledger needed for verify).
+ * files on their own (no ledger needed for verify). The disclosure commands (redaction-key,
+ * disclose-salt, check-disclosure) live in receipt-disclosure.ts.
  * Owns: receipt presentation. Reads through src/ledger and src/receipt only.
  */
 import type { CommandModule } from 'yargs';
@@ -11,6 +12,7 @@ import { findEntry, listEntries, openLedger } from '../../src/ledger/index.js';
 import { verifyReceipt } from '../../src/receipt/index.js';
 import type { GlobalArgs } from '../main.js';
 import { asArray, parseFlag, parseTime, trustedKeys } from '../options.js';
+import { checkDisclosureCommand, discloseSaltCommand, redactionKeyCommand } from './receipt-disclosure.js';
 import { isoTime, out, outJson, setExit, table } from '../output.js';
 
 interface ListArgs extends GlobalArgs {
@@ -165,7 +167,7 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
 
 export const receiptCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'receipt',
-  describe: 'List, show and verify signed receipts',
-  builder: (y) => y.command(list).command(show).command(verify).demandCommand(1, 'name a receipt command'),
+  describe: 'List, show and verify signed receipts; disclose and check the salt of a redacted one',
+  builder: (y) => y.command(list).command(show).command(verify).command(redactionKeyCommand).command(discloseSaltCommand).command(checkDisclosureCommand).demandCommand(1, 'name a receipt command'),
   handler: () => {},
 };

@@ -4,7 +4,8 @@
  */
 export { PolicySchema, POLICY_SCHEMA_ID, loadPolicy, normalizePolicy, parsePolicyText, defaultPolicy } from './policy.js';
 export type { Policy, LoadedPolicy, Redaction } from './policy.js';
-export { redactParameters, REDACTED } from './redaction.js';
+export { redactParameters, redactAction, REDACTED } from './redaction.js';
+export { RedactionKey } from './redaction-key.js';
 export type { RedactionMode } from './redaction.js';
 export { checkCall, CAPABILITY_CHECK } from './check.js';
 export { testPolicy } from './policy-test.js';

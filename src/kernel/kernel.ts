@@ -31,6 +31,8 @@ import type { CallFacts } from './receipts.js';
 import { reservationsInFlight, settleUnrecorded } from './recovery.js';
 import type { OwnFailure, RecoveryReport } from './recovery.js';
 import { findTool } from './tool-server.js';
+import { requireRedactionKey, resolveRedactionKey } from './redaction-key.js';
+import type { RedactionKey } from './redaction-key.js';
 import type { InvokeContext, ToolServerConnection } from './tool-server.js';
 
 export interface KernelOptions {
@@ -51,6 +53,14 @@ export interface KernelOptions {
    * against every one of them; with none, a relative path argument is denied.
    */
   pathBases?: readonly string[];
+  /**
+   * The operator's redaction key (32 bytes), or a file holding it (64 hex characters): salts the
+   * parameter_hash of redacted receipts. Required when the policy redacts and the kernel governs
+   * calls: `registerToolServer` refuses (CHIO-REDACTION-KEY-REQUIRED) rather than generate a key
+   * whose salts no one could ever disclose. Revocations and recovery need no key.
+   */
+  redactionKey?: Uint8Array | RedactionKey;
+  redactionKeyFile?: string;
 }
 
 export interface ToolCallRequest {
@@ -128,6 +138,7 @@ export class Kernel {
     private readonly writer: LedgerWriter,
     options: KernelOptions,
     generated: boolean,
+    private readonly redactionKey: RedactionKey | undefined,
   ) {
     this.publicKeyHex = signer.publicKeyHex;
     this.keyGenerated = generated;
@@ -140,6 +151,7 @@ export class Kernel {
   }
 
   static open(options: KernelOptions): Kernel {
+    const redactionKey = resolveRedactionKey(options);
     const seed = options.seed ?? (options.seedFile === undefined ? undefined : readSeedFile(options.seedFile));
     const generated = seed === undefined;
     const signer = signerFromSeed(seed ?? generateSeed());
@@ -151,7 +163,7 @@ export class Kernel {
       receiptLedger.close();
       throw e;
     }
-    const kernel = new Kernel(signer, ledger, receiptLedger, new LedgerWriter(receiptLedger), options, generated);
+    const kernel = new Kernel(signer, ledger, receiptLedger, new LedgerWriter(receiptLedger), options, generated, redactionKey);
     // Calls of producers that died (or of this process's earlier kernels) without their receipt.
     // A ledger that refuses writes now does not stop the open: the rows wait, and the first
     // successful append of this kernel retries (`lastRecovery.error` says why).
@@ -201,6 +213,8 @@ export class Kernel {
   }
 
   registerToolServer(server: ToolServerConnection): void {
+    // A kernel that governs calls under a redacting policy salts their parameter hashes: no key, no calls.
+    requireRedactionKey(this.policy.policy.redaction.mode, this.redactionKey);
     const id = server.manifest.server_id;
     if (this.servers.has(id)) throw new ChioError('CHIO-KERNEL-INVALID-REQUEST', `tool server ${id} is already registered`);
     this.servers.set(id, server);
@@ -281,7 +295,7 @@ export class Kernel {
   async evaluateToolCall(request: ToolCallRequest): Promise<ToolCallResponse> {
     const requestId = request.requestId ?? randomUUID();
     const now = this.clock();
-    const facts = this.facts(request, now);
+    const facts = this.facts(request, now, requestId);
     const deny = (reason: string, guard: string, evidence = facts.evidence) => this.finish(request, requestId, denyDraft({ ...facts, evidence }, reason, guard), { verdict: 'deny', reason, guard });
 
     const auth = this.authorize(request, now);
@@ -331,14 +345,14 @@ export class Kernel {
    */
   async recordCancellation(request: ToolCallRequest & { reason: string }): Promise<{ receipt: Receipt; entry: AppendResult }> {
     const requestId = request.requestId ?? randomUUID();
-    const draft = cancelledDraft(this.facts(request, this.clock()), request.reason);
+    const draft = cancelledDraft(this.facts(request, this.clock(), requestId), request.reason);
     const r = await this.finish(request, requestId, draft, { verdict: 'cancelled', reason: request.reason });
     return { receipt: r.receipt, entry: r.entry };
   }
 
-  private facts(request: ToolCallPreview, now: number): CallFacts {
+  private facts(request: ToolCallPreview, now: number, nonce: string): CallFacts {
     const capabilityId = typeof (request.capability as { id?: unknown } | null)?.id === 'string' ? (request.capability as { id: string }).id : 'invalid-capability';
-    return { now, capabilityId, serverId: request.serverId, toolName: request.toolName, parameters: request.arguments ?? {}, evidence: [], policy: this.policy };
+    return { now, capabilityId, serverId: request.serverId, toolName: request.toolName, parameters: request.arguments ?? {}, evidence: [], policy: this.policy, nonce, redactionKey: this.redactionKey };
   }
 
   private async dispatch(server: ToolServerConnection, request: ToolCallRequest, context: InvokeContext) {

@@ -6,11 +6,12 @@
  */
 import { z } from 'zod';
 import { canonicalJson, hashCanonical, NULL_CONTENT_HASH, sha256Hex } from '../crypto/index.js';
-import { GuardEvidenceSchema } from '../receipt/index.js';
+import { GuardEvidenceSchema, PARAMETER_SALT_KEY, ParameterSaltMarkerSchema } from '../receipt/index.js';
 import type { Decision, GuardEvidence, ReceiptDraft } from '../receipt/index.js';
 import { GRANT_INDEX_KEY, REVOCATION_TOOL_NAME, REVOCATION_TOOL_SERVER } from '../ledger/index.js';
 import type { LoadedPolicy } from './policy.js';
-import { redactParameters } from './redaction.js';
+import { redactAction } from './redaction.js';
+import type { RedactionKey } from './redaction-key.js';
 
 export interface CallFacts {
   now: number;
@@ -20,6 +21,10 @@ export interface CallFacts {
   parameters: unknown;
   evidence: GuardEvidence[];
   policy: LoadedPolicy;
+  /** The receipt's signing nonce (the request id): with capabilityId and now, it names the receipt's parameter salt. */
+  nonce: string;
+  /** The operator's redaction key; required when the policy redacts (the parameter_hash is then salted). */
+  redactionKey?: RedactionKey | undefined;
   metadata?: Record<string, unknown>;
 }
 
@@ -30,14 +35,18 @@ export function streamContentHash(chunks: readonly unknown[]): { contentHash: st
 }
 
 function base(f: CallFacts, decision: Decision, contentHash: string, extraMetadata: Record<string, unknown>): ReceiptDraft {
-  const redacted = redactParameters(f.parameters, f.policy.policy.redaction);
-  const metadata = { ...f.metadata, ...extraMetadata };
+  const redacted = redactAction(f.parameters, f.policy.policy.redaction, {
+    key: f.redactionKey,
+    input: { capabilityId: f.capabilityId, timestamp: f.now, signingNonce: f.nonce },
+  });
+  // The salt marker last: nothing else may claim a receipt's hash is (or is not) salted.
+  const metadata = { ...f.metadata, ...extraMetadata, ...(redacted.saltMarker === undefined ? {} : { [PARAMETER_SALT_KEY]: redacted.saltMarker }) };
   return {
     timestamp: f.now,
     capability_id: f.capabilityId,
     tool_server: f.serverId,
     tool_name: f.toolName,
-    action: { parameters: redacted.parameters, parameter_hash: hashCanonical(f.parameters) },
+    action: redacted.action,
     decision,
     receipt_kind: 'mediated_decision',
     boundary_class: 'prevent',
@@ -105,14 +114,16 @@ export function revocationDraft(now: number, capabilityId: string, reason: strin
 
 /**
  * The facts of an allowed call, stored with its reservation before the tool runs: the receipt
- * draft as it would be signed, minus decision, content_hash and grant index (RFC 8785 text). The
- * parameters are already redacted by the policy — unredacted parameters never reach the table
- * when the policy redacts them. Throws (before anything is reserved) for parameters JCS cannot
- * represent.
+ * draft as it would be signed, minus decision, content_hash and metadata other than the salt
+ * marker (RFC 8785 text). The parameters are already redacted by the policy — unredacted
+ * parameters never reach the table when the policy redacts them — and their hash already salted;
+ * the salt and the key are never stored. Throws (before anything is reserved) for parameters JCS
+ * cannot represent, or a redacting policy without a key.
  */
 export function reservedFacts(f: CallFacts): string {
-  const { decision: _decision, content_hash: _contentHash, metadata: _metadata, ...facts } = base(f, { verdict: 'incomplete', reason: '' }, NULL_CONTENT_HASH, {});
-  return canonicalJson(facts);
+  const { decision: _decision, content_hash: _contentHash, metadata, ...facts } = base(f, { verdict: 'incomplete', reason: '' }, NULL_CONTENT_HASH, {});
+  const marker = metadata?.[PARAMETER_SALT_KEY];
+  return canonicalJson(marker === undefined ? facts : { ...facts, metadata: { [PARAMETER_SALT_KEY]: marker } });
 }
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -126,6 +137,8 @@ const StoredFactsSchema = z.object({
   redaction_mode: z.enum(['none', 'summary', 'redacted']),
   policy_hash: z.union([hex64, z.literal('')]),
   evidence: z.array(GuardEvidenceSchema).optional(),
+  // Only the salt marker is kept from stored metadata (facts written before salting have none).
+  metadata: z.object({ [PARAMETER_SALT_KEY]: ParameterSaltMarkerSchema.optional() }).optional(),
 });
 
 /** Stands for a tool server or name the reservation did not record. */
@@ -184,6 +197,7 @@ function parseFacts(text: string, capabilityId: string): StoredFacts | undefined
 export function recoveredDraft(call: UnsettledCall, settledAt: number, settledBy: string, options: { ignoreFacts?: boolean } = {}): ReceiptDraft {
   const parsed = call.facts === null || options.ignoreFacts === true ? undefined : parseFacts(call.facts, call.capabilityId);
   const factsState = call.facts === null ? 'unknown' : parsed === undefined ? 'unreadable' : 'stored';
+  const saltMarker = parsed === undefined || parsed.redaction_mode === 'none' ? undefined : parsed.metadata?.[PARAMETER_SALT_KEY];
   const toolServer = parsed?.tool_server ?? call.toolServer ?? UNKNOWN_TOOL;
   const toolName = parsed?.tool_name ?? call.toolName ?? UNKNOWN_TOOL;
   const unknown = parsed !== undefined ? [] : [
@@ -221,7 +235,9 @@ export function recoveredDraft(call: UnsettledCall, settledAt: number, settledBy
     content_hash: NULL_CONTENT_HASH,
     policy_hash: parsed?.policy_hash ?? '',
     ...(parsed?.evidence !== undefined && parsed.evidence.length > 0 ? { evidence: parsed.evidence } : {}),
-    metadata: { [GRANT_INDEX_KEY]: call.grantIndex, [RECOVERY_KEY]: recovery },
+    // The original's salt marker: the stored parameter_hash is the salted one the original would
+    // have carried (same capability, timestamp and signing nonce, so the same salt).
+    metadata: { [GRANT_INDEX_KEY]: call.grantIndex, [RECOVERY_KEY]: recovery, ...(saltMarker === undefined ? {} : { [PARAMETER_SALT_KEY]: saltMarker }) },
     trust_level: 'mediated',
   };
 }

@@ -16,4 +16,19 @@ export { signReceipt, signReceiptAsync, trustedBodyText, SIGNING_NONCE_KEY } fro
 export type { SignOptions } from './sign.js';
 export { verifyReceipt } from './verify.js';
 export type { ReceiptVerdict, ReceiptCheck, VerifyReceiptOptions } from './verify.js';
+export {
+  PARAMETER_SALT_KEY,
+  PARAMETER_SALT_SCHEME,
+  REDACTION_KEY_ID_LABEL,
+  REDACTION_KEY_BYTES,
+  ParameterSaltMarkerSchema,
+  redactionKeyId,
+  saltInputText,
+  deriveParameterSalt,
+  saltedParameterHash,
+  parameterSaltMarker,
+  saltInputOf,
+  checkDisclosure,
+} from './parameter-salt.js';
+export type { ParameterSaltMarker, SaltInput, DisclosureVerdict } from './parameter-salt.js';
 export { computeReceiptId, canonicalMembers, receiptMembers, idInputText, signedText, bodyText } from './encode.js';

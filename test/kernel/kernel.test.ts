@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { delegateCapability } from '../../src/capability/index.js';
 import type { CapabilityToken } from '../../src/capability/index.js';
 import { fromHex, generateSeed, hashCanonical, sha256Hex, signerFromSeed, toHex } from '../../src/crypto/index.js';
-import { Kernel, normalizePolicy } from '../../src/kernel/index.js';
+import { Kernel, normalizePolicy, RedactionKey } from '../../src/kernel/index.js';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
-import { verifyReceipt } from '../../src/receipt/index.js';
+import { saltedParameterHash, saltInputOf, verifyReceipt } from '../../src/receipt/index.js';
 import { chio } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { CountingToolServer } from '../helpers/tool-server.js';
@@ -23,7 +23,7 @@ afterEach(async () => {
   open = [];
 });
 
-function kernelAt(path: string, options: { clock?: () => number; policy?: ReturnType<typeof normalizePolicy> } = {}) {
+function kernelAt(path: string, options: { clock?: () => number; policy?: ReturnType<typeof normalizePolicy>; redactionKey?: Uint8Array } = {}) {
   const kernel = Kernel.open({ ledgerPath: path, seed: SEED, ...options });
   const server = new CountingToolServer();
   kernel.registerToolServer(server);
@@ -64,11 +64,14 @@ describe('allowed calls', () => {
     expect(r).toMatchObject({ ok: false, verdict: 'incomplete', reason: 'tool error: disk on fire', receipt: { decision: { verdict: 'incomplete' } } });
   });
 
-  it('redaction stores the redacted parameters while parameter_hash stays over the original', async () => {
+  it('redaction stores the redacted parameters while parameter_hash stays over the original, salted by the redaction key', async () => {
     const policy = normalizePolicy({ redaction: { mode: 'redact_keys', keys: ['name'] } });
-    const { kernel } = kernelAt(fresh(), { policy });
+    const redactionKey = fromHex('77'.repeat(32));
+    const { kernel } = kernelAt(fresh(), { policy, redactionKey });
     const r = await kernel.evaluateToolCall(call(kernel.issueCapability({ subject: agent.publicKeyHex }), 'hello_tool', { name: 'Ada' }));
-    expect(r.receipt).toMatchObject({ redaction_mode: 'redacted', action: { parameters: { name: '[REDACTED]' }, parameter_hash: hashCanonical({ name: 'Ada' }) } });
+    const salt = RedactionKey.fromBytes(redactionKey).salt(saltInputOf(r.receipt)!);
+    expect(r.receipt).toMatchObject({ redaction_mode: 'redacted', action: { parameters: { name: '[REDACTED]' }, parameter_hash: saltedParameterHash(salt, { name: 'Ada' }) } });
+    expect(r.receipt.action.parameter_hash).not.toBe(hashCanonical({ name: 'Ada' }));
   });
 });
 
@@ -110,9 +113,11 @@ describe('denied calls are signed receipts naming the failed check, and the tool
     const { kernel, server } = kernelAt(fresh());
     const root = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'] }] } });
     const { delegation_chain: _d, ...alone } = root;
-    const body = { schema: 'chio.capability.v1', id: 'cap-01900000-0000-7000-8000-000000000001', issuer: agent.publicKeyHex, subject: helper.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'] }] }, issued_at: root.issued_at, expires_at: root.expires_at, parent_id: root.id };
+    const body = { schema: 'chio.capability.v1', issuer: agent.publicKeyHex, subject: helper.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'] }] }, issued_at: root.issued_at, expires_at: root.expires_at, parent_id: root.id };
     const { canonicalJson } = await import('../../src/crypto/index.js');
-    const widened = { ...body, signature: toHex(agent.sign(canonicalJson(body))), delegation_chain: [alone] };
+    const { delegatedCapabilityId } = await import('../../src/capability/index.js');
+    const signed = { id: delegatedCapabilityId(body), ...body };
+    const widened = { ...signed, signature: toHex(agent.sign(canonicalJson(signed))), delegation_chain: [alone] };
     const r = await kernel.evaluateToolCall({ ...call(widened, 'read_file', { path: '/w/a' }), caller: helper.publicKeyHex });
     expect(r).toMatchObject({ ok: false, guard: 'capability', reason: expect.stringMatching(/capability delegation: .*widens/) });
     expect(server.calls).toHaveLength(0);

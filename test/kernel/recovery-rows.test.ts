@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { canonicalJson, fromHex, hashCanonical, NULL_CONTENT_HASH, signerFromSeed } from '../../src/crypto/index.js';
-import { Kernel, normalizePolicy } from '../../src/kernel/index.js';
+import { Kernel, normalizePolicy, RedactionKey } from '../../src/kernel/index.js';
 import type { ToolServerConnection } from '../../src/kernel/index.js';
 import { currentOwner, formatOwner } from '../../src/kernel/owner.js';
 import { CHIO_APPLICATION_ID, invocationsUsed, openLedger, verifyChain } from '../../src/ledger/index.js';
-import { verifyReceipt } from '../../src/receipt/index.js';
+import { saltedParameterHash, verifyReceipt } from '../../src/receipt/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir();
@@ -28,8 +28,9 @@ afterEach(async () => {
 const sleeper: ChildProcess = spawn('sleep', ['600'], { stdio: 'ignore' });
 afterAll(() => void sleeper.kill('SIGKILL'));
 
+const REDACTION_KEY = fromHex('66'.repeat(32));
 function open(path: string, policy?: ReturnType<typeof normalizePolicy>): Kernel {
-  const k = Kernel.open({ ledgerPath: path, seed: SEED, ...(policy === undefined ? {} : { policy }) });
+  const k = Kernel.open({ ledgerPath: path, seed: SEED, redactionKey: REDACTION_KEY, ...(policy === undefined ? {} : { policy }) });
   kernels.push(k);
   return k;
 }
@@ -195,7 +196,7 @@ function blockingServer(): ToolServerConnection & { release: () => void; started
 }
 
 describe('what a reservation stores, and calls in flight in this process', () => {
-  it('stores the redacted parameters (never the secret), the hash of the originals, the session and the process incarnation', async () => {
+  it('stores the redacted parameters (never the secret), the salted hash of the originals (never the salt), the session and the process incarnation', async () => {
     const path = fresh();
     const kernel = open(path, normalizePolicy({ redaction: { mode: 'redact_keys', keys: ['password'] } }));
     const server = blockingServer();
@@ -209,7 +210,12 @@ describe('what a reservation stores, and calls in flight in this process', () =>
     l.close();
     expect(JSON.stringify(row)).not.toContain('hunter2');
     expect(row).toMatchObject({ request_id: 'r-1', session_id: 's-9', tool_server: 'fs', tool_name: 'login', owner: formatOwner(self) });
-    expect(JSON.parse(row['facts']!)).toMatchObject({ action: { parameters: { user: 'ada', password: '[REDACTED]' }, parameter_hash: hashCanonical(args) }, redaction_mode: 'redacted', policy_hash: kernel.policy.policyHash });
+    const salt = RedactionKey.fromBytes(REDACTION_KEY).salt({ capabilityId: cap.id, timestamp: JSON.parse(row['facts']!).timestamp, signingNonce: row['request_id']! });
+    expect(JSON.stringify(row)).not.toContain(salt);
+    expect(JSON.parse(row['facts']!)).toMatchObject({
+      action: { parameters: { user: 'ada', password: '[REDACTED]' }, parameter_hash: saltedParameterHash(salt, args) }, redaction_mode: 'redacted', policy_hash: kernel.policy.policyHash,
+      metadata: { chio_parameter_salt: { key_id: RedactionKey.fromBytes(REDACTION_KEY).id, scheme: 'chio.parameter-salt.v1' } },
+    });
     server.release();
     expect(await call).toMatchObject({ ok: true });
   });

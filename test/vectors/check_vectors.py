@@ -4,7 +4,8 @@
 Usage: python3 check_vectors.py [VECTORS_DIR]
 
 VECTORS_DIR defaults to the directory of this script and must contain
-rfc/rfc8032-ed25519.json, rfc/rfc8785.json and receipt/chio-v1.json.
+rfc/rfc8032-ed25519.json, rfc/rfc8785.json and receipt/chio-v1.json; acp/chio-acp-v1.json and
+redaction/chio-redaction-v1.json are checked when present.
 See README.md next to this file for the formats being checked.
 
 Prints one line per check group, then exactly "N passed, M failed".
@@ -12,6 +13,7 @@ Exits 0 when every check passed, 1 when any failed (or the vectors cannot be rea
 """
 
 import hashlib
+import hmac
 import json
 import os
 import sys
@@ -505,6 +507,52 @@ def check_acp_event(c, i, vec):
     c.equal(f"event {i}: content_hash = sha256_hex(declared_fields_jcs)", vec["content_hash"], sha256_hex(text))
 
 
+def redact_keys(value, keys):
+    """redact_keys: the value of every member whose name is in `keys` (case-insensitive), at any depth."""
+    if isinstance(value, list):
+        return [redact_keys(v, keys) for v in value]
+    if isinstance(value, dict):
+        return {k: ("[REDACTED]" if k.lower() in keys else redact_keys(v, keys)) for k, v in value.items()}
+    return value
+
+
+def check_redaction(c, vec):
+    """Salted parameter_hash (README: receipt format): key_id, salt and hash from the redaction key."""
+    c.group("redaction key")
+    key = bytes.fromhex(vec["redaction_key_hex"])
+    c.equal("redaction key is 32 bytes", len(key), 32)
+    c.equal("key_id = HMAC-SHA-256(key, key_id_label)", vec["key_id"],
+            hmac.new(key, vec["key_id_label"].encode("utf-8"), hashlib.sha256).hexdigest())
+    c.equal("key_id_label", vec["key_id_label"], "chio.redaction-key-id.v1")
+    original = vec["original_parameters"]
+    expected_stored = {"redacted": redact_keys(original, {k.lower() for k in vec["redacted_keys"]}), "summary": None}
+    expected_mode = {"redacted": "redacted", "summary": "summary"}
+    for name, rv in vec["receipts"].items():
+        check_receipt(c, f"redaction {name}", rv, vec)  # id, signature, semantic rule (opens its own group)
+        c.group(f"redaction {name}: salted parameter_hash")
+        r = rv["receipt"]
+        meta = r.get("metadata", {})
+        c.equal("redaction_mode", r.get("redaction_mode"), expected_mode.get(name))
+        c.equal("metadata.chio_parameter_salt = {key_id, scheme}", meta.get("chio_parameter_salt"),
+                {"key_id": vec["key_id"], "scheme": vec["scheme"]})
+        c.equal("scheme", vec["scheme"], "chio.parameter-salt.v1")
+        salt_input = jcs({"capability_id": r.get("capability_id"), "purpose": vec["scheme"],
+                          "signing_nonce": meta.get("chio_receipt_signing_nonce"), "timestamp": r.get("timestamp")})
+        c.equal("salt_input_jcs = JCS({capability_id, purpose, signing_nonce, timestamp}) of the receipt", rv["salt_input_jcs"], salt_input)
+        salt = hmac.new(key, salt_input.encode("utf-8"), hashlib.sha256).hexdigest()
+        c.equal("salt = HMAC-SHA-256(key, salt_input_jcs)", rv["salt"], salt)
+        c.check("the salt is in no member of the receipt", salt not in jcs(r), "the receipt contains its salt")
+        salted_input = jcs({"parameters": original, "salt": salt})
+        c.equal("salted_hash_input_jcs = JCS({parameters: original, salt})", rv["salted_hash_input_jcs"], salted_input)
+        c.equal("action.parameter_hash = sha256_hex(salted_hash_input_jcs)", r.get("action", {}).get("parameter_hash"), sha256_hex(salted_input))
+        c.equal("vector parameter_hash = action.parameter_hash", rv["parameter_hash"], r.get("action", {}).get("parameter_hash"))
+        c.equal("action.parameters = the original as the policy redacts it", r.get("action", {}).get("parameters"), expected_stored.get(name))
+        unsalted = H(original)
+        c.equal("unsalted_hash_of_original = H(original)", rv["unsalted_hash_of_original"], unsalted)
+        c.check("parameter_hash is not the unsalted H(original) (no word list can be tried against it)",
+                r.get("action", {}).get("parameter_hash") != unsalted, "parameter_hash is unsalted")
+
+
 def main(argv):
     base = argv[1] if len(argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     try:
@@ -545,6 +593,13 @@ def main(argv):
             for mode, entry in acp["entries"].items():
                 c.equal(f"receipt {mode}: content_hash = the entry's contentHash",
                         acp["receipts"][mode]["receipt"]["content_hash"], entry["contentHash"])
+
+    redaction_path = os.path.join(base, "redaction", "chio-redaction-v1.json")
+    if os.path.exists(redaction_path):
+        red = c.run("redaction vectors", lambda: load("redaction/chio-redaction-v1.json"))
+        if red is not None:
+            c.group("redaction")
+            c.run("redaction", lambda: check_redaction(c, red))
     return c.finish()
 
 
