@@ -113,11 +113,9 @@ describe('denied calls are signed receipts naming the failed check, and the tool
     const { kernel, server } = kernelAt(fresh());
     const root = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'] }] } });
     const { delegation_chain: _d, ...alone } = root;
-    const body = { schema: 'chio.capability.v1', issuer: agent.publicKeyHex, subject: helper.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'] }] }, issued_at: root.issued_at, expires_at: root.expires_at, parent_id: root.id };
+    const body = { schema: 'chio.capability.v1', id: 'cap-01900000-0000-7000-8000-000000000001', issuer: agent.publicKeyHex, subject: helper.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'] }] }, issued_at: root.issued_at, expires_at: root.expires_at, parent_id: root.id };
     const { canonicalJson } = await import('../../src/crypto/index.js');
-    const { delegatedCapabilityId } = await import('../../src/capability/index.js');
-    const signed = { id: delegatedCapabilityId(body), ...body };
-    const widened = { ...signed, signature: toHex(agent.sign(canonicalJson(signed))), delegation_chain: [alone] };
+    const widened = { ...body, signature: toHex(agent.sign(canonicalJson(body))), delegation_chain: [alone] };
     const r = await kernel.evaluateToolCall({ ...call(widened, 'read_file', { path: '/w/a' }), caller: helper.publicKeyHex });
     expect(r).toMatchObject({ ok: false, guard: 'capability', reason: expect.stringMatching(/capability delegation: .*widens/) });
     expect(server.calls).toHaveLength(0);
