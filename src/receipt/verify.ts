@@ -1,6 +1,6 @@
 /**
  * Verifying a receipt (DESIGN §5): schema, id, semantic rule, kernel key trust, signature,
- * parameter hash — in that order, stopping at the first failure and naming it.
+ * parameter hash (redaction_mode none only) — in that order, stopping at the first failure and naming it.
  * Owns: the verdict shape. Must not import ledger, kernel, edges or cli.
  * The input is attacker-controlled: it may be any JSON value read from a file or a database row.
  */
@@ -63,6 +63,9 @@ export function verifyReceipt(input: unknown, options: VerifyReceiptOptions = {}
   if (options.signatures !== false && !verifySignature(receipt.kernel_key, signed, receipt.signature)) {
     return fail('signature', `signature does not verify under kernel_key ${receipt.kernel_key}`, receipt.id);
   }
+  // Only unredacted parameters are checked against the hash. A redacted receipt's parameter_hash
+  // commits to the original parameters with a salt that is not in the receipt (parameter-salt.ts):
+  // it cannot be checked, and is never a mismatch, without a disclosed salt (checkDisclosure).
   if (receipt.redaction_mode === 'none') {
     const hash = sha256Hex(parametersText);
     if (hash !== receipt.action.parameter_hash) {
