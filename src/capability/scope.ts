@@ -42,6 +42,30 @@ export function matchingGrants(scope: Scope, target: CallTarget): number[] {
   return scope.grants.flatMap((g, i) => (covers(g, target, facts) ? [i] : []));
 }
 
+/**
+ * Why no grant of `scope` covers the call: the first violated constraint of the first grant that
+ * names its (server, tool, operation), as `grant <i>: <reason>`; null when a grant covers it or
+ * none names the target. For a deny reason (it names the constraint and where, never a value).
+ */
+export function constraintViolation(scope: Scope, target: CallTarget): string | null {
+  const facts = lazyFacts(target.arguments);
+  let first: string | null = null;
+  for (const [i, g] of scope.grants.entries()) {
+    if (!targets(g, target)) continue;
+    let violated: string | null = null;
+    for (const c of g.constraints ?? []) {
+      const v = constraintVerdictOn(c, facts(), target.arguments);
+      if (!v.ok) {
+        violated = v.reason;
+        break;
+      }
+    }
+    if (violated === null) return null;
+    first ??= `grant ${i}: ${violated}`;
+  }
+  return first;
+}
+
 const within = (child: number | undefined, parent: number | undefined) => parent === undefined || (child !== undefined && child <= parent);
 const amountWithin = (child: MonetaryAmount | undefined, parent: MonetaryAmount | undefined) =>
   parent === undefined || (child !== undefined && child.currency === parent.currency && child.units <= parent.units);

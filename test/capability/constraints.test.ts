@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { delegateCapability, issueCapability, verifyCapability } from '../../src/capability/index.js';
 import type { CallTarget, Constraint, Scope } from '../../src/capability/index.js';
 import { foldPath } from '../../src/capability/constraints.js';
-import { constraintImplies, constraintVerdict } from '../../src/capability/scope.js';
+import { constraintImplies, constraintVerdict, constraintViolation } from '../../src/capability/scope.js';
 import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
 
 const kernel = signerFromSeed(fromHex('71'.repeat(32)));
@@ -324,5 +324,18 @@ describe('path folding', () => {
       expect(foldPath(p), p).toBe(posix.normalize(p));
     }), { numRuns: 2000 });
     expect(foldPath('../'.repeat(400_000))).toBe('../'.repeat(400_000)); // node's normalize is quadratic on this
+  });
+});
+
+describe('constraintViolation', () => {
+  it('names the first violated constraint of the first grant for the target, or null when a grant covers the call', () => {
+    const scope: Scope = { grants: [
+      { server_id: 'other', tool_name: 'tool', operations: ['invoke'], constraints: [{ type: 'max_length', value: 1 }] },
+      { server_id: 'srv', tool_name: 'tool', operations: ['invoke'], constraints: [{ type: 'path_prefix', value: '/srv/app' }, { type: 'max_length', value: 100 }] },
+      { server_id: 'srv', tool_name: '*', operations: ['invoke'], constraints: [{ type: 'domain_exact', value: 'api.example.com' }] },
+    ] };
+    expect(constraintViolation(scope, target({ path: '/etc/passwd' }))).toBe('grant 1: path_prefix "/srv/app": the value at $.path is a path outside the prefix (or relative)');
+    expect(constraintViolation(scope, target({ path: '/srv/app/a' }))).toBeNull();
+    expect(constraintViolation(scope, target({ url: 'https://api.example.com/' }))).toBeNull();
   });
 });
