@@ -27,7 +27,7 @@ function measure(dir: string, sync: SynchronousMode, perCommit: number, total: n
   const start = performance.now();
   for (let done = 0; done < total; done += perCommit) {
     const batch: CallReservation[] = Array.from({ length: perCommit }, () => ({
-      requestId: `r-${++id}`, capabilityId: 'cap-1', grants: [{ index: 0, maxInvocations: 1_000_000 }], owner: 'bench:1', now: 1_800_000_000, facts: FACTS,
+      requestId: `r-${++id}`, capabilityId: 'cap-1', grants: [{ index: 0, maxInvocations: 1_000_000 }], trustedKeys: ['00'.repeat(32)], owner: 'bench:1', now: 1_800_000_000, facts: FACTS,
     }));
     commitReservations(ledger, batch);
     releaser.db.transaction(() => batch.forEach((r) => release.run(r.requestId)))();

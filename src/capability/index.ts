@@ -5,7 +5,7 @@
  */
 export { CapabilityTokenSchema, ScopeSchema, ToolGrantSchema, ConstraintSchema, MonetaryAmountSchema, CAPABILITY_SCHEMA_ID, MAX_DELEGATION_DEPTH } from './schema.js';
 export type { CapabilityToken, AncestorToken, Scope, ToolGrant, Constraint, Operation, MonetaryAmount } from './schema.js';
-export { issueCapability, delegateCapability, capabilitySigningText } from './sign.js';
+export { issueCapability, delegateCapability, capabilitySigningText, delegatedCapabilityId } from './sign.js';
 export type { IssueOptions, DelegateOptions } from './sign.js';
 export { verifyCapability } from './verify.js';
 export type { CapabilityVerdict, CapabilityCheck, VerifyCapabilityOptions } from './verify.js';

@@ -52,8 +52,8 @@ export type Scope = z.infer<typeof ScopeSchema>;
 
 const tokenFields = {
   schema: z.literal(CAPABILITY_SCHEMA_ID),
-  /** `cap-<uuidv7>`. */
-  id: z.string().regex(/^cap-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'expected cap-<uuidv7>'),
+  /** `cap-<uuidv7>` (a root token, named by its kernel) or `cap-<64 hex>` (a delegated token, named by its content: sign.ts). */
+  id: z.string().regex(/^cap-(?:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|[0-9a-f]{64})$/, 'expected cap-<uuidv7> or cap-<64 hex>'),
   /** Ed25519 public key of the signer. */
   issuer: hex64,
   /** Ed25519 public key of the agent the token is for. */

@@ -1,10 +1,13 @@
 /**
  * Issuing and delegating capability tokens (DESIGN §7). The signature is Ed25519 by the issuer
  * over JCS(token minus signature and delegation_chain); a delegated token names its parent in
- * the signed `parent_id` and carries its ancestors, root first, in `delegation_chain`.
+ * the signed `parent_id` and carries its ancestors, root first, in `delegation_chain`. A root
+ * token's id is the kernel's (`cap-<uuidv7>`); a delegated token's id is derived from its own
+ * content (`delegatedCapabilityId`), so its signer cannot choose it — let alone borrow another
+ * token's, which budgets and revocations are keyed by.
  * Owns: token construction. Must not import ledger, kernel, edges or cli.
  */
-import { canonicalJson, toHex } from '../crypto/index.js';
+import { canonicalJson, sha256Hex, toHex } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { describeIssues } from '../validation.js';
@@ -17,6 +20,16 @@ import { uuidv7 } from './uuidv7.js';
 export function capabilitySigningText(token: Readonly<Record<string, unknown>>): string {
   const { signature: _s, delegation_chain: _d, ...body } = token;
   return canonicalJson(body);
+}
+
+/**
+ * The id a delegated token must carry: `cap-` + SHA-256 (hex) of RFC 8785 JSON of the token
+ * without `id`, `signature` and `delegation_chain` — its issuer, subject, scope, lifetime and
+ * `parent_id`, so the id names this content under this parent and no other.
+ */
+export function delegatedCapabilityId(token: Readonly<Record<string, unknown>>): string {
+  const { id: _i, signature: _s, delegation_chain: _d, ...content } = token;
+  return `cap-${sha256Hex(canonicalJson(content))}`;
 }
 
 export interface IssueOptions {
@@ -38,12 +51,9 @@ function parseScope(scope: Scope): Scope {
 }
 
 function build(signer: Ed25519Signer, fields: Omit<CapabilityToken, 'signature' | 'delegation_chain' | 'schema' | 'id' | 'issuer'>, chain?: AncestorToken[]): CapabilityToken {
-  const body = {
-    schema: CAPABILITY_SCHEMA_ID,
-    id: `cap-${uuidv7(fields.issued_at * 1000)}`,
-    issuer: signer.publicKeyHex,
-    ...fields,
-  };
+  const content = { schema: CAPABILITY_SCHEMA_ID, issuer: signer.publicKeyHex, ...fields };
+  const id = fields.parent_id === undefined ? `cap-${uuidv7(fields.issued_at * 1000)}` : delegatedCapabilityId(content);
+  const body = { schema: CAPABILITY_SCHEMA_ID, id, issuer: signer.publicKeyHex, ...fields };
   const signature = toHex(signer.sign(capabilitySigningText(body)));
   const token = { ...body, signature, ...(chain === undefined ? {} : { delegation_chain: chain }) };
   const parsed = CapabilityTokenSchema.safeParse(token);

@@ -12,7 +12,7 @@ import { CapabilityTokenSchema } from './schema.js';
 import type { AncestorToken, CapabilityToken } from './schema.js';
 import { firstWideningGrant, matchingGrants } from './scope.js';
 import type { CallTarget } from './scope.js';
-import { capabilitySigningText } from './sign.js';
+import { capabilitySigningText, delegatedCapabilityId } from './sign.js';
 
 export type CapabilityCheck = 'schema' | 'signature' | 'not_yet_valid' | 'expired' | 'subject' | 'untrusted_issuer' | 'scope' | 'constraint' | 'delegation';
 
@@ -75,6 +75,13 @@ export function verifyCapability(input: unknown, options: VerifyCapabilityOption
   if (grantIndexes.length === 0) return fail('constraint', `the arguments violate the constraints of capability ${token.id}`);
 
   const chain = token.delegation_chain ?? [];
+  // A delegated token's id is its content's hash (sign.ts): its signer cannot pick it, nor reuse one.
+  for (const t of [...chain, token]) {
+    const delegated = t.parent_id !== undefined;
+    if (delegated !== /^cap-[0-9a-f]{64}$/.test(t.id) || (delegated && t.id !== delegatedCapabilityId(t))) {
+      return fail('delegation', `capability ${t.id} does not carry the id its content gives it (${delegated ? delegatedCapabilityId(t) : 'a root token is named cap-<uuidv7>'})`);
+    }
+  }
   if (chain.length === 0) {
     if (token.parent_id !== undefined) return fail('delegation', 'a delegated capability must carry its delegation chain');
     if (!options.trustedIssuers.has(token.issuer)) return fail('untrusted_issuer', `issuer ${token.issuer} is not a trusted kernel key`);

@@ -17,7 +17,9 @@ import { readInputFile } from '../input-file.js';
 import { canonicalBytes, generateSeed, parseSeed, signerFromSeed } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
-import { firstRevoked, invocationsUsed, LedgerWriter, openLedger, ReservationQueue } from '../ledger/index.js';
+import { ANCESTOR_GRANTS_KEY, firstRevoked, invocationsUsed, LedgerWriter, openLedger, ReservationQueue } from '../ledger/index.js';
+import type { BudgetKey } from '../ledger/index.js';
+import { ancestorBudgetKeys } from './budgets.js';
 import type { AppendResult, Ledger } from '../ledger/index.js';
 import { signReceiptAsync } from '../receipt/index.js';
 import type { GuardEvidence, Receipt, ReceiptDraft } from '../receipt/index.js';
@@ -26,7 +28,8 @@ import type { Guard } from './guards/index.js';
 import { defaultPolicy } from './policy.js';
 import type { LoadedPolicy } from './policy.js';
 import { currentOwner, formatOwner } from './owner.js';
-import { cancelledDraft, denyDraft, outcomeDraft, reservedFacts, revocationDraft } from './receipts.js';
+import { cancelledDraft, denyDraft, outcomeDraft, recordedRequestId, REQUEST_ID_KEY, reservedFacts, revocationDraft } from './receipts.js';
+export { REQUEST_ID_KEY } from './receipts.js';
 import type { CallFacts } from './receipts.js';
 import { reservationsInFlight, settleUnrecorded } from './recovery.js';
 import type { OwnFailure, RecoveryReport } from './recovery.js';
@@ -54,6 +57,12 @@ export interface KernelOptions {
    */
   pathBases?: readonly string[];
   /**
+   * Other kernel keys (hex) whose receipts this kernel counts towards budgets and revocations (other
+   * producers sharing the ledger). Its own key always counts; a receipt signed by any other key
+   * moves no budget and revokes nothing.
+   */
+  trustedKernelKeys?: readonly string[];
+  /**
    * The operator's redaction key (32 bytes), or a file holding it (64 hex characters): salts the
    * parameter_hash of redacted receipts. Required when the policy redacts and the kernel governs
    * calls: `registerToolServer` refuses (CHIO-REDACTION-KEY-REQUIRED) rather than generate a key
@@ -70,7 +79,11 @@ export interface ToolCallRequest {
   serverId: string;
   toolName: string;
   arguments: unknown;
-  /** The producer's id for the call: becomes the receipt's signing nonce. Default: a random UUID. */
+  /**
+   * The producer's id for the call (a JSON-RPC id, a task id), recorded in the receipt's metadata
+   * (`chio_request_id`). Never trusted as unique: the kernel gives every call its own id, which is
+   * the receipt's signing nonce and the reservation's key.
+   */
   requestId?: string;
   sessionId?: string;
   /** Use the server's `invokeStream` when it has one. */
@@ -89,7 +102,7 @@ export type ToolCallPreview = Pick<ToolCallRequest, 'capability' | 'caller' | 's
 
 type Authorization =
   | { ok: false; reason: string; guard: string; evidence: GuardEvidence[] }
-  | { ok: true; server: ToolServerConnection; capabilityId: string; candidates: Array<{ index: number; limit: number | undefined }>; evidence: GuardEvidence[] };
+  | { ok: true; server: ToolServerConnection; capabilityId: string; candidates: Array<{ index: number; limit: number | undefined; ancestors: BudgetKey[] }>; evidence: GuardEvidence[] };
 
 export type ToolCallResponse =
   | { ok: true; output: unknown; receipt: Receipt; entry: AppendResult }
@@ -123,6 +136,8 @@ export class Kernel {
   private readonly producer: string;
   /** Bases for relative paths that hold for every call (KernelOptions.pathBases + the policy's path_base). */
   readonly pathBases: readonly string[];
+  /** Keys whose receipts count towards budgets and revocations: this kernel's, then the configured ones. */
+  readonly trustedKernelKeys: readonly string[];
 
   /**
    * @param ledger  reads (budgets, revocations) and reservations, group-committed and
@@ -145,6 +160,7 @@ export class Kernel {
     this.policy = options.policy ?? defaultPolicy();
     this.guards = buildGuards(this.policy.policy.guards);
     this.pathBases = [...(options.pathBases ?? []), ...this.policy.policy.path_base];
+    this.trustedKernelKeys = [...new Set([signer.publicKeyHex, ...(options.trustedKernelKeys ?? []).map((k) => k.toLowerCase())])];
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.producer = options.producer ?? 'kernel';
     this.reservations = new ReservationQueue(ledger);
@@ -265,14 +281,24 @@ export class Kernel {
     // Budget (issue 3 order: capability → budget → revocation → guards): the first covering grant
     // with invocations left. Checked here so the deny names the budget; re-checked atomically when
     // the call is reserved, which also proves the ledger takes writes before the tool runs.
-    const grants = cap.grantIndexes.map((index) => ({ index, limit: cap.token.scope.grants[index]!.max_invocations }));
-    const used = grants.map((g) => (g.limit === undefined ? 0 : invocationsUsed(this.ledger, cap.token.id, g.index)));
-    const candidates = grants.filter((g, i) => g.limit === undefined || used[i]! < g.limit);
+    // A grant has room when it and every ancestor grant it narrows (budgets.ts) have invocations left.
+    const grants = cap.grantIndexes.map((index) => ({ index, limit: cap.token.scope.grants[index]!.max_invocations, ancestors: ancestorBudgetKeys(cap.token, index) }));
+    let exhausted = '';
+    const candidates = grants.filter((g) => {
+      for (const k of [{ capabilityId: cap.token.id, grantIndex: g.index, maxInvocations: g.limit }, ...g.ancestors]) {
+        if (k.maxInvocations === undefined) continue;
+        const used = invocationsUsed(this.ledger, k.capabilityId, k.grantIndex, this.trustedKernelKeys);
+        if (used >= k.maxInvocations) {
+          exhausted ||= `${k.capabilityId === cap.token.id ? '' : `ancestor ${k.capabilityId} `}grant ${k.grantIndex} has used ${used} of ${k.maxInvocations} invocations`;
+          return false;
+        }
+      }
+      return true;
+    });
     if (candidates.length === 0) {
-      const exhausted = `grant ${grants[0]!.index} has used ${used[0]} of ${grants[0]!.limit} invocations`;
       return { ok: false, reason: `budget exhausted: ${exhausted}`, guard: 'budget', evidence: [{ guard_name: 'budget', verdict: false, details: exhausted }] };
     }
-    const revoked = firstRevoked(this.ledger, [cap.token.id, ...cap.ancestorIds]);
+    const revoked = firstRevoked(this.ledger, [cap.token.id, ...cap.ancestorIds], this.trustedKernelKeys);
     if (revoked !== undefined) {
       return { ok: false, reason: `capability ${revoked === cap.token.id ? 'is' : `ancestor ${revoked} is`} revoked`, guard: 'revocation', evidence: [{ guard_name: 'revocation', verdict: false, details: revoked }] };
     }
@@ -293,7 +319,9 @@ export class Kernel {
   }
 
   async evaluateToolCall(request: ToolCallRequest): Promise<ToolCallResponse> {
-    const requestId = request.requestId ?? randomUUID();
+    // The kernel's own id for this call: the signing nonce and the reservation's key. Whatever the
+    // client sends (a repeated JSON-RPC id, "7" and 7) it cannot make two calls share a receipt.
+    const requestId = randomUUID();
     const now = this.clock();
     const facts = this.facts(request, now, requestId);
     const deny = (reason: string, guard: string, evidence = facts.evidence) => this.finish(request, requestId, denyDraft({ ...facts, evidence }, reason, guard), { verdict: 'deny', reason, guard });
@@ -306,17 +334,22 @@ export class Kernel {
     // sign a faithful receipt if this process never does. It is committed (group commit, fsync)
     // before the tool is invoked; if it cannot be, the call fails here and nothing runs.
     const r = await this.reservations.reserve({
-      requestId, capabilityId: auth.capabilityId, grants: auth.candidates.map((g) => ({ index: g.index, maxInvocations: g.limit })),
+      requestId, capabilityId: auth.capabilityId, grants: auth.candidates.map((g) => ({ index: g.index, maxInvocations: g.limit, ancestors: g.ancestors })),
+      trustedKeys: this.trustedKernelKeys,
       owner: this.owner, now, sessionId: request.sessionId, toolServer: request.serverId, toolName: request.toolName, facts: reservedFacts(facts),
     });
     if (!r.ok) {
-      const refusal = `grant ${r.grantIndex} has used ${r.used} of ${r.limit} invocations`;
+      const refusal = `${r.capabilityId === undefined ? '' : `ancestor ${r.capabilityId} grant ${r.ancestorGrantIndex} (via `}grant ${r.grantIndex}${r.capabilityId === undefined ? '' : ')'} has used ${r.used} of ${r.limit} invocations`;
       return deny(`budget exhausted: ${refusal}`, 'budget', [...facts.evidence, { guard_name: 'budget', verdict: false, details: refusal }]);
     }
+    // The ancestor grants the call counts against go into its receipt (the grant_usage projection reads them).
+    const ancestors = auth.candidates.find((g) => g.index === r.grantIndex)?.ancestors ?? [];
+    if (ancestors.length > 0) facts.metadata = { ...facts.metadata, [ANCESTOR_GRANTS_KEY]: ancestors.map((k) => ({ capability_id: k.capabilityId, grant_index: k.grantIndex })) };
     reservationsInFlight.add(requestId);
     let toolOutcome: OwnFailure['toolOutcome'];
     try {
-      const outcome = await this.dispatch(auth.server, request, {
+      // A call its caller has already withdrawn is never dispatched: its receipt says so.
+      const outcome = request.signal?.aborted === true ? { kind: 'cancelled' as const, reason: 'cancelled by the caller before dispatch' } : await this.dispatch(auth.server, request, {
         ...(request.signal === undefined ? {} : { signal: request.signal }),
         ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
         ...(request.onChunk === undefined ? {} : { onChunk: request.onChunk }),
@@ -344,15 +377,19 @@ export class Kernel {
    * task): a signed `cancelled` receipt, nothing run, nothing reserved, no budget used.
    */
   async recordCancellation(request: ToolCallRequest & { reason: string }): Promise<{ receipt: Receipt; entry: AppendResult }> {
-    const requestId = request.requestId ?? randomUUID();
+    const requestId = randomUUID();
     const draft = cancelledDraft(this.facts(request, this.clock(), requestId), request.reason);
     const r = await this.finish(request, requestId, draft, { verdict: 'cancelled', reason: request.reason });
     return { receipt: r.receipt, entry: r.entry };
   }
 
-  private facts(request: ToolCallPreview, now: number, nonce: string): CallFacts {
+  private facts(request: ToolCallPreview & { requestId?: string | undefined }, now: number, nonce: string): CallFacts {
     const capabilityId = typeof (request.capability as { id?: unknown } | null)?.id === 'string' ? (request.capability as { id: string }).id : 'invalid-capability';
-    return { now, capabilityId, serverId: request.serverId, toolName: request.toolName, parameters: request.arguments ?? {}, evidence: [], policy: this.policy, nonce, redactionKey: this.redactionKey };
+    return {
+      now, capabilityId, serverId: request.serverId, toolName: request.toolName, parameters: request.arguments ?? {}, evidence: [], policy: this.policy,
+      nonce, redactionKey: this.redactionKey,
+      ...(request.requestId === undefined ? {} : { metadata: { [REQUEST_ID_KEY]: recordedRequestId(request.requestId) } }),
+    };
   }
 
   private async dispatch(server: ToolServerConnection, request: ToolCallRequest, context: InvokeContext) {

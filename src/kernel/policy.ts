@@ -72,7 +72,13 @@ export function normalizePolicy(document: unknown, source = 'policy'): LoadedPol
 /** Parses YAML or JSON text (by extension; YAML is a superset, so anything else is read as YAML). */
 export function parsePolicyText(text: string, source: string): unknown {
   try {
-    if (source.endsWith('.json')) return JSON.parse(text) as unknown;
+    if (source.endsWith('.json')) {
+      const value = JSON.parse(text) as unknown;
+      // JSON.parse keeps the last of two equal keys ({"enabled": true, "enabled": false} silently
+      // switches a guard off); read it again as YAML's JSON schema, which refuses duplicates.
+      parseYaml(text, { schema: 'json', uniqueKeys: true, maxAliasCount: 0 });
+      return value;
+    }
     // The core schema only: no custom tags, no JavaScript types; aliases are capped.
     return parseYaml(text, { schema: 'core', uniqueKeys: true, maxAliasCount: 100 }) as unknown;
   } catch (e) {

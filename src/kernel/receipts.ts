@@ -112,18 +112,29 @@ export function revocationDraft(now: number, capabilityId: string, reason: strin
   };
 }
 
+/** Receipt metadata: the producer's own id for the call (recorded, never trusted as unique). */
+export const REQUEST_ID_KEY = 'chio_request_id';
+/** A producer's call id longer than this is recorded as `sha256:<hex>` of it (the client chooses it). */
+export const MAX_REQUEST_ID_CHARS = 256;
+
+/** The producer's call id as a receipt records it (attacker-controlled: bounded). */
+export function recordedRequestId(requestId: string): string {
+  return requestId.length <= MAX_REQUEST_ID_CHARS ? requestId : `sha256:${sha256Hex(requestId)}`;
+}
+
 /**
  * The facts of an allowed call, stored with its reservation before the tool runs: the receipt
  * draft as it would be signed, minus decision, content_hash and metadata other than the salt
- * marker (RFC 8785 text). The parameters are already redacted by the policy — unredacted
+ * marker and the producer's call id (RFC 8785 text). The parameters are already redacted by the policy — unredacted
  * parameters never reach the table when the policy redacts them — and their hash already salted;
  * the salt and the key are never stored. Throws (before anything is reserved) for parameters JCS
  * cannot represent, or a redacting policy without a key.
  */
 export function reservedFacts(f: CallFacts): string {
   const { decision: _decision, content_hash: _contentHash, metadata, ...facts } = base(f, { verdict: 'incomplete', reason: '' }, NULL_CONTENT_HASH, {});
-  const marker = metadata?.[PARAMETER_SALT_KEY];
-  return canonicalJson(marker === undefined ? facts : { ...facts, metadata: { [PARAMETER_SALT_KEY]: marker } });
+  // Kept from the metadata: the salt marker and the producer's own id for the call.
+  const kept = Object.fromEntries([PARAMETER_SALT_KEY, REQUEST_ID_KEY].flatMap((k) => (metadata?.[k] === undefined ? [] : [[k, metadata[k]]])));
+  return canonicalJson(Object.keys(kept).length === 0 ? facts : { ...facts, metadata: kept });
 }
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -137,8 +148,9 @@ const StoredFactsSchema = z.object({
   redaction_mode: z.enum(['none', 'summary', 'redacted']),
   policy_hash: z.union([hex64, z.literal('')]),
   evidence: z.array(GuardEvidenceSchema).optional(),
-  // Only the salt marker is kept from stored metadata (facts written before salting have none).
-  metadata: z.object({ [PARAMETER_SALT_KEY]: ParameterSaltMarkerSchema.optional() }).optional(),
+  // Only the salt marker and the producer's call id are kept from stored metadata (facts written
+  // before salting have neither).
+  metadata: z.object({ [PARAMETER_SALT_KEY]: ParameterSaltMarkerSchema.optional(), [REQUEST_ID_KEY]: z.string().max(MAX_REQUEST_ID_CHARS).optional() }).optional(),
 });
 
 /** Stands for a tool server or name the reservation did not record. */
@@ -237,7 +249,11 @@ export function recoveredDraft(call: UnsettledCall, settledAt: number, settledBy
     ...(parsed?.evidence !== undefined && parsed.evidence.length > 0 ? { evidence: parsed.evidence } : {}),
     // The original's salt marker: the stored parameter_hash is the salted one the original would
     // have carried (same capability, timestamp and signing nonce, so the same salt).
-    metadata: { [GRANT_INDEX_KEY]: call.grantIndex, [RECOVERY_KEY]: recovery, ...(saltMarker === undefined ? {} : { [PARAMETER_SALT_KEY]: saltMarker }) },
+    metadata: {
+      [GRANT_INDEX_KEY]: call.grantIndex, [RECOVERY_KEY]: recovery,
+      ...(saltMarker === undefined ? {} : { [PARAMETER_SALT_KEY]: saltMarker }),
+      ...(parsed?.metadata?.[REQUEST_ID_KEY] === undefined ? {} : { [REQUEST_ID_KEY]: parsed.metadata[REQUEST_ID_KEY] }),
+    },
     trust_level: 'mediated',
   };
 }

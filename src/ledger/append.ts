@@ -13,7 +13,8 @@ import type Database from 'better-sqlite3';
 import { ChioError } from '../errors.js';
 import { trustedBodyText, verifyReceipt } from '../receipt/index.js';
 import type { Receipt } from '../receipt/index.js';
-import { entryHash, GENESIS_PREV_HASH, grantOf, kindOf, projectReceipt, receiptSha256, revokedCapabilityOf } from './entry.js';
+import { entryHash, GENESIS_PREV_HASH, grantsOf, kindOf, projectReceipt, receiptSha256, revokedCapabilityOf } from './entry.js';
+import type { GrantKey } from './entry.js';
 import type { EntryKind, ProjectedColumns } from './entry.js';
 import type { Ledger } from './open.js';
 
@@ -46,7 +47,8 @@ export interface PreparedEntry {
   columns: ProjectedColumns;
   kind: EntryKind;
   revokes: string | undefined;
-  grant: { capabilityId: string; grantIndex: number } | undefined;
+  /** The grants the receipt counts against (its own and its ancestors'), under its kernel key. */
+  grants: GrantKey[];
   releases: string | undefined;
 }
 
@@ -91,7 +93,7 @@ export function prepareEntry(request: AppendRequest): PreparedEntry {
     columns: projectReceipt(receipt),
     kind,
     revokes,
-    grant: grantOf(receipt),
+    grants: grantsOf(receipt),
     releases: request.releases,
   };
 }
@@ -128,10 +130,12 @@ export class EntryInserter {
          head_entry_hash = excluded.head_entry_hash`,
     );
     // The first revocation of a capability is the one that counts; later ones change nothing.
-    this.revoke = db.prepare('INSERT OR IGNORE INTO revoked_capabilities (capability_id, seq, revoked_at) VALUES (?, ?, ?)');
+    // Projections are kept per signing key: a kernel counts only the keys it trusts (its own and
+    // configured ones), so a receipt anyone could sign moves no budget and revokes nothing.
+    this.revoke = db.prepare('INSERT OR IGNORE INTO revoked_capabilities (capability_id, kernel_key, seq, revoked_at) VALUES (?, ?, ?, ?)');
     this.countGrant = db.prepare(
-      `INSERT INTO grant_usage (capability_id, grant_index, invocations) VALUES (?, ?, 1)
-       ON CONFLICT (capability_id, grant_index) DO UPDATE SET invocations = invocations + 1`,
+      `INSERT INTO grant_usage (capability_id, grant_index, kernel_key, invocations) VALUES (?, ?, ?, 1)
+       ON CONFLICT (capability_id, grant_index, kernel_key) DO UPDATE SET invocations = invocations + 1`,
     );
     this.release = db.prepare('DELETE FROM pending_calls WHERE request_id = ?');
   }
@@ -153,8 +157,8 @@ export class EntryInserter {
     this.insert.run(seq, entry.kind, entry.receiptId, entry.sessionId, sessionPrevSeq, prevHash, hash, entry.body, c.timestamp,
       c.capabilityId, c.toolServer, c.toolName, c.verdict, c.receiptKind, c.trustLevel, c.kernelKey, c.tenantId, entry.producer);
     if (entry.sessionId !== null) this.upsertSession.run({ sessionId: entry.sessionId, seq, timestamp: c.timestamp, entryHash: hash });
-    if (entry.revokes !== undefined) this.revoke.run(entry.revokes, seq, c.timestamp);
-    if (entry.grant !== undefined) this.countGrant.run(entry.grant.capabilityId, entry.grant.grantIndex);
+    if (entry.revokes !== undefined) this.revoke.run(entry.revokes, c.kernelKey, seq, c.timestamp);
+    for (const g of entry.grants) this.countGrant.run(g.capabilityId, g.grantIndex, c.kernelKey);
     if (entry.releases !== undefined) this.release.run(entry.releases);
     return { seq, receiptId: entry.receiptId, entryHash: hash, prevHash, sessionId: entry.sessionId, sessionPrevSeq };
   }

@@ -88,11 +88,35 @@ export function revokedCapabilityOf(r: Receipt): string | undefined {
   return typeof id === 'string' && id.length > 0 ? id : undefined;
 }
 
-/** The grant an allowed mediated call counted against, or undefined. */
-export function grantOf(r: Receipt): { capabilityId: string; grantIndex: number } | undefined {
+/** Receipt metadata naming the ancestor grants a delegated call also counts against (`[{capability_id, grant_index}]`). */
+export const ANCESTOR_GRANTS_KEY = 'chio_ancestor_grants';
+const MAX_ANCESTOR_GRANTS = 256;
+
+export interface GrantKey {
+  capabilityId: string;
+  grantIndex: number;
+}
+
+/**
+ * Every grant an allowed mediated call counts against: the grant of its own capability
+ * (metadata.chio_grant_index) and, for a delegated capability, each ancestor grant it narrows
+ * (metadata.chio_ancestor_grants). Empty for anything else. The SQL rebuild in sessions.ts and
+ * migration 0005 apply exactly these rules.
+ */
+export function grantsOf(r: Receipt): GrantKey[] {
   const index = r.metadata?.[GRANT_INDEX_KEY];
-  if (r.receipt_kind !== 'mediated_decision' || r.decision?.verdict !== 'allow' || kindOf(r) !== 'receipt') return undefined;
-  return typeof index === 'number' && Number.isSafeInteger(index) && index >= 0 ? { capabilityId: r.capability_id, grantIndex: index } : undefined;
+  if (r.receipt_kind !== 'mediated_decision' || r.decision?.verdict !== 'allow' || kindOf(r) !== 'receipt') return [];
+  if (!(typeof index === 'number' && Number.isSafeInteger(index) && index >= 0)) return [];
+  const keys: GrantKey[] = [{ capabilityId: r.capability_id, grantIndex: index }];
+  const ancestors = r.metadata?.[ANCESTOR_GRANTS_KEY];
+  if (Array.isArray(ancestors)) {
+    for (const a of ancestors.slice(0, MAX_ANCESTOR_GRANTS)) {
+      const id = (a as { capability_id?: unknown } | null)?.capability_id;
+      const i = (a as { grant_index?: unknown } | null)?.grant_index;
+      if (typeof id === 'string' && typeof i === 'number' && Number.isSafeInteger(i) && i >= 0) keys.push({ capabilityId: id, grantIndex: i });
+    }
+  }
+  return keys;
 }
 
 export function projectReceipt(r: Receipt): ProjectedColumns {

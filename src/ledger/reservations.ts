@@ -5,6 +5,7 @@
  * in pending_calls. A ledger that cannot be written fails here, before the tool is invoked. The
  * receipt's append removes the row (AppendRequest.releases); a row whose receipt was never written
  * is settled later with `appendIfPending` (the kernel's recovery).
+ * Budgets and revocations count only receipts signed by keys the caller trusts.
  * Also the revocation lookup. Owns: pending_calls. Must not import kernel, edges or cli.
  */
 import { ChioError } from '../errors.js';
@@ -12,11 +13,23 @@ import { appendFailed, EntryInserter, prepareEntry } from './append.js';
 import type { AppendRequest, AppendResult } from './append.js';
 import type { Ledger } from './open.js';
 
+/** One grant a call counts against, with its limit if it has one. */
+export interface BudgetKey {
+  capabilityId: string;
+  grantIndex: number;
+  maxInvocations?: number | undefined;
+}
+
 export interface CallReservation {
   requestId: string;
   capabilityId: string;
-  /** The grants that cover the call, in order: the first with invocations left is reserved. */
-  grants: ReadonlyArray<{ index: number; maxInvocations?: number | undefined }>;
+  /**
+   * The grants that cover the call, in order: the first whose own budget and every ancestor budget
+   * (`ancestors`: the grants of the delegation chain it narrows) has invocations left is reserved.
+   */
+  grants: ReadonlyArray<{ index: number; maxInvocations?: number | undefined; ancestors?: readonly BudgetKey[] }>;
+  /** Keys whose receipts count towards budgets (the kernel's own and the ones it trusts). */
+  trustedKeys: readonly string[];
   /** The process incarnation that holds it (recovery settles only rows of provably dead owners). */
   owner: string;
   now: number;
@@ -30,8 +43,8 @@ export interface CallReservation {
 
 export type ReserveOutcome =
   | { ok: true; grantIndex: number }
-  /** Every grant was exhausted; the numbers are the last one's. */
-  | { ok: false; grantIndex: number; used: number; limit: number };
+  /** Every grant was exhausted; the numbers are the last one's (an ancestor's when that was the one used up). */
+  | { ok: false; grantIndex: number; used: number; limit: number; capabilityId?: string; ancestorGrantIndex?: number };
 
 /** A reservation whose receipt has not been written, as stored (read from the file: check before trusting). */
 export interface PendingReservation {
@@ -64,14 +77,23 @@ function checkRow(row: PendingRow): PendingReservation | undefined {
   };
 }
 
-/** Allowed receipts plus calls in flight for one grant: what counts against its max_invocations. */
-export function invocationsUsed(ledger: Ledger, capabilityId: string, grantIndex: number): number {
+/**
+ * Allowed receipts signed by a trusted key, plus calls in flight in any process, for one grant:
+ * what counts against its max_invocations. A call in flight holds its own grant and every ancestor
+ * grant it narrows (pending_calls.budget_keys).
+ */
+export function invocationsUsed(ledger: Ledger, capabilityId: string, grantIndex: number, trustedKeys: readonly string[]): number {
+  const keys = JSON.stringify(trustedKeys);
   return (ledger.db
     .prepare(
-      `SELECT coalesce((SELECT invocations FROM grant_usage WHERE capability_id = @cap AND grant_index = @idx), 0)
-            + (SELECT count(*) FROM pending_calls WHERE capability_id = @cap AND grant_index = @idx) AS used`,
+      `SELECT coalesce((SELECT sum(invocations) FROM grant_usage WHERE capability_id = @cap AND grant_index = @idx
+                        AND kernel_key IN (SELECT value FROM json_each(@keys))), 0)
+            + (SELECT count(*) FROM pending_calls p WHERE
+                 (p.budget_keys IS NULL AND p.capability_id = @cap AND p.grant_index = @idx)
+                 OR (p.budget_keys IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(p.budget_keys) k
+                       WHERE k.value ->> '$.capability_id' = @cap AND k.value ->> '$.grant_index' = @idx))) AS used`,
     )
-    .get({ cap: capabilityId, idx: grantIndex }) as { used: number }).used;
+    .get({ cap: capabilityId, idx: grantIndex, keys }) as { used: number }).used;
 }
 
 function reservationFailed(e: unknown): ChioError {
@@ -90,8 +112,8 @@ export function commitReservations(ledger: Ledger, batch: readonly CallReservati
   try {
     const exists = db.prepare('SELECT 1 AS one FROM pending_calls WHERE request_id = ?');
     const insert = db.prepare(
-      `INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts, budget_keys)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     return db.transaction(() =>
       batch.map((r): ReserveOutcome | ChioError => {
@@ -99,15 +121,18 @@ export function commitReservations(ledger: Ledger, batch: readonly CallReservati
           return new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot reserve the call: request id ${r.requestId} is already reserved by a call in flight, so it will not run`);
         }
         let refusal: ReserveOutcome | undefined;
-        for (const g of r.grants) {
-          if (g.maxInvocations !== undefined) {
-            const used = invocationsUsed(ledger, r.capabilityId, g.index);
-            if (used >= g.maxInvocations) {
-              refusal = { ok: false, grantIndex: g.index, used, limit: g.maxInvocations };
-              continue;
+        grants: for (const g of r.grants) {
+          const keys: BudgetKey[] = [{ capabilityId: r.capabilityId, grantIndex: g.index, maxInvocations: g.maxInvocations }, ...(g.ancestors ?? [])];
+          for (const k of keys) {
+            if (k.maxInvocations === undefined) continue;
+            const used = invocationsUsed(ledger, k.capabilityId, k.grantIndex, r.trustedKeys);
+            if (used >= k.maxInvocations) {
+              refusal = { ok: false, grantIndex: g.index, used, limit: k.maxInvocations, ...(k.capabilityId === r.capabilityId ? {} : { capabilityId: k.capabilityId, ancestorGrantIndex: k.grantIndex }) };
+              continue grants;
             }
           }
-          insert.run(r.requestId, r.capabilityId, g.index, r.now, r.owner, r.sessionId ?? null, r.toolServer ?? null, r.toolName ?? null, r.facts ?? null);
+          const budgetKeys = keys.length === 1 ? null : JSON.stringify(keys.map((k) => ({ capability_id: k.capabilityId, grant_index: k.grantIndex })));
+          insert.run(r.requestId, r.capabilityId, g.index, r.now, r.owner, r.sessionId ?? null, r.toolServer ?? null, r.toolName ?? null, r.facts ?? null, budgetKeys);
           return { ok: true, grantIndex: g.index };
         }
         return refusal ?? new ChioError('CHIO-KERNEL-INVALID-REQUEST', 'a reservation needs at least one grant');
@@ -151,7 +176,9 @@ export function appendIfPending(ledger: Ledger, request: AppendRequest & { relea
 }
 
 /** The first of `capabilityIds` that has been revoked, or undefined. */
-export function firstRevoked(ledger: Ledger, capabilityIds: readonly string[]): string | undefined {
-  const stmt = ledger.db.prepare('SELECT 1 AS one FROM revoked_capabilities WHERE capability_id = ?');
-  return capabilityIds.find((id) => stmt.get(id) !== undefined);
+export function firstRevoked(ledger: Ledger, capabilityIds: readonly string[], trustedKeys: readonly string[]): string | undefined {
+  // Only a revocation signed by a trusted key counts: anyone can sign a receipt and append it.
+  const stmt = ledger.db.prepare('SELECT 1 AS one FROM revoked_capabilities WHERE capability_id = ? AND kernel_key IN (SELECT value FROM json_each(?))');
+  const keys = JSON.stringify(trustedKeys);
+  return capabilityIds.find((id) => stmt.get(id, keys) !== undefined);
 }

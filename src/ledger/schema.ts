@@ -90,25 +90,34 @@ export type LedgerSessionRow = typeof ledgerSessions.$inferSelect;
  * Projection: capabilities revoked by a `revocation` entry (a kernel-signed receipt of
  * `chio-kernel/revoke_capability`). Derived and rebuildable like ledger_sessions.
  */
-export const revokedCapabilities = sqliteTable('revoked_capabilities', {
-  capabilityId: text('capability_id').primaryKey(),
-  seq: integer('seq').notNull(),
-  revokedAt: integer('revoked_at').notNull(),
-});
+export const revokedCapabilities = sqliteTable(
+  'revoked_capabilities',
+  {
+    capabilityId: text('capability_id').notNull(),
+    /** Schema 6: the key that signed the revocation (a kernel honours only the keys it trusts). */
+    kernelKey: text('kernel_key').notNull(),
+    seq: integer('seq').notNull(),
+    revokedAt: integer('revoked_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.capabilityId, t.kernelKey] })],
+);
 
 /**
- * Projection: allowed invocations per (capability, grant index), from allow receipts that name
- * their grant (metadata.chio_grant_index). Budgets are read from here, so they hold across
- * restarts and processes.
+ * Projection: allowed invocations per (capability, grant index, signing key), from allow receipts
+ * that name their grant (metadata.chio_grant_index) and, for delegated capabilities, the ancestor
+ * grants the call also counts against (metadata.chio_ancestor_grants). Budgets are read from here,
+ * over the keys the kernel trusts, so they hold across restarts and processes.
  */
 export const grantUsage = sqliteTable(
   'grant_usage',
   {
     capabilityId: text('capability_id').notNull(),
     grantIndex: integer('grant_index').notNull(),
+    /** Schema 6: the key that signed the receipts counted here. */
+    kernelKey: text('kernel_key').notNull(),
     invocations: integer('invocations').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.capabilityId, t.grantIndex] })],
+  (t) => [primaryKey({ columns: [t.capabilityId, t.grantIndex, t.kernelKey] })],
 );
 
 /**
@@ -137,6 +146,11 @@ export const pendingCalls = sqliteTable('pending_calls', {
    * the originals, policy_hash, guard evidence, timestamp. NULL in rows written before schema 5.
    */
   facts: text('facts'),
+  /**
+   * Schema 6: every grant the reservation holds, as JSON `[{capability_id, grant_index}]` — its own
+   * and the ancestor grants a delegated call also counts against. NULL: the own grant only.
+   */
+  budgetKeys: text('budget_keys'),
 });
 
 export type RevokedCapabilityRow = typeof revokedCapabilities.$inferSelect;

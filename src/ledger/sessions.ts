@@ -5,7 +5,7 @@
  */
 import { asc } from 'drizzle-orm';
 import type { Ledger } from './open.js';
-import { GRANT_INDEX_KEY } from './entry.js';
+import { ANCESTOR_GRANTS_KEY, GRANT_INDEX_KEY } from './entry.js';
 import { ledgerSessions } from './schema.js';
 import type { LedgerSessionRow } from './schema.js';
 
@@ -28,6 +28,27 @@ export function rebuildSessions(ledger: Ledger): number {
   }).immediate();
 }
 
+/** An allowed mediated call that names its grant (columns of ledger_entries, prefixed by `t`). */
+const allowedCall = (t: string) => `${t}kind = 'receipt' AND ${t}verdict = 'allow' AND ${t}receipt_kind = 'mediated_decision'
+  AND json_type(${t}body, '$.metadata.${GRANT_INDEX_KEY}') = 'integer' AND (${t}body ->> '$.metadata.${GRANT_INDEX_KEY}') >= 0`;
+
+/** The first revocation of each capability by each signing key (entry.ts revokedCapabilityOf, per key). */
+export const REBUILD_REVOCATIONS_SQL = `INSERT INTO revoked_capabilities (capability_id, kernel_key, seq, revoked_at)
+  SELECT e.body ->> '$.action.parameters.capability_id', e.kernel_key, e.seq, e.timestamp FROM ledger_entries e
+  WHERE e.kind = 'revocation' AND e.seq = (SELECT min(f.seq) FROM ledger_entries f WHERE f.kind = 'revocation'
+    AND f.kernel_key = e.kernel_key AND f.body ->> '$.action.parameters.capability_id' = e.body ->> '$.action.parameters.capability_id')`;
+
+/** Allowed calls per (capability, grant, signing key), ancestors' grants included (entry.ts grantsOf). */
+export const REBUILD_GRANT_USAGE_SQL = `INSERT INTO grant_usage (capability_id, grant_index, kernel_key, invocations)
+  SELECT cap, idx, key, count(*) FROM (
+    SELECT capability_id AS cap, body ->> '$.metadata.${GRANT_INDEX_KEY}' AS idx, kernel_key AS key FROM ledger_entries WHERE ${allowedCall('')}
+    UNION ALL
+    SELECT a.value ->> '$.capability_id', a.value ->> '$.grant_index', e.kernel_key FROM ledger_entries e, json_each(e.body, '$.metadata.${ANCESTOR_GRANTS_KEY}') a
+    WHERE ${allowedCall('e.')}
+      AND json_type(e.body, '$.metadata.${ANCESTOR_GRANTS_KEY}') = 'array' AND a.key < 256
+      AND json_type(a.value, '$.capability_id') = 'text' AND json_type(a.value, '$.grant_index') = 'integer' AND (a.value ->> '$.grant_index') >= 0
+  ) GROUP BY cap, idx, key`;
+
 /**
  * Re-derives every projection (sessions, revocations, grant usage) from ledger_entries in one
  * IMMEDIATE transaction. pending_calls is working state, not a projection, and is left alone.
@@ -37,24 +58,9 @@ export function rebuildProjections(ledger: Ledger): { sessions: number; revocati
   return db.transaction(() => {
     const sessions = rebuildSessions(ledger);
     db.prepare('DELETE FROM revoked_capabilities').run();
-    const revocations = db
-      .prepare(
-        `INSERT INTO revoked_capabilities (capability_id, seq, revoked_at)
-         SELECT body ->> '$.action.parameters.capability_id', min(seq), 0 FROM ledger_entries
-         WHERE kind = 'revocation' GROUP BY body ->> '$.action.parameters.capability_id'`,
-      )
-      .run().changes;
-    db.prepare('UPDATE revoked_capabilities SET revoked_at = (SELECT timestamp FROM ledger_entries WHERE seq = revoked_capabilities.seq)').run();
+    const revocations = db.prepare(REBUILD_REVOCATIONS_SQL).run().changes;
     db.prepare('DELETE FROM grant_usage').run();
-    const grants = db
-      .prepare(
-        `INSERT INTO grant_usage (capability_id, grant_index, invocations)
-         SELECT capability_id, body ->> '$.metadata.${GRANT_INDEX_KEY}', count(*) FROM ledger_entries
-         WHERE kind = 'receipt' AND verdict = 'allow' AND receipt_kind = 'mediated_decision'
-           AND json_type(body, '$.metadata.${GRANT_INDEX_KEY}') = 'integer' AND (body ->> '$.metadata.${GRANT_INDEX_KEY}') >= 0
-         GROUP BY capability_id, body ->> '$.metadata.${GRANT_INDEX_KEY}'`,
-      )
-      .run().changes;
+    const grants = db.prepare(REBUILD_GRANT_USAGE_SQL).run().changes;
     return { sessions, revocations, grants };
   }).immediate();
 }

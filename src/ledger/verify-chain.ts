@@ -19,7 +19,7 @@
  */
 import { verifySignature } from '../crypto/index.js';
 import { verifyReceipt } from '../receipt/index.js';
-import { entryHash, GENESIS_PREV_HASH, grantOf, kindOf, projectReceipt, receiptSha256, revokedCapabilityOf } from './entry.js';
+import { entryHash, GENESIS_PREV_HASH, grantsOf, kindOf, projectReceipt, receiptSha256, revokedCapabilityOf } from './entry.js';
 import type { Ledger } from './open.js';
 import type { LedgerSessionRow, RawLedgerEntry } from './schema.js';
 
@@ -187,11 +187,11 @@ export function* walkChain(ledger: Ledger, options: VerifyChainOptions = {}): Ge
       if (kind === 'revocation') {
         const revoked = revokedCapabilityOf(verdict.receipt);
         if (revoked === undefined) return fail(row.seq, 'body', 'a revocation must allow and name action.parameters.capability_id');
-        if (!revocations.has(revoked)) revocations.set(revoked, [row.seq, row.timestamp]);
+        const rkey = `${revoked}\u0000${verdict.receipt.kernel_key}`;
+        if (!revocations.has(rkey)) revocations.set(rkey, [row.seq, row.timestamp]);
       }
-      const grant = grantOf(verdict.receipt);
-      if (grant !== undefined) {
-        const key = `${grant.capabilityId}\u0000${grant.grantIndex}`;
+      for (const grant of grantsOf(verdict.receipt)) {
+        const key = `${grant.capabilityId}\u0000${grant.grantIndex}\u0000${verdict.receipt.kernel_key}`;
         usage.set(key, (usage.get(key) ?? 0) + 1);
       }
       const projected = projectReceipt(verdict.receipt);
@@ -233,15 +233,15 @@ export function* walkChain(ledger: Ledger, options: VerifyChainOptions = {}): Ge
     if (mismatch !== null) return fail(null, 'sessions_projection', mismatch);
     const tables = new Set((db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name));
     if (tables.has('revoked_capabilities')) {
-      const rows = db.prepare('SELECT capability_id, seq, revoked_at FROM revoked_capabilities').all() as Array<{ capability_id: string; seq: number; revoked_at: number }>;
+      const rows = db.prepare('SELECT capability_id, kernel_key, seq, revoked_at FROM revoked_capabilities').all() as Array<{ capability_id: string; kernel_key: string; seq: number; revoked_at: number }>;
       const expected = [...revocations].map(([id, [seq, at]]) => `${id} ${seq} ${at}`).sort();
-      const actual = rows.map((r) => `${r.capability_id} ${r.seq} ${r.revoked_at}`).sort();
+      const actual = rows.map((r) => `${r.capability_id}\u0000${r.kernel_key} ${r.seq} ${r.revoked_at}`).sort();
       if (expected.join('\n') !== actual.join('\n')) return fail(null, 'revocations_projection', 'revoked_capabilities does not match the revocation entries');
     }
     if (tables.has('grant_usage')) {
-      const rows = db.prepare('SELECT capability_id, grant_index, invocations FROM grant_usage').all() as Array<{ capability_id: string; grant_index: number; invocations: number }>;
+      const rows = db.prepare('SELECT capability_id, grant_index, kernel_key, invocations FROM grant_usage').all() as Array<{ capability_id: string; grant_index: number; kernel_key: string; invocations: number }>;
       const expected = [...usage].map(([k, n]) => `${k} ${n}`).sort();
-      const actual = rows.map((r) => `${r.capability_id}\u0000${r.grant_index} ${r.invocations}`).sort();
+      const actual = rows.map((r) => `${r.capability_id}\u0000${r.grant_index}\u0000${r.kernel_key} ${r.invocations}`).sort();
       if (expected.join('\n') !== actual.join('\n')) return fail(null, 'grant_usage_projection', 'grant_usage does not match the allowed receipts');
     }
     options.onProgress?.(checked, total);

@@ -1,6 +1,6 @@
 // Capability tokens: issued tokens verify for calls in scope; every failed check is named, in DESIGN §7 order; delegation only narrows.
 import { describe, expect, it } from 'vitest';
-import { delegateCapability, issueCapability, verifyCapability } from '../../src/capability/index.js';
+import { delegateCapability, delegatedCapabilityId, issueCapability, verifyCapability } from '../../src/capability/index.js';
 import type { CallTarget, CapabilityToken, Scope } from '../../src/capability/index.js';
 import { canonicalJson, fromHex, generateSeed, signerFromSeed, toHex } from '../../src/crypto/index.js';
 
@@ -103,9 +103,21 @@ describe('delegation', () => {
   /** A delegation forged by hand: the holder signs whatever it likes, bypassing delegateCapability's checks. */
   function forge(parent: CapabilityToken, fields: Record<string, unknown>): unknown {
     const { delegation_chain, ...alone } = parent;
-    const body = { schema: 'chio.capability.v1', id: child.id, issuer: agent.publicKeyHex, subject: helper.publicKeyHex, scope: narrow, issued_at: NOW + 5, expires_at: parent.expires_at, parent_id: parent.id, ...fields };
+    const content = { schema: 'chio.capability.v1', issuer: agent.publicKeyHex, subject: helper.publicKeyHex, scope: narrow, issued_at: NOW + 5, expires_at: parent.expires_at, parent_id: parent.id, ...fields };
+    const body = { id: delegatedCapabilityId(content), ...content, ...('id' in fields ? { id: fields['id'] } : {}) };
     return { ...body, signature: toHex(agent.sign(canonicalJson(body))), delegation_chain: [...(delegation_chain ?? []), alone] };
   }
+
+  it('a child carrying an id its signer chose (another token\'s, or a fresh uuid) → delegation, before any budget or revocation is keyed by it', () => {
+    const victim = issueCapability(kernel, { subject: helper.publicKeyHex, scope: narrow, ttlSeconds: 3600, now: NOW });
+    const sibling = delegateCapability(token, agent, { delegatee: helper.publicKeyHex, scope: narrow, now: NOW + 7 });
+    for (const id of [victim.id, sibling.id, token.id, 'cap-01900000-0000-7000-8000-0000000000aa', `cap-${'ab'.repeat(32)}`]) {
+      const borrowed = forge(token, { id });
+      expect(asHelper(borrowed, call('fs', 'read_file', { path: '/workspace/docs/a' })), id).toMatchObject({ ok: false, check: 'delegation', reason: expect.stringContaining('does not carry the id its content gives it') });
+    }
+    // The same child with its derived id is accepted: the refusal above is the id and nothing else.
+    expect(asHelper(forge(token, {}), call('fs', 'read_file', { path: '/workspace/docs/a' }))).toMatchObject({ ok: true });
+  });
 
   it('a delegation that widens the scope → delegation', () => {
     const wide = forge(token, { scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'] }] } });

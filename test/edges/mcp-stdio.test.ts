@@ -104,6 +104,28 @@ describe('MCP edge, stdio, hostile input', () => {
     expect(r.stdout.endsWith('\n')).toBe(true);
   });
 
+  it('a client that repeats a JSON-RPC id (7, 7, 7 and "7") gets four governed calls: four results, four receipts with distinct nonces, nothing left reserved', async () => {
+    const callLine = (id: number | string, name: string) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'hello_tool', arguments: { name } } })}\n`;
+    const r = await raw([`${init}\n`, '{"jsonrpc":"2.0","method":"notifications/initialized"}\n', callLine(7, 'a'), callLine(7, 'b'), callLine(7, 'c'), callLine('7', 'd')]);
+    const answers = r.responses.filter((m) => m.id === 7 || m.id === '7');
+    expect(answers).toHaveLength(4);
+    expect(answers.every((m) => m.error === undefined && m.result.isError !== true)).toBe(true);
+    expect(answers.map((m) => m.result.structuredContent.message).sort()).toEqual(['a', 'b', 'c', 'd'].map((n) => `hello from mcp, ${n}`));
+    const ledger = openLedger(r.db, { readonly: true });
+    try {
+      const bodies = (ledger.db.prepare("SELECT body FROM ledger_entries WHERE kind = 'receipt' ORDER BY seq").all() as Array<{ body: string }>).map((b) => JSON.parse(b.body));
+      expect(bodies.map((b) => b.decision.verdict)).toEqual(['allow', 'allow', 'allow', 'allow']);
+      expect(bodies.map((b) => b.action.parameters.name).sort()).toEqual(['a', 'b', 'c', 'd']);
+      expect(new Set(bodies.map((b) => b.metadata.chio_receipt_signing_nonce)).size).toBe(4);
+      // The client's id is kept as evidence of what it sent.
+      expect(bodies.every((b) => /-7$/.test(b.metadata.chio_request_id))).toBe(true);
+      expect(ledger.db.prepare('SELECT count(*) AS n FROM pending_calls').get()).toEqual({ n: 0 });
+      expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 4 });
+    } finally {
+      ledger.close();
+    }
+  });
+
   it('refuses a message over the size limit with an error, not a crash, and keeps serving', async () => {
     const r = await raw([`${init}\n`, `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"${'x'.repeat(5000)}"}}\n`, '{"jsonrpc":"2.0","id":3,"method":"ping"}\n'], 2048);
     expect(r.code).toBe(0);

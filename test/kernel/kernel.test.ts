@@ -43,9 +43,53 @@ describe('allowed calls', () => {
     expect(r.receipt).toMatchObject({
       capability_id: cap.id, tool_server: 'fs', tool_name: 'read_file', decision: { verdict: 'allow' }, kernel_key: kernel.publicKeyHex,
       content_hash: hashCanonical({ text: 'contents of /workspace/a.txt' }), policy_hash: kernel.policy.policyHash,
-      evidence: [{ guard_name: 'forbidden-path', verdict: true }], metadata: { chio_grant_index: 0, chio_receipt_signing_nonce: 'req-1' },
+      evidence: [{ guard_name: 'forbidden-path', verdict: true }], metadata: { chio_grant_index: 0, chio_request_id: 'req-1', chio_receipt_signing_nonce: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) },
     });
     expect(verifyReceipt(JSON.parse(JSON.stringify(r.receipt))).ok).toBe(true);
+  });
+
+  it('the client\'s request id is recorded, never trusted as unique: the same id three times is three calls, three receipts, nothing left reserved', async () => {
+    const path = fresh();
+    const { kernel, server } = kernelAt(path);
+    const cap = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'], max_invocations: 5 }] } });
+    const results = [];
+    for (let i = 0; i < 3; i++) results.push(await kernel.evaluateToolCall(call(cap, 'read_file', { path: `/workspace/${i}` }, { requestId: 'same', sessionId: 's1' })));
+    // And three at once, racing for the same id.
+    results.push(...await Promise.all([3, 4, 5].map((i) => kernel.evaluateToolCall(call(cap, 'read_file', { path: `/workspace/${i}` }, { requestId: 'same', sessionId: 's1' })))));
+    expect(results.map((r) => r.receipt.decision?.verdict)).toEqual(['allow', 'allow', 'allow', 'allow', 'allow', 'deny']);
+    expect(server.calls).toHaveLength(5);
+    const nonces = new Set(results.map((r) => (r.receipt.metadata as Record<string, unknown>)['chio_receipt_signing_nonce']));
+    expect(nonces.size).toBe(6);
+    expect(results.every((r) => (r.receipt.metadata as Record<string, unknown>)['chio_request_id'] === 'same')).toBe(true);
+    const ledger = openLedger(path, { readonly: true });
+    try {
+      expect(ledger.db.prepare('SELECT count(*) AS n FROM pending_calls').get()).toEqual({ n: 0 });
+      expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 6 });
+    } finally {
+      ledger.close();
+    }
+  });
+
+  it('a call whose abort signal is already set is never dispatched: a signed cancelled receipt, no budget used, nothing left reserved', async () => {
+    const path = fresh();
+    const { kernel, server } = kernelAt(path);
+    const cap = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'], max_invocations: 1 }] } });
+    const aborted = new AbortController();
+    aborted.abort('the client went away');
+    const r = await kernel.evaluateToolCall(call(cap, 'read_file', { path: '/workspace/a' }, { signal: aborted.signal }));
+    expect(r).toMatchObject({ ok: false, receipt: { decision: { verdict: 'cancelled', reason: 'cancelled by the caller before dispatch' } } });
+    expect(server.calls).toHaveLength(0);
+    expect(verifyReceipt(JSON.parse(JSON.stringify(r.receipt))).ok).toBe(true);
+    // The one invocation the grant allows is still there.
+    expect(await kernel.evaluateToolCall(call(cap, 'read_file', { path: '/workspace/a' }))).toMatchObject({ ok: true });
+    expect(server.calls).toHaveLength(1);
+    const ledger = openLedger(path, { readonly: true });
+    try {
+      expect(ledger.db.prepare('SELECT count(*) AS n FROM pending_calls').get()).toEqual({ n: 0 });
+      expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 2 });
+    } finally {
+      ledger.close();
+    }
   });
 
   it('a streaming tool gets a receipt whose content_hash covers every chunk', async () => {
@@ -113,9 +157,11 @@ describe('denied calls are signed receipts naming the failed check, and the tool
     const { kernel, server } = kernelAt(fresh());
     const root = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'] }] } });
     const { delegation_chain: _d, ...alone } = root;
-    const body = { schema: 'chio.capability.v1', id: 'cap-01900000-0000-7000-8000-000000000001', issuer: agent.publicKeyHex, subject: helper.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'] }] }, issued_at: root.issued_at, expires_at: root.expires_at, parent_id: root.id };
+    const body = { schema: 'chio.capability.v1', issuer: agent.publicKeyHex, subject: helper.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'] }] }, issued_at: root.issued_at, expires_at: root.expires_at, parent_id: root.id };
     const { canonicalJson } = await import('../../src/crypto/index.js');
-    const widened = { ...body, signature: toHex(agent.sign(canonicalJson(body))), delegation_chain: [alone] };
+    const { delegatedCapabilityId } = await import('../../src/capability/index.js');
+    const signed = { id: delegatedCapabilityId(body), ...body };
+    const widened = { ...signed, signature: toHex(agent.sign(canonicalJson(signed))), delegation_chain: [alone] };
     const r = await kernel.evaluateToolCall({ ...call(widened, 'read_file', { path: '/w/a' }), caller: helper.publicKeyHex });
     expect(r).toMatchObject({ ok: false, guard: 'capability', reason: expect.stringMatching(/capability delegation: .*widens/) });
     expect(server.calls).toHaveLength(0);

@@ -123,4 +123,23 @@ describe('checkCall and chio check', () => {
     const badParams = chio(['check', '--tool', 'x', '--params', '{nope']);
     expect(errorCode(badParams.stderr)).toBe('CHIO-CLI-BAD-JSON');
   });
+
+  it('a JSON policy with a duplicate key (even spelled with an escape) is refused like YAML, not read as its last value', () => {
+    for (const [name, text] of [
+      ['dup.json', '{"schema":"chio.policy.v1","guards":{"forbidden-path":{"enabled":true,"enabled":false}}}'],
+      ['escaped.json', '{"schema":"chio.policy.v1","guards":{"forbidden-path":{"enabled":true,"enabl\\u0065d":false}}}'],
+      ['dup.yaml', 'schema: chio.policy.v1\nguards:\n  forbidden-path:\n    enabled: true\n    enabled: false\n'],
+    ]) {
+      const r = chio(['policy', 'check', file(name!, text!)]);
+      expect(r.status, `${name}: ${r.stdout}${r.stderr}`).toBe(2);
+      expect(errorCode(r.stderr)).toBe('CHIO-POLICY-INVALID');
+      expect(r.stderr).toMatch(/unique/i);
+      // And no command that loads a policy runs with it.
+      const check = chio(['check', '--policy', file(name!, text!), '--tool', 'read_file', '--params', '{"path":"/workspace/.env"}']);
+      expect(check.status).toBe(2);
+      expect(errorCode(check.stderr)).toBe('CHIO-POLICY-INVALID');
+    }
+    const single = chio(['policy', 'check', file('single.json', '{"schema":"chio.policy.v1","guards":{"forbidden-path":{"enabled":true}}}')]);
+    expect(single.status, single.stderr).toBe(0);
+  });
 });

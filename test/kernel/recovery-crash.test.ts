@@ -159,11 +159,16 @@ describe('SIGKILL between dispatch and receipt', () => {
     await until(() => existsSync(join(markers, 'dead-1')), 'the doomed producer\'s tool to run');
     killed.kill('SIGKILL');
     await killed.output;
-    expect(pending(db).map((r) => r.request_id)).toEqual(['dead-1', 'live-1']);
+    // Reservations are keyed by the kernel's own call id; the session names the worker.
+    const rows = pending(db);
+    const sessionOf = new Map(rows.map((r) => [r.request_id, r.session_id]));
+    expect(rows.map((r) => r.session_id).sort()).toEqual(['session-dead-1', 'session-live-1']);
 
     const opened = openElsewhere(db);
-    expect(opened).toMatchObject({ settled: ['dead-1'], left: [{ requestId: 'live-1', why: `process ${live.pid} is running` }], error: null });
-    expect(pending(db).map((r) => r.request_id)).toEqual(['live-1']);
+    expect(opened).toMatchObject({ left: [{ why: `process ${live.pid} is running` }], error: null });
+    expect(opened.settled.map((id) => sessionOf.get(id))).toEqual(['session-dead-1']);
+    expect(opened.left.map((l) => sessionOf.get(l.requestId))).toEqual(['session-live-1']);
+    expect(pending(db).map((r) => r.session_id)).toEqual(['session-live-1']);
 
     live.stdin!.write('go\n');
     const out = await live.output;
@@ -171,11 +176,13 @@ describe('SIGKILL between dispatch and receipt', () => {
     expect(JSON.parse(out.stdout)).toMatchObject({ ok: true, verdict: 'allow' });
     expect(pending(db)).toEqual([]);
     const all = entries(db);
-    expect(all.map((e) => [e.receipt.metadata.chio_receipt_signing_nonce, e.verdict, e.session_id])).toEqual([
-      ['dead-1', 'incomplete', 'session-dead-1'],
-      ['live-1', 'allow', 'session-live-1'],
+    expect(all.map((e) => [sessionOf.get(e.receipt.metadata.chio_receipt_signing_nonce), e.verdict, e.session_id])).toEqual([
+      ['session-dead-1', 'incomplete', 'session-dead-1'],
+      ['session-live-1', 'allow', 'session-live-1'],
     ]);
     expect(all[0]!.receipt.metadata.chio_recovery).toMatchObject({ cause: 'producer_gone', settled_by: expect.stringMatching(new RegExp(`^${hostname()}:${opened.pid} `)) });
+    // Both receipts name the producer's own id for the call, the recovered one from the stored facts.
+    expect(all.map((e) => e.receipt.metadata.chio_request_id)).toEqual(['dead-1', 'live-1']);
     const ledger = openLedger(db, { readonly: true });
     expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 2 });
     ledger.close();
@@ -192,7 +199,9 @@ describe('SIGKILL between dispatch and receipt', () => {
     await until(() => ids.every((id) => existsSync(join(markers, id))), 'every tool to run');
     for (const w of workers) w.kill('SIGKILL');
     await Promise.all(workers.map((w) => w.output));
-    expect(pending(db)).toHaveLength(4);
+    const rows = pending(db);
+    expect(rows.map((r) => r.session_id).sort()).toEqual(ids.map((id) => `session-${id}`));
+    const callIds = rows.map((r) => r.request_id).sort();
     const run = () => new Promise<{ settled: string[] }>((resolve, reject) => {
       const c = spawn(process.execPath, [OPEN_WORKER, db, SEED_HEX], { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
@@ -202,10 +211,11 @@ describe('SIGKILL between dispatch and receipt', () => {
       c.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))));
     });
     const [a, b] = await Promise.all([run(), run()]);
-    expect([...a.settled, ...b.settled].sort()).toEqual(ids);
+    expect([...a.settled, ...b.settled].sort()).toEqual(callIds);
     expect(pending(db)).toEqual([]);
     const all = entries(db);
-    expect(all.map((e) => e.receipt.metadata.chio_receipt_signing_nonce).sort()).toEqual(ids);
+    expect(all.map((e) => e.receipt.metadata.chio_receipt_signing_nonce).sort()).toEqual(callIds);
+    expect(all.map((e) => e.session_id).sort()).toEqual(ids.map((id) => `session-${id}`));
     expect(all.every((e) => e.verdict === 'incomplete')).toBe(true);
     const pub = join(dir, 'kernel.pub');
     (await import('node:fs')).writeFileSync(pub, `${signerFromSeed(fromHex(SEED_HEX)).publicKeyHex}\n`);

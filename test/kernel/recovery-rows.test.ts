@@ -11,7 +11,7 @@ import { canonicalJson, fromHex, hashCanonical, NULL_CONTENT_HASH, signerFromSee
 import { Kernel, normalizePolicy, RedactionKey } from '../../src/kernel/index.js';
 import type { ToolServerConnection } from '../../src/kernel/index.js';
 import { currentOwner, formatOwner } from '../../src/kernel/owner.js';
-import { CHIO_APPLICATION_ID, invocationsUsed, openLedger, verifyChain } from '../../src/ledger/index.js';
+import { CHIO_APPLICATION_ID, invocationsUsed, LEDGER_SCHEMA_VERSION, openLedger, verifyChain } from '../../src/ledger/index.js';
 import { saltedParameterHash, verifyReceipt } from '../../src/receipt/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -78,6 +78,9 @@ function entryFor(path: string, requestId: string): { session_id: string | null;
   return e;
 }
 
+/** The kernel's own call ids (the reservation key and signing nonce) are random UUIDs. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 describe('an old-format row (written before schema 5: no stored facts)', () => {
   it('is settled honestly: capability, grant and time as recorded; tool, parameters, policy, evidence and session stated unknown, nothing invented', () => {
     const path = fresh();
@@ -106,7 +109,7 @@ describe('an old-format row (written before schema 5: no stored facts)', () => {
     expect(e.receipt.evidence).toBeUndefined();
     expect(verifyReceipt(e.receipt).ok).toBe(true);
     const l = openLedger(path, { readonly: true });
-    expect(l.db.pragma('user_version', { simple: true })).toBe(5);
+    expect(l.db.pragma('user_version', { simple: true })).toBe(LEDGER_SCHEMA_VERSION);
     expect(l.db.prepare('SELECT count(*) AS n FROM pending_calls').get()).toEqual({ n: 0 });
     expect(verifyChain(l)).toMatchObject({ ok: true, entries: 1 });
     l.close();
@@ -209,12 +212,13 @@ describe('what a reservation stores, and calls in flight in this process', () =>
     const row = l.db.prepare('SELECT * FROM pending_calls').get() as Record<string, string>;
     l.close();
     expect(JSON.stringify(row)).not.toContain('hunter2');
-    expect(row).toMatchObject({ request_id: 'r-1', session_id: 's-9', tool_server: 'fs', tool_name: 'login', owner: formatOwner(self) });
+    // The row is keyed by the kernel's own call id; the producer's id 'r-1' is only recorded.
+    expect(row).toMatchObject({ request_id: expect.stringMatching(UUID), session_id: 's-9', tool_server: 'fs', tool_name: 'login', owner: formatOwner(self) });
     const salt = RedactionKey.fromBytes(REDACTION_KEY).salt({ capabilityId: cap.id, timestamp: JSON.parse(row['facts']!).timestamp, signingNonce: row['request_id']! });
     expect(JSON.stringify(row)).not.toContain(salt);
     expect(JSON.parse(row['facts']!)).toMatchObject({
       action: { parameters: { user: 'ada', password: '[REDACTED]' }, parameter_hash: saltedParameterHash(salt, args) }, redaction_mode: 'redacted', policy_hash: kernel.policy.policyHash,
-      metadata: { chio_parameter_salt: { key_id: RedactionKey.fromBytes(REDACTION_KEY).id, scheme: 'chio.parameter-salt.v1' } },
+      metadata: { chio_parameter_salt: { key_id: RedactionKey.fromBytes(REDACTION_KEY).id, scheme: 'chio.parameter-salt.v1' }, chio_request_id: 'r-1' },
     });
     server.release();
     expect(await call).toMatchObject({ ok: true });
@@ -228,8 +232,12 @@ describe('what a reservation stores, and calls in flight in this process', () =>
     const cap = first.issueCapability({ subject: agent.publicKeyHex });
     const call = first.evaluateToolCall({ capability: cap, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'login', arguments: {}, requestId: 'in-flight' });
     await server.started;
+    const l = openLedger(path, { readonly: true });
+    const row = l.db.prepare('SELECT request_id, facts FROM pending_calls').get() as { request_id: string; facts: string };
+    l.close();
+    expect(JSON.parse(row.facts).metadata).toEqual({ chio_request_id: 'in-flight' });
     const second = open(path);
-    expect(second.lastRecovery).toEqual({ settled: [], left: [{ requestId: 'in-flight', owner: formatOwner(self), why: 'in flight in this process' }] });
+    expect(second.lastRecovery).toEqual({ settled: [], left: [{ requestId: row.request_id, owner: formatOwner(self), why: 'in flight in this process' }] });
     server.release();
     expect(await call).toMatchObject({ ok: true, receipt: { decision: { verdict: 'allow' } } });
   });
@@ -239,9 +247,9 @@ describe('what a reservation stores, and calls in flight in this process', () =>
     const dead = `${self.host}:${deadPid()}`;
     insertRow(path, { id: 'x', owner: dead, capability: 'cap-b' });
     const l = openLedger(path, { readonly: true });
-    expect(invocationsUsed(l, 'cap-b', 0)).toBe(1);
+    expect(invocationsUsed(l, 'cap-b', 0, [])).toBe(1);
     open(path);
-    expect(invocationsUsed(l, 'cap-b', 0)).toBe(0);
+    expect(invocationsUsed(l, 'cap-b', 0, [])).toBe(0);
     l.close();
   });
 });
