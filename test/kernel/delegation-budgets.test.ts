@@ -4,9 +4,9 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { delegateCapability } from '../../src/capability/index.js';
+import { capabilitySigningText, delegateCapability } from '../../src/capability/index.js';
 import type { CapabilityToken, Scope, ToolGrant } from '../../src/capability/index.js';
-import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
+import { fromHex, signerFromSeed, toHex } from '../../src/crypto/index.js';
 import type { Ed25519Signer } from '../../src/crypto/index.js';
 import { Kernel } from '../../src/kernel/index.js';
 import { openLedger, rebuildProjections, verifyChain } from '../../src/ledger/index.js';
@@ -192,4 +192,33 @@ describe('property: no delegation tree gets more calls than the root allows', ()
       { numRuns: 40 },
     );
   }, 120_000);
+});
+
+describe('a token\'s identity cannot be borrowed', () => {
+  // A holder (bob, holding his own root) signs a child that carries alice's token id: were ids
+  // unchecked, its calls would use up alice's budget and revoking it would revoke alice.
+  function childWithId(parent: CapabilityToken, signer: Ed25519Signer, id: string): unknown {
+    const honest = delegateCapability(parent, signer, { delegatee: signer.publicKeyHex, scope: scopeOf(G) });
+    const { signature: _s, delegation_chain: chain, ...body } = honest;
+    const forged = { ...body, id };
+    return { ...forged, signature: toHex(signer.sign(capabilitySigningText(forged))), delegation_chain: chain };
+  }
+
+  it('a child signed with another holder\'s token id is refused before any budget moves; the victim keeps all 3 calls and is not revoked', async () => {
+    const { kernel, server, path } = kernelAt();
+    const victim = kernel.issueCapability({ subject: alice.publicKeyHex, scope: scopeOf(G) });
+    const own = kernel.issueCapability({ subject: bob.publicKeyHex, scope: scopeOf({ ...G, max_invocations: 100 }) });
+    const borrowed = childWithId(own, bob, victim.id);
+    for (let i = 0; i < 3; i++) {
+      const r = await kernel.evaluateToolCall({ capability: borrowed, caller: bob.publicKeyHex, serverId: 'fs', toolName: 'read_file', arguments: ARGS['read_file'] });
+      expect(r).toMatchObject({ ok: false, reason: expect.stringContaining('does not carry the id its content gives it') });
+    }
+    expect(server.calls).toHaveLength(0);
+    // Revoking the honest child (by its derived id) touches only that child, never the victim.
+    const honestChild = delegateCapability(own, bob, { delegatee: bob.publicKeyHex, scope: scopeOf(G) });
+    await kernel.revokeCapability(honestChild.id);
+    expect(await use(kernel, honestChild, bob)).toBe(false);
+    expect(await countAllowed(kernel, victim, alice, 4)).toBe(3);
+    ledgerIsClean(path);
+  });
 });
