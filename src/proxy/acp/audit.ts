@@ -5,11 +5,16 @@
  * event's declared fields only — `toolCallId`, `title`, `kind`, `status` of a tool call (those
  * present), `toolCallId` and `status` of an update — so extra keys cannot move it. `capabilityId`
  * and the seven `authorization*` fields are set together (an enforced context) or not at all.
- * Owns: the entry shape, its hash, and reading it out of session/update. Imports crypto and zod.
- * The session/update params are written by the agent: attacker-controlled.
+ * Under a redacting policy the entry is what the proxy records (redaction.ts): the title is
+ * `"[REDACTED]"` and `contentHash` is over the declared fields with that title, the resource is
+ * redacted or null, and `authorizationParameterHash` is null.
+ * Owns: the entry shape, its hash, and reading it out of session/update. Imports crypto, zod and
+ * the proxy's redaction rules. The session/update params are written by the agent: attacker-controlled.
  */
 import { z } from 'zod';
 import { hashCanonical } from '../../crypto/index.js';
+import type { Redaction } from '../../kernel/index.js';
+import { NO_REDACTION, recordedResource, recordedTitle, redacts } from './redaction.js';
 
 export type EnforcementMode = 'audit_only' | 'cryptographically_enforced';
 
@@ -22,10 +27,13 @@ export interface AuthorizationContext {
   authorizationCorrelationId: string;
   authorizationOperation: string;
   authorizationResource: string;
-  authorizationParameterHash: string;
+  /** H(JCS(the request params without the token)); null when the policy redacts (never computed then). */
+  authorizationParameterHash: string | null;
 }
 
-export interface AcpToolCallAuditEntry extends Partial<AuthorizationContext> {
+export interface AcpToolCallAuditEntry extends Partial<Omit<AuthorizationContext, 'authorizationResource'>> {
+  /** The resource as recorded: `"[REDACTED]"` or null (hash_only) when the policy withholds it. */
+  authorizationResource?: string | null;
   toolCallId: string;
   title: string;
   kind: string | null;
@@ -96,19 +104,35 @@ export function eventContentHash(event: Extract<ToolCallEvent, { kind: 'tool_cal
 /** ACP's default status of a tool call that names none (schema ToolCallStatus default). */
 export const DEFAULT_TOOL_CALL_STATUS = 'pending';
 
-export function auditEntry(event: Extract<ToolCallEvent, { kind: 'tool_call' | 'tool_call_update' }>, serverId: string, nowSeconds: number, context?: AuthorizationContext): AcpToolCallAuditEntry {
+/**
+ * The entry the proxy records of one event. `redaction` (the kernel policy's): under `hash_only` or
+ * `redact_keys` the title, the resource and the request hash are recorded as redaction.ts says, and
+ * contentHash covers the declared fields as recorded (the title `"[REDACTED]"`), so neither it nor
+ * the signing nonce built from it confirms a guessed title.
+ */
+export function auditEntry(event: Extract<ToolCallEvent, { kind: 'tool_call' | 'tool_call_update' }>, serverId: string, nowSeconds: number, context?: AuthorizationContext, redaction: Redaction = NO_REDACTION): AcpToolCallAuditEntry {
+  const redacting = redacts(redaction);
+  // Under a redacting policy everything below, contentHash included, is built from the event as recorded.
+  const recorded = redacting && event.kind === 'tool_call' ? { ...event, title: recordedTitle(redaction, event.title) } : event;
   const entry: AcpToolCallAuditEntry = {
-    toolCallId: event.toolCallId,
-    title: event.kind === 'tool_call' ? event.title : '',
-    kind: event.kind === 'tool_call' ? event.toolKind ?? null : null,
-    status: event.kind === 'tool_call' ? event.status ?? DEFAULT_TOOL_CALL_STATUS : event.status,
-    sessionId: event.sessionId,
+    toolCallId: recorded.toolCallId,
+    title: recorded.kind === 'tool_call' ? recorded.title : '',
+    kind: recorded.kind === 'tool_call' ? recorded.toolKind ?? null : null,
+    status: recorded.kind === 'tool_call' ? recorded.status ?? DEFAULT_TOOL_CALL_STATUS : recorded.status,
+    sessionId: recorded.sessionId,
     timestamp: String(nowSeconds),
     serverId,
-    contentHash: eventContentHash(event),
+    contentHash: eventContentHash(recorded),
     enforcementMode: context === undefined ? 'audit_only' : 'cryptographically_enforced',
   };
-  return context === undefined ? entry : { ...entry, ...context };
+  if (context === undefined) return entry;
+  if (!redacting) return { ...entry, ...context };
+  return {
+    ...entry,
+    ...context,
+    authorizationResource: recordedResource(redaction, context.authorizationOperation, context.authorizationResource),
+    authorizationParameterHash: null,
+  };
 }
 
 /** The eleven camelCase keys of `metadata.acp`, null where absent. */

@@ -6,13 +6,20 @@
  * `capabilityToken`, `capability_token`, `chio.capabilityToken` or `chio.capability_token`
  * (upstream's places), a JSON object or its JSON text; it is stripped before the payload is hashed.
  * It is a bearer token: the proxy cannot see which process holds the subject's key.
+ * When the kernel's policy redacts parameters, nothing the kernel records may be an unsalted
+ * function of the request (a guessed path or file content would be confirmed by hashing it): the
+ * payload hash is not computed, the kernel's arguments carry the resource once, under the request's
+ * own key (`path`, `command`, `terminalId`, which the policy names to redact it), and the request
+ * and correlation ids are random instead of hashes of the request.
  * Owns: token extraction, the operation payload and its hash, the authority-only tool server.
  * Imports the kernel. Params are attacker-controlled.
  */
+import { randomUUID } from 'node:crypto';
 import { hashCanonical } from '../../crypto/index.js';
 import type { Kernel, ToolServerConnection } from '../../kernel/index.js';
 import type { AuthorizationContext } from './audit.js';
 import { OPERATION_METHODS } from './receipts.js';
+import { redacts, RESOURCE_KEYS } from './redaction.js';
 
 const TOKEN_KEYS = ['capabilityToken', 'capability_token'] as const;
 
@@ -64,7 +71,7 @@ export interface CheckRequest {
   params: Record<string, unknown>;
 }
 
-export type CheckVerdict = { ok: true; context: AuthorizationContext } | { ok: false; reason: string; capabilityId?: string; parameterHash: string; /** the kernel already signed a deny receipt */ recorded: boolean };
+export type CheckVerdict = { ok: true; context: AuthorizationContext } | { ok: false; reason: string; capabilityId?: string; parameterHash: string | null; /** the kernel already signed a deny receipt */ recorded: boolean };
 
 /** The tool server the kernel dispatches authorizations to: it does nothing but say so. */
 export function authorityServer(serverId: string): ToolServerConnection {
@@ -89,26 +96,30 @@ export class KernelCapabilityChecker {
 
   async check(req: CheckRequest): Promise<CheckVerdict> {
     const { token, payload } = splitToken(req.params);
-    const parameterHash = hashCanonical(payload);
+    // Redacting policy: see the module comment. Every id below is then random, not derived from the request.
+    const redacting = redacts(this.kernel.policy.policy.redaction);
+    const parameterHash = redacting ? null : hashCanonical(payload);
     const toolCallId = requestToolCallId(req.params) ?? '';
-    const correlationId = `acp-auth-${hashCanonical({ id: req.requestId, sessionId: req.sessionId, operation: req.operation, resource: req.resource })}`;
+    const correlationId = `acp-auth-${redacting ? randomUUID() : hashCanonical({ id: req.requestId, sessionId: req.sessionId, operation: req.operation, resource: req.resource })}`;
     const capabilityId = typeof (token as { id?: unknown } | null)?.id === 'string' ? (token as { id: string }).id : undefined;
     if (token === undefined) return { ok: false, reason: 'no capability token presented', parameterHash, recorded: false };
     const subject = (token as { subject?: unknown } | null)?.subject;
-    const requestId = `acp-live-guard-${hashCanonical({ correlationId, toolCallId, parameterHash, payload })}`;
+    const requestId = `acp-live-guard-${redacting ? randomUUID() : hashCanonical({ correlationId, toolCallId, parameterHash, payload })}`;
     const r = await this.kernel.evaluateToolCall({
       capability: token,
       caller: typeof subject === 'string' ? subject : '',
       serverId: this.serverId,
       toolName: OPERATION_METHODS[req.operation]!,
       arguments: {
-        [req.operation.startsWith('fs_') ? 'path' : req.operation === 'terminal' ? 'command' : 'terminalId']: req.resource,
+        [RESOURCE_KEYS[req.operation]!]: req.resource,
         operation: req.operation,
-        resource: req.resource,
+        // The same value again under `resource` would stay in clear in the kernel's receipt when the
+        // policy names only `path`: under redaction it is sent once.
+        ...(redacting ? {} : { resource: req.resource }),
         session_id: req.sessionId,
         tool_call_id: toolCallId,
         authorization_correlation_id: correlationId,
-        authorization_parameter_hash: parameterHash,
+        ...(redacting ? {} : { authorization_parameter_hash: parameterHash }),
       },
       requestId,
       sessionId: req.sessionId,

@@ -29,6 +29,7 @@ import { CapabilityContexts } from './contexts.js';
 import { FsGuard } from './fs-guard.js';
 import type { ForbiddenPaths } from './fs-guard.js';
 import { auditDraft, auditNonce, refusalDraft } from './receipts.js';
+import { NO_REDACTION, redacts } from './redaction.js';
 import { TerminalGuard } from './terminal-guard.js';
 import type { TerminalCheck } from './terminal-guard.js';
 import { kernelTerminalCheck } from './kernel-terminal-check.js';
@@ -150,14 +151,19 @@ export class AcpInterceptor {
     return this.refuse(id, INVALID_PARAMS, `invalid ${method} params: ${issue?.path.join('.') || 'params'} ${issue?.message ?? 'is malformed'}`);
   }
 
-  /** A signed deny receipt for a request the proxy itself refused (the kernel signs its own denials). */
-  private async recordRefusal(id: RequestId, sessionId: string, method: string, operation: string, resource: string, params: Record<string, unknown>, guard: string, reason: string, capabilityId?: string): Promise<void> {
+  /**
+   * A signed deny receipt for a request the proxy itself refused (the kernel signs its own denials).
+   * `quotesRequest`: the reason may quote the request (a guard's message); under a redacting policy
+   * it is then not recorded (redaction.ts), nor is the request hash computed.
+   */
+  private async recordRefusal(id: RequestId, sessionId: string, method: string, operation: string, resource: string, params: Record<string, unknown>, guard: string, reason: string, quotesRequest: boolean, capabilityId?: string): Promise<void> {
     const kernel = this.options.kernel;
     if (kernel === undefined) return;
+    const redaction = kernel.policy.policy.redaction;
     const draft = refusalDraft({
-      serverId: this.options.config.serverId, sessionId, method, operation, resource, guard, reason, timestamp: this.clock(),
-      parameterHash: hashCanonical(splitToken(params).payload), ...(capabilityId === undefined ? {} : { capabilityId }),
-    }, kernel.policy.policyHash);
+      serverId: this.options.config.serverId, sessionId, method, operation, resource, guard, reason, quotesRequest, timestamp: this.clock(),
+      parameterHash: redacts(redaction) ? null : hashCanonical(splitToken(params).payload), ...(capabilityId === undefined ? {} : { capabilityId }),
+    }, kernel.policy.policyHash, redaction);
     try {
       await kernel.recordReceipt(draft, { nonce: `acp-refusal-${JSON.stringify(id)}-${randomUUID()}`, sessionId });
     } catch (e) {
@@ -173,7 +179,8 @@ export class AcpInterceptor {
       const v = await checker.check({ requestId: id, sessionId, operation, resource, params });
       if (v.ok) return { ok: true as const, context: v.context };
       const message = `access denied: capability denied for ${method} ${resource}: ${v.reason}`;
-      if (!v.recorded) await this.recordRefusal(id, sessionId, method, operation, resource, params, 'capability', v.reason, v.capabilityId);
+      // Not recorded by the kernel: no token was presented, and the checker's reason says only that.
+      if (!v.recorded) await this.recordRefusal(id, sessionId, method, operation, resource, params, 'capability', v.reason, false, v.capabilityId);
       return { ok: false as const, disposition: this.refuse(id, ACCESS_DENIED, message) };
     } catch (e) {
       // A decision that cannot be recorded is not a decision: fail closed.
@@ -192,7 +199,7 @@ export class AcpInterceptor {
     const verdict = this.fs.check(op, p.data.path);
     if (!verdict.ok) {
       this.log(`fs ${op} blocked: ${p.data.path}`);
-      await this.recordRefusal(id, p.data.sessionId, method, operation, p.data.path, params, verdict.guard, verdict.message, gate.context?.capabilityId);
+      await this.recordRefusal(id, p.data.sessionId, method, operation, p.data.path, params, verdict.guard, verdict.message, true, gate.context?.capabilityId);
       return this.refuse(id, ACCESS_DENIED, verdict.message);
     }
     if (gate.context !== undefined) this.contexts.remember(p.data.sessionId, gate.context);
@@ -208,7 +215,7 @@ export class AcpInterceptor {
     const verdict = this.terminal.check(p.data.command, p.data.args ?? [], { cwd: p.data.cwd ?? null, env: p.data.env ?? [] });
     if (!verdict.ok) {
       this.log(`terminal create blocked: ${p.data.command}`);
-      await this.recordRefusal(id, p.data.sessionId, method, 'terminal', p.data.command, params, verdict.guard, verdict.message, gate.context?.capabilityId);
+      await this.recordRefusal(id, p.data.sessionId, method, 'terminal', p.data.command, params, verdict.guard, verdict.message, true, gate.context?.capabilityId);
       return this.refuse(id, ACCESS_DENIED, verdict.message);
     }
     if (gate.context !== undefined) this.contexts.remember(p.data.sessionId, gate.context);
@@ -222,7 +229,7 @@ export class AcpInterceptor {
     if (this.options.checker === undefined) {
       const message = `${method} denied: capability checker is required for terminal lifecycle operations`;
       this.log('terminal lifecycle blocked: no capability checker installed');
-      await this.recordRefusal(id, p.data.sessionId, method, operation, p.data.terminalId, params, 'acp-terminal-guard', message);
+      await this.recordRefusal(id, p.data.sessionId, method, operation, p.data.terminalId, params, 'acp-terminal-guard', message, false);
       return this.refuse(id, ACCESS_DENIED, message);
     }
     const gate = await this.capabilityGate(id, p.data.sessionId, method, operation, p.data.terminalId, params);
@@ -270,12 +277,14 @@ export class AcpInterceptor {
     const context = event.kind === 'tool_call'
       ? this.contexts.bindToolCall(event.sessionId, event.toolCallId, event.toolKind)
       : this.contexts.forUpdate(event.sessionId, event.toolCallId);
-    const entry = auditEntry(event, this.options.config.serverId, this.clock(), context);
     const kernel = this.options.kernel;
+    // The entry as recorded: under a redacting policy without the title, resource or request hash in clear.
+    const redaction = kernel?.policy.policy.redaction ?? NO_REDACTION;
+    const entry = auditEntry(event, this.options.config.serverId, this.clock(), context, redaction);
     let recorded = false;
     if (kernel !== undefined) {
       try {
-        await kernel.recordReceipt(auditDraft(entry, kernel.policy.policyHash), { nonce: auditNonce(entry), sessionId: entry.sessionId });
+        await kernel.recordReceipt(auditDraft(entry, kernel.policy.policyHash, redaction), { nonce: auditNonce(entry), sessionId: entry.sessionId });
         recorded = true;
       } catch (e) {
         // The same event sent twice maps to the same receipt (same nonce and body): already recorded.
