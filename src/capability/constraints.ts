@@ -10,19 +10,21 @@
  *                   tool would (trimmed; `//host`, bare `host:port/x` and `user@host` get `http:`),
  *                   has a host that matches; one that does not parse or has no host (`file:///x`,
  *                   `data:…`) is a violation; none → violation
- *  - regex_match:   every string value matches (JavaScript RegExp, `u` flag), and every path-like
+ *  - regex_match:   every string value matches (JavaScript RegExp syntax on V8's linear-time engine,
+ *                   linear-regexp.ts; a pattern it cannot run is unusable), and every path-like
  *                   value also as the path it names (a `file:` URI decoded, a value with `..` folded);
  *                   no string → violation
  *  - max_length:    every string value and every key is at most this many UTF-16 code units
  *  - max_args_size: the canonical JSON of the arguments is at most this many bytes
  * Also: which constraint implies another (for delegation, which may only narrow).
- * Owns: constraint semantics. Imports src/crypto. Arguments are attacker-controlled;
+ * Owns: constraint semantics. Imports src/crypto and src/errors. Arguments are attacker-controlled;
  * a verdict's reason names the constraint and where the value sits, never the value (it may be a
  * secret the receipt redacts).
  */
 import { canonicalBytes } from '../crypto/index.js';
 import { argumentFacts, hasDotDotSegment, MAX_CONSTRAINT_DEPTH, renderPlace, SCHEME_AUTHORITY, SCHEME_RELATIVE, SPECIAL_SCHEME, urlText } from './arguments.js';
 import type { ArgumentFacts, Found } from './arguments.js';
+import { linearRegExp } from './linear-regexp.js';
 import type { Constraint } from './schema.js';
 
 export type ConstraintVerdict = { ok: true } | { ok: false; reason: string };
@@ -114,7 +116,7 @@ export function hostOf(raw: string): string | null {
 
 /** `*` matches any run of characters (including dots: `*.example.com` covers `a.b.example.com`). */
 export function globMatches(pattern: string, value: string): boolean {
-  const re = new RegExp(`^${pattern.toLowerCase().split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+  const re = linearRegExp(`^${pattern.toLowerCase().split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
   return re.test(value);
 }
 
@@ -167,7 +169,7 @@ export function constraintVerdictOn(constraint: Constraint, facts: ArgumentFacts
       return OK;
     }
     case 'regex_match': {
-      const re = new RegExp(constraint.value, 'u');
+      const re = linearRegExp(constraint.value);
       const subjects = regexSubjects(facts);
       if (subjects.length === 0) return { ok: false, reason: `${label}: the arguments hold no string` };
       for (const s of subjects) {

@@ -9,5 +9,6 @@ export { issueCapability, delegateCapability, capabilitySigningText, delegatedCa
 export type { IssueOptions, DelegateOptions } from './sign.js';
 export { verifyCapability } from './verify.js';
 export type { CapabilityVerdict, CapabilityCheck, VerifyCapabilityOptions } from './verify.js';
-export { matchingGrants, grantCovers, grantWithin, firstWideningGrant, constraintMatches, pathWithin, globMatches } from './scope.js';
+export { matchingGrants, grantCovers, grantWithin, firstWideningGrant, constraintMatches, constraintVerdict, constraintViolation, constraintImplies, pathWithin, globMatches } from './scope.js';
+export { linearRegExp, MAX_TOKEN_PATTERN_CHARS } from './linear-regexp.js';
 export type { CallTarget } from './scope.js';

@@ -10,7 +10,7 @@ import { sha256Hex, verifySignature } from '../crypto/index.js';
 import { describeIssues } from '../validation.js';
 import { CapabilityTokenSchema } from './schema.js';
 import type { AncestorToken, CapabilityToken } from './schema.js';
-import { firstWideningGrant, matchingGrants } from './scope.js';
+import { constraintViolation, firstWideningGrant, matchingGrants } from './scope.js';
 import type { CallTarget } from './scope.js';
 import { capabilitySigningText, delegatedCapabilityId } from './sign.js';
 
@@ -63,17 +63,8 @@ export function verifyCapability(input: unknown, options: VerifyCapabilityOption
   if (now >= token.expires_at) return fail('expired', `capability ${token.id} expired at ${token.expires_at}`);
   if (token.subject !== options.caller) return fail('subject', `capability ${token.id} was issued to ${token.subject}, not to the caller`);
 
-  let grantIndexes: number[];
-  try {
-    const t = options.target;
-    const targeted = token.scope.grants.some((g) => (g.server_id === '*' || g.server_id === t.serverId) && (g.tool_name === '*' || g.tool_name === t.toolName) && g.operations.includes(t.operation));
-    if (!targeted) return fail('scope', `capability ${token.id} does not grant ${t.operation} on ${t.serverId}/${t.toolName}`);
-    grantIndexes = matchingGrants(token.scope, t);
-  } catch (e) {
-    return fail('constraint', `a constraint of capability ${token.id} cannot be evaluated: ${(e as Error).message}`);
-  }
-  if (grantIndexes.length === 0) return fail('constraint', `the arguments violate the constraints of capability ${token.id}`);
-
+  // Who signed it comes before what it allows: a token's constraints (its regexes, its globs) are
+  // run on the arguments only once its chain of signers leads to a trusted kernel key.
   const chain = token.delegation_chain ?? [];
   // A delegated token's id is its content's hash (sign.ts): its signer cannot pick it, nor reuse one.
   for (const t of [...chain, token]) {
@@ -85,10 +76,26 @@ export function verifyCapability(input: unknown, options: VerifyCapabilityOption
   if (chain.length === 0) {
     if (token.parent_id !== undefined) return fail('delegation', 'a delegated capability must carry its delegation chain');
     if (!options.trustedIssuers.has(token.issuer)) return fail('untrusted_issuer', `issuer ${token.issuer} is not a trusted kernel key`);
-    return { ok: true, token, grantIndexes, ancestorIds: [] };
+  } else {
+    const reason = delegationFault(token, chain, options.trustedIssuers);
+    if (reason !== null) return fail('delegation', reason);
   }
-  const reason = delegationFault(token, chain, options.trustedIssuers);
-  if (reason !== null) return fail('delegation', reason);
+
+  let grantIndexes: number[];
+  try {
+    const t = options.target;
+    const targeted = token.scope.grants.some((g) => (g.server_id === '*' || g.server_id === t.serverId) && (g.tool_name === '*' || g.tool_name === t.toolName) && g.operations.includes(t.operation));
+    if (!targeted) return fail('scope', `capability ${token.id} does not grant ${t.operation} on ${t.serverId}/${t.toolName}`);
+    grantIndexes = matchingGrants(token.scope, t);
+  } catch (e) {
+    return fail('constraint', `a constraint of capability ${token.id} cannot be evaluated: ${(e as Error).message}`);
+  }
+  if (grantIndexes.length === 0) {
+    // The reason names the grant, the constraint and where the value sits (never the value).
+    const why = constraintViolation(token.scope, options.target);
+    return fail('constraint', `the arguments violate the constraints of capability ${token.id}${why === null ? '' : ` (${why})`}`);
+  }
+
   return { ok: true, token, grantIndexes, ancestorIds: chain.map((a) => a.id) };
 }
 

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { issueCapability } from '../../src/capability/index.js';
 import type { Constraint } from '../../src/capability/index.js';
 import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
 import { Kernel, normalizePolicy } from '../../src/kernel/index.js';
@@ -123,4 +124,38 @@ describe('generated trees with a decoy beside a violating value, through the ker
       expect(ledgerState()).toEqual({ chainOk: true, pending: 0 });
     });
   }
+});
+
+describe('patterns a token carries cannot hold the kernel', () => {
+  // regex_match and domain_glob patterns are chosen by whoever signs the token (a delegating holder
+  // can add one). On a backtracking engine each of these takes longer than the age of the universe
+  // on its input; on the linear-time engine the call is decided, so a hang here fails the test.
+  const long = `${'a'.repeat(50_000)}!`;
+
+  it('a catastrophic-backtracking regex_match on a long argument is decided (deny), and the honest value still passes', async () => {
+    await expectConstraintDeny({ type: 'regex_match', value: '^(a+)+$' }, { name: long });
+    await expectConstraintDeny({ type: 'regex_match', value: '^(a|aa)*$' }, { name: long });
+    await expectAllowed({ type: 'regex_match', value: '^(a+)+$' }, { name: 'aaaa' });
+    expect(ledgerState()).toEqual({ chainOk: true, pending: 0 });
+  });
+
+  it('a pattern the linear engine cannot run (backreference, lookahead) makes the constraint unusable: deny, naming why', async () => {
+    for (const value of ['^(a+)\\1$', '^(?=a)a+$']) {
+      const r = await callWith({ type: 'regex_match', value }, { name: 'aa' });
+      expect(r, value).toMatchObject({ ok: false, guard: 'capability', reason: expect.stringContaining('cannot be run in linear time') });
+    }
+    expect(ledgerState()).toEqual({ chainOk: true, pending: 0 });
+  });
+
+  it('a domain_glob of many stars against a long host is decided (deny)', async () => {
+    await expectConstraintDeny({ type: 'domain_glob', value: `${'*a'.repeat(30)}b.example.com` }, { url: `https://${'a'.repeat(60)}.${'a'.repeat(60)}.example.com/` });
+    expect(ledgerState()).toEqual({ chainOk: true, pending: 0 });
+  });
+
+  it('a token from an untrusted signer is refused for its signer before its patterns run', async () => {
+    const stranger = signerFromSeed(fromHex('83'.repeat(32)));
+    const forged = issueCapability(stranger, { subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'], constraints: [{ type: 'regex_match', value: '^(a+)\\1$' }] }] }, ttlSeconds: 60 });
+    const r = await kernel.evaluateToolCall({ capability: forged, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'hello_tool', arguments: { name: 'aa' } });
+    expect(r).toMatchObject({ ok: false, guard: 'capability', receipt: { evidence: [{ guard_name: 'capability', details: 'untrusted_issuer' }] } });
+  });
 });
