@@ -11,6 +11,7 @@ import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
 import { ACP_MAX_MESSAGE_BYTES, AcpProxy, AcpProxyConfig, DEFAULT_SERVER_ID, KernelCapabilityChecker } from '../../src/proxy/acp/index.js';
 import type { GlobalArgs } from '../main.js';
+import { asArray, trustedKeys } from '../options.js';
 
 interface ProxyArgs extends GlobalArgs {
   'allow-path'?: string[];
@@ -19,6 +20,7 @@ interface ProxyArgs extends GlobalArgs {
   'server-id': string;
   'kernel-seed-file'?: string;
   'redaction-key-file'?: string;
+  'trusted-kernel-pubkey'?: string[];
   policy?: string;
   attestation: 'required' | 'optional';
   'enforce-capabilities': boolean;
@@ -44,6 +46,7 @@ const proxy: CommandModule<GlobalArgs, ProxyArgs> = {
       .option('kernel-seed-file', { type: 'string', describe: 'kernel key that signs receipts; generated for the run when absent' })
       .option('policy', { type: 'string', describe: 'policy for the kernel checker (default: the built-in secure defaults)' })
       .option('redaction-key-file', { type: 'string', describe: 'operator redaction key (`chio receipt redaction-key`); required when the policy redacts' })
+      .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file of another kernel sharing the ledger whose receipts count towards budgets and revocations (repeatable)' })
       .option('attestation', { choices: ['required', 'optional'] as const, default: 'optional' as const, describe: 'required: a tool-call update whose receipt cannot be written is not forwarded' })
       .option('enforce-capabilities', { type: 'boolean', default: false, describe: 'install the kernel checker: fs/terminal requests must present a kernel-issued capability token' })
       .option('max-message-bytes', { type: 'number', default: ACP_MAX_MESSAGE_BYTES, describe: 'larger messages are refused (default 32 MiB, the ACP SDK\'s own limit)' }),
@@ -58,6 +61,7 @@ const proxy: CommandModule<GlobalArgs, ProxyArgs> = {
       ledgerPath: args['receipt-db'],
       ...(args['kernel-seed-file'] === undefined ? {} : { seedFile: args['kernel-seed-file'] }),
       ...(args['redaction-key-file'] === undefined ? {} : { redactionKeyFile: args['redaction-key-file'] }),
+      trustedKernelKeys: [...(trustedKeys(asArray(args['trusted-kernel-pubkey'])) ?? [])],
       policy: args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy),
       producer: 'acp-proxy',
     });

@@ -1,5 +1,5 @@
 /**
- * `chio mcp serve [--policy] [--kernel-seed-file] [--redaction-key-file] [--server-id] -- <upstream command …>` (or
+ * `chio mcp serve [--policy] [--kernel-seed-file] [--redaction-key-file] [--trusted-kernel-pubkey]… [--server-id] -- <upstream command …>` (or
  * `--upstream-url <url>`): an MCP server on stdio in front of an existing MCP server, and
  * `chio mcp serve-http --listen host:port …` the same over Streamable HTTP. Every tools/call goes
  * through the kernel and leaves a signed receipt before the response leaves. On stdio, stdout
@@ -13,11 +13,13 @@ import type { UpstreamMcpServer, UpstreamTarget } from '../../src/edges/mcp/inde
 import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
 import type { GlobalArgs } from '../main.js';
+import { asArray, trustedKeys } from '../options.js';
 
 interface ServeArgs extends GlobalArgs {
   policy?: string;
   'kernel-seed-file'?: string;
   'redaction-key-file'?: string;
+  'trusted-kernel-pubkey'?: string[];
   'server-id': string;
   'upstream-url'?: string;
   'max-message-bytes': number;
@@ -53,6 +55,7 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Upstre
     ledgerPath: args['receipt-db'],
     ...(args['kernel-seed-file'] === undefined ? {} : { seedFile: args['kernel-seed-file'] }),
     ...(args['redaction-key-file'] === undefined ? {} : { redactionKeyFile: args['redaction-key-file'] }),
+    trustedKernelKeys: [...(trustedKeys(asArray(args['trusted-kernel-pubkey'])) ?? [])],
     policy: args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy),
     producer: 'mcp-edge',
     pathBases: upstreamPathBases(target),
@@ -75,6 +78,7 @@ const edgeOptions = {
   policy: { type: 'string', describe: 'policy file (default: the built-in secure defaults)' },
   'kernel-seed-file': { type: 'string', describe: 'kernel key; a new one is generated (and its public key printed to stderr) when absent' },
   'redaction-key-file': { type: 'string', describe: 'operator redaction key (`chio receipt redaction-key`); required when the policy redacts: salts the parameter_hash of redacted receipts' },
+  'trusted-kernel-pubkey': { type: 'string', array: true, describe: 'public key file of another kernel sharing the ledger whose receipts count towards budgets and revocations (repeatable; this kernel\'s own key always counts)' },
   'server-id': { type: 'string', default: 'mcp', describe: 'tool server id recorded in receipts' },
   'upstream-url': { type: 'string', describe: 'wrap a Streamable HTTP MCP server instead of a command' },
   'max-message-bytes': { type: 'number', default: 4 * 1024 * 1024, describe: 'larger messages are refused' },
