@@ -19,3 +19,6 @@ export {
 } from './ed25519.js';
 export type { Ed25519Signer } from './ed25519.js';
 export { toHex, fromHex, isHex } from './hex.js';
+export { checkpointText, defaultOrigin, noteKeyHash, signCheckpoint, parseCheckpointNote, verifyCheckpointNote } from './checkpoint-note.js';
+export type { CheckpointBody, ParsedCheckpointNote, VerifiedCheckpointNote } from './checkpoint-note.js';
+export { MAX_NOTE_BYTES, MAX_SIGNATURE_LINES } from './signed-note.js';
