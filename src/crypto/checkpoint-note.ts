@@ -84,18 +84,20 @@ export function signCheckpoint(body: CheckpointBody, signer: Ed25519Signer, keyN
 /** The checkpoint inside a note text that splitSignedNote produced (so: ends in "\n", no control characters). */
 function parseBody(text: string): { ok: true; body: CheckpointBody } | { ok: false; reason: string } {
   const lines = text.slice(0, -1).split('\n');
+  const empty = lines.indexOf('');
+  if (empty >= 0) {
+    const which = ['the origin (line 1)', 'the tree size (line 2)', 'the root hash (line 3)'][empty] ?? `line ${empty + 1}`;
+    return { ok: false, reason: `${which} of the note text is empty: checkpoint lines are non-empty, and the signatures start after the note's last blank line` };
+  }
   if (lines.length < 3) return { ok: false, reason: `the note text has ${lines.length} line(s); a checkpoint has three: origin, tree size, root hash` };
-  if (lines.length > 3) return { ok: false, reason: `the note text has ${lines.length - 3} line(s) after the root hash; Chio checkpoints have no extension lines and refuses them` };
+  if (lines.length > 3) return { ok: false, reason: `the note text has ${lines.length - 3} line(s) after the root hash: extension lines are refused (Chio checkpoints have none)` };
   const [origin, size, root] = lines as [string, string, string];
-  if (origin === '') return { ok: false, reason: 'the origin (first line) is empty' };
-  if (size === '') return { ok: false, reason: 'the tree size (second line) is empty' };
   if (!SIZE_RE.test(size)) {
     const why = /^[0-9]+$/.test(size) ? 'it has leading zeros' : 'it is not ASCII decimal digits';
     return { ok: false, reason: `the tree size (second line) ${quote(size)} is not canonical: ${why}` };
   }
   const treeSize = size.length > 16 ? Number.POSITIVE_INFINITY : Number(size);
   if (!Number.isSafeInteger(treeSize)) return { ok: false, reason: `the tree size ${quote(size)} is beyond 2^53-1, the largest Chio handles exactly` };
-  if (root === '') return { ok: false, reason: 'the root hash (third line) is empty' };
   const rootHash = decodeBase64Strict(root);
   if (rootHash === null) return { ok: false, reason: `the root hash (third line) is not canonical standard base64: ${quote(root)}` };
   if (rootHash.length !== ROOT_HASH_BYTES) return { ok: false, reason: `the root hash is ${rootHash.length} bytes; a SHA-256 root is ${ROOT_HASH_BYTES}` };
