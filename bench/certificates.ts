@@ -37,10 +37,10 @@ export async function certificateFigures(sessionReceipts = 10_000, others = 90_0
     await writer.close();
     const session = (ledger.db.prepare("SELECT count(*) AS n FROM ledger_entries WHERE session_id = 'certified'").get() as { n: number }).n;
     let start = process.hrtime.bigint();
-    const cert = generateCertificate(ledger, { sessionId: 'certified', signer: authority, trustedKernelKeys: new Set([kernel.publicKeyHex]), requiredGuards: ['forbidden-path'] });
+    const cert = generateCertificate(ledger, { sessionId: 'certified', signer: { role: 'authority', key: authority }, trustedKernelKeys: new Set([kernel.publicKeyHex]), requiredGuards: ['forbidden-path'] });
     const generate = session / (Number(process.hrtime.bigint() - start) / 1e9);
     start = process.hrtime.bigint();
-    const verdict = verifyCertificate(cert, { trustedKernelKeys: new Set([kernel.publicKeyHex]), ledger });
+    const verdict = verifyCertificate(cert, { trustedKernelKeys: new Set([kernel.publicKeyHex]), trustedAuthorityKeys: new Set([authority.publicKeyHex]), ledger });
     const verifyFull = session / (Number(process.hrtime.bigint() - start) / 1e9);
     if (!verdict.passed) throw new Error(`bench certificate failed: ${verdict.reason}`);
     ledger.close();

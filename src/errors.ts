@@ -154,6 +154,11 @@ export const ERROR_CATALOGUE = {
     help: 'pass --receipt-db <path>, or drop --full to check the certificate signature alone',
     exit: EXIT.badInput,
   },
+  'CHIO-CLI-CERT-SIGNER-REQUIRED': {
+    summary: 'chio cert generate was given no signing key (it never creates one)',
+    help: 'pass --kernel-seed-file <seed of the kernel that signed the session> (verifiers trust it with --trusted-kernel-pubkey), or --authority-seed-file <seed> (verifiers need --trusted-authority-pubkey)',
+    exit: EXIT.badInput,
+  },
   'CHIO-CERT-INVALID': {
     summary: 'a certificate file is not a chio.compliance.certificate.v1 certificate',
     help: 'pass the file chio cert generate wrote; check the fields named in the message',

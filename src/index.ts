@@ -62,3 +62,7 @@ export { AcpEdge, serveAcpStdio } from './edges/acp/index.js';
 export type { AcpEdgeOptions, AcpInvocationResult, AcpCapability } from './edges/acp/index.js';
 export { AcpProxy, AcpProxyConfig, KernelCapabilityChecker, ACP_MAX_MESSAGE_BYTES } from './proxy/acp/index.js';
 export type { AcpProxyOptions, AcpToolCallAuditEntry, AttestationMode } from './proxy/acp/index.js';
+
+// compliance certificates
+export { generateCertificate, verifyCertificate, CertificateSchema, CERTIFICATE_SCHEMA_ID } from './projections/certificate/index.js';
+export type { Certificate, CertificateBody, CertificateSigner, CertificateVerdict, GenerateOptions, VerifyCertificateOptions } from './projections/certificate/index.js';

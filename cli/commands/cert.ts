@@ -5,16 +5,18 @@
  * inspect prints the body's thirteen lines without checking anything.
  * --output never overwrites an existing file without --force, and never the command's own inputs
  * (output-file.ts); every input file is read through the size-capped reader (src/input-file.ts).
+ * generate signs with a key the user names (--kernel-seed-file or --authority-seed-file) and never
+ * creates one: a key no verifier knows would make a certificate nobody can trust. verify accepts
+ * only a signer the user trusts (--trusted-kernel-pubkey, --trusted-authority-pubkey).
  * Owns: certificate presentation. Goes through src/projections/certificate.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { z } from 'zod';
-import { generateSeed, parseSeed, signerFromSeed, toHex } from '../../src/crypto/index.js';
+import { parseSeed, signerFromSeed } from '../../src/crypto/index.js';
 import { ChioError, EXIT } from '../../src/errors.js';
 import { openLedger } from '../../src/ledger/index.js';
 import { CertificateSchema, generateCertificate, verifyCertificate } from '../../src/projections/certificate/index.js';
-import type { Certificate } from '../../src/projections/certificate/index.js';
+import type { Certificate, CertificateSigner } from '../../src/projections/certificate/index.js';
 import { readInputFile } from '../../src/input-file.js';
 import { describeIssues } from '../../src/validation.js';
 import type { GlobalArgs } from '../main.js';
@@ -24,30 +26,19 @@ import type { OutputTarget } from '../output-file.js';
 import { out, outJson, setExit } from '../output.js';
 import { progressBar } from '../progress.js';
 
-const DEFAULT_AUTHORITY_SEED = '.chio-authority-seed';
-
 /** --receipt-db has a default for every other command; the cert commands need it named. */
 function receiptDbGiven(): boolean {
   return process.argv.some((a) => a === '--receipt-db' || a.startsWith('--receipt-db='));
 }
 
-/** The certificate signer's key; the default file is created (mode 0600) the first time. */
-function authoritySigner(path: string | undefined) {
-  const file = path ?? DEFAULT_AUTHORITY_SEED;
-  if (path === undefined) {
-    let fd: number | undefined;
-    try {
-      fd = openSync(file, 'wx', 0o600);
-    } catch (e) {
-      // Another run created it first: use that one.
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new ChioError('CHIO-CLI-IO', `cannot create authority seed file ${file}: ${(e as Error).message}`, { cause: e });
-    }
-    if (fd !== undefined) {
-      writeSync(fd, `${toHex(generateSeed())}\n`);
-      closeSync(fd);
-    }
-  }
-  return signerFromSeed(parseSeed(readInputFile(file, 'seed', 'authority seed file')));
+/** The seed file the user named for the certificate's signer, and its role; refused when none or both are named. */
+function signerFile(args: GenerateArgs): { role: CertificateSigner['role']; path: string; what: string } {
+  const kernel = args['kernel-seed-file'];
+  const authority = args['authority-seed-file'];
+  if (kernel !== undefined && authority !== undefined) throw new ChioError('CHIO-CLI-USAGE', 'pass one of --kernel-seed-file and --authority-seed-file, not both: a certificate has one signer');
+  if (kernel !== undefined) return { role: 'kernel', path: kernel, what: 'kernel seed file' };
+  if (authority !== undefined) return { role: 'authority', path: authority, what: 'authority seed file' };
+  throw new ChioError('CHIO-CLI-CERT-SIGNER-REQUIRED', 'cert generate needs a signing key: --kernel-seed-file (the kernel that signed the session) or --authority-seed-file; it never creates one');
 }
 
 function readCertificate(path: string): Certificate {
@@ -69,6 +60,7 @@ interface GenerateArgs extends GlobalArgs {
   'authorized-scope'?: string[];
   'required-guard'?: string[];
   'trusted-kernel-pubkey'?: string[];
+  'kernel-seed-file'?: string;
   'authority-seed-file'?: string;
   output?: string;
   force: boolean;
@@ -84,24 +76,28 @@ const generate: CommandModule<GlobalArgs, GenerateArgs> = {
       .option('authorized-scope', { type: 'string', array: true, describe: 'tool-name prefix an allowed call must have (repeatable)' })
       .option('required-guard', { type: 'string', array: true, describe: 'guard that must have passed on every allowed call (repeatable)' })
       .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file of a trusted kernel' })
-      .option('authority-seed-file', { type: 'string', describe: `certificate signer's seed (default ${DEFAULT_AUTHORITY_SEED}, created if missing)` })
+      .option('kernel-seed-file', { type: 'string', describe: 'sign with this kernel key: the key that signed every receipt of the session (or --authority-seed-file)' })
+      .option('authority-seed-file', { type: 'string', describe: 'sign with this certifying authority key (verifiers pass its public key with --trusted-authority-pubkey)' })
       .option('output', { type: 'string', describe: 'write the certificate here (prints nothing unless --json); an existing file is refused' })
       .option('force', { type: 'boolean', default: false, describe: 'replace an existing --output file (never the receipt database or a seed or key file this command reads)' }),
   handler: (args) => {
     if (!receiptDbGiven()) throw new ChioError('CHIO-CLI-USAGE', '--receipt-db is required: name the store that holds the session');
+    // Before anything is read, opened or written: with no signer named there is nothing to do.
+    const signerSeed = signerFile(args);
     const budgetLimit = parseFlag('budget-limit', z.number().int().nonnegative(), args['budget-limit']);
     const output: OutputTarget | undefined = args.output === undefined ? undefined : {
       path: args.output,
       force: args.force,
       inputs: [
         { path: args['receipt-db'], what: 'receipt database', ledger: true },
-        { path: args['authority-seed-file'] ?? DEFAULT_AUTHORITY_SEED, what: 'authority seed file' },
+        { path: signerSeed.path, what: signerSeed.what },
         ...(asArray(args['trusted-kernel-pubkey']) ?? []).map((p) => ({ path: p, what: 'trusted kernel public key file' })),
       ],
     };
     // Refused before anything is generated or signed; checked again when the file is written.
     if (output !== undefined) checkOutputPath(output);
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
+    const signer: CertificateSigner = { role: signerSeed.role, key: signerFromSeed(parseSeed(readInputFile(signerSeed.path, 'seed', signerSeed.what))) };
     const ledger = openLedger(args['receipt-db'], { readonly: true });
     const progress = progressBar('certifying', process.stderr.isTTY === true && !args.json);
     let cert: Certificate;
@@ -112,7 +108,7 @@ const generate: CommandModule<GlobalArgs, GenerateArgs> = {
         authorizedScopes: asArray(args['authorized-scope']) ?? [],
         requiredGuards: asArray(args['required-guard']) ?? [],
         trustedKernelKeys: trusted,
-        signer: authoritySigner(args['authority-seed-file']),
+        signer,
         onProgress: progress.update,
       });
     } finally {
@@ -129,6 +125,7 @@ const generate: CommandModule<GlobalArgs, GenerateArgs> = {
 interface VerifyArgs extends GlobalArgs {
   certificate: string;
   'trusted-kernel-pubkey'?: string[];
+  'trusted-authority-pubkey'?: string[];
   full: boolean;
 }
 
@@ -138,19 +135,29 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
   builder: (y) =>
     y
       .option('certificate', { type: 'string', demandOption: true })
-      .option('trusted-kernel-pubkey', { type: 'string', array: true, demandOption: true, describe: 'public key file of the trusted kernel' })
+      .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file of a trusted kernel (repeatable): it may sign certificates for its own sessions, and pins the kernel key' })
+      .option('trusted-authority-pubkey', { type: 'string', array: true, describe: 'public key file of a trusted certifying authority (repeatable): it may sign certificates for any session' })
       .option('full', { type: 'boolean', default: false, describe: 're-verify every receipt, the session chain, the count and ledger_binding' }),
   handler: (args) => {
     if (args.full && !receiptDbGiven()) {
       throw new ChioError('CHIO-CLI-RECEIPT-STORE-REQUIRED', 'full-bundle verification re-verifies every receipt signature and needs the receipt store');
     }
+    const kernelFiles = asArray(args['trusted-kernel-pubkey']) ?? [];
+    const authorityFiles = asArray(args['trusted-authority-pubkey']) ?? [];
+    if (kernelFiles.length === 0 && authorityFiles.length === 0) {
+      throw new ChioError('CHIO-CLI-USAGE', 'pass --trusted-kernel-pubkey or --trusted-authority-pubkey (each repeatable): a certificate verifies only under a signer you trust, never under the key it names');
+    }
+    if (args.full && kernelFiles.length === 0) {
+      throw new ChioError('CHIO-CLI-USAGE', '--full re-verifies every receipt under a trusted kernel key: pass --trusted-kernel-pubkey');
+    }
     const cert = readCertificate(args.certificate);
-    const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']))!;
+    const trusted = trustedKeys(kernelFiles);
+    const authorities = trustedKeys(authorityFiles);
     const ledger = args.full ? openLedger(args['receipt-db'], { readonly: true }) : undefined;
     const progress = progressBar('verifying', process.stderr.isTTY === true && !args.json);
     let verdict;
     try {
-      verdict = verifyCertificate(cert, { trustedKernelKeys: trusted, ledger, onProgress: progress.update });
+      verdict = verifyCertificate(cert, { trustedKernelKeys: trusted, trustedAuthorityKeys: authorities, ledger, onProgress: progress.update });
     } finally {
       progress.finish();
       ledger?.close();

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
 import { appendReceiptSync, openLedger } from '../../src/ledger/index.js';
 import { CHIO_BIN, errorCode } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/cli.js';
@@ -15,6 +16,7 @@ const dir = tempDir();
 const db = join(dir, 'receipts.sqlite');
 const kernelPub = join(dir, 'kernel.pub');
 const authority = join(dir, 'authority.seed');
+const authorityPub = join(dir, 'authority.pub');
 const digest = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
 
 /** The built CLI, killed if it has not finished in 60 s: a read that never ends fails the test instead of hanging it. */
@@ -35,11 +37,12 @@ beforeAll(() => {
   ledger.close();
   writeFileSync(kernelPub, `${testSigner.publicKeyHex}\n`);
   writeFileSync(authority, `${'cd'.repeat(32)}\n`);
+  writeFileSync(authorityPub, `${signerFromSeed(fromHex('cd'.repeat(32))).publicKeyHex}\n`);
 });
 
 const generate = (output: string, ...extra: string[]) =>
   chio(['cert', 'generate', '--session-id', 's1', '--receipt-db', db, '--authority-seed-file', authority, '--trusted-kernel-pubkey', kernelPub, '--output', output, ...extra]);
-const certVerify = (cert: string) => chio(['cert', 'verify', '--certificate', cert, '--trusted-kernel-pubkey', kernelPub]);
+const certVerify = (cert: string) => chio(['cert', 'verify', '--certificate', cert, '--trusted-kernel-pubkey', kernelPub, '--trusted-authority-pubkey', authorityPub]);
 
 describe('cert generate --output', () => {
   it('writes a new file, which verifies', () => {
@@ -166,6 +169,7 @@ describe('input files are regular files under a cap', () => {
     for (const [path, code] of [['/dev/zero', 'CHIO-CLI-INPUT-NOT-FILE'], [bigSeed, 'CHIO-CLI-INPUT-TOO-LARGE']] as const) {
       expectRefused(chio(['capability', 'revoke', 'cap-0190a1b2-0000-7000-8000-000000000000', '--kernel-seed-file', path, '--receipt-db', join(dir, 'revoke.sqlite')]), code);
       expectRefused(chio(['cert', 'generate', '--session-id', 's1', '--receipt-db', db, '--authority-seed-file', path]), code);
+      expectRefused(chio(['cert', 'generate', '--session-id', 's1', '--receipt-db', db, '--kernel-seed-file', path]), code);
       expectRefused(chio(['ledger', 'verify', '--receipt-db', db, '--trusted-kernel-pubkey', path]), code);
     }
     expect(existsSync(join(dir, 'revoke.sqlite'))).toBe(false);

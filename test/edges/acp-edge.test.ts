@@ -143,8 +143,8 @@ describe('hello-acp edge over stdio, real ACP SDK client', () => {
     expect(each.status, each.stdout).toBe(0);
     expect(JSON.parse(each.stdout)).toMatchObject({ ok: true, verified: 3, failed: 0 });
     const out = join(home, 'cert.json');
-    writeFileSync(join(home, 'authority.seed'), `${'ab'.repeat(32)}\n`);
-    const gen = chio(['cert', 'generate', '--session-id', SESSION, '--receipt-db', db, '--authority-seed-file', join(home, 'authority.seed'), '--output', out, '--trusted-kernel-pubkey', pub]);
+    // Signed by the kernel itself, so the kernel's public key is all a verifier needs.
+    const gen = chio(['cert', 'generate', '--session-id', SESSION, '--receipt-db', db, '--kernel-seed-file', join(home, '.state', 'kernel.seed'), '--output', out, '--trusted-kernel-pubkey', pub]);
     expect(gen.status, gen.stderr).toBe(0);
     expect(JSON.parse(readFileSync(out, 'utf8')).body).toMatchObject({ session_id: SESSION, receipt_count: 3, all_signatures_valid: true, chain_continuous: true, anomalies: [] });
     const full = chio(['cert', 'verify', '--certificate', out, '--trusted-kernel-pubkey', pub, '--full', '--receipt-db', db]);

@@ -15,6 +15,7 @@ const dir = tempDir();
 const db = join(dir, 'certs.sqlite');
 const kernelPub = join(dir, 'kernel.pub');
 const authority = join(dir, 'authority.seed');
+const authorityPub = join(dir, 'authority.pub');
 // Two sessions interleaved with each other and with session-less entries.
 const PLAN: Array<[string | null, 'allow' | 'deny']> = [['a', 'allow'], ['b', 'allow'], [null, 'allow'], ['a', 'deny'], ['b', 'allow'], ['a', 'allow'], ['b', 'deny'], ['a', 'allow']];
 let n = 0;
@@ -26,6 +27,7 @@ beforeAll(() => {
   ledger.close();
   writeFileSync(kernelPub, `${testSigner.publicKeyHex}\n`);
   writeFileSync(authority, `${'ab'.repeat(32)}\n`);
+  writeFileSync(authorityPub, `${signerFromSeed(fromHex('ab'.repeat(32))).publicKeyHex}\n`);
 });
 
 const gen = (session: string, extra: string[] = [], store = db) => {
@@ -33,7 +35,7 @@ const gen = (session: string, extra: string[] = [], store = db) => {
   const r = chio(['cert', 'generate', '--session-id', session, '--receipt-db', store, '--authority-seed-file', authority, '--output', out, ...extra]);
   return { ...r, out };
 };
-const verify = (cert: string, extra: string[] = []) => chio(['cert', 'verify', '--certificate', cert, '--trusted-kernel-pubkey', kernelPub, ...extra]);
+const verify = (cert: string, extra: string[] = []) => chio(['cert', 'verify', '--certificate', cert, '--trusted-kernel-pubkey', kernelPub, '--trusted-authority-pubkey', authorityPub, ...extra]);
 
 describe('generate and verify', () => {
   it('each of two interleaved sessions gets a certificate that verifies with --full; generate prints nothing with --output', () => {
@@ -105,9 +107,10 @@ describe('verification catches', () => {
     expect(r.stdout).toBe('FAIL: verification failed: certificate signature invalid\n');
   });
 
-  it('a swapped signer key', () => {
-    const r = verify(rewrite(good(), (c) => (c.signer_key = signerFromSeed(fromHex('ef'.repeat(32))).publicKeyHex)));
-    expect(r.stdout).toBe('FAIL: verification failed: certificate signature invalid\n');
+  it('a swapped signer key: an untrusted one is refused as such, a trusted one does not verify the signature', () => {
+    const untrusted = signerFromSeed(fromHex('ef'.repeat(32))).publicKeyHex;
+    expect(verify(rewrite(good(), (c) => (c.signer_key = untrusted))).stdout).toBe(`FAIL: verification failed: signer ${untrusted} is not a trusted kernel or authority key\n`);
+    expect(verify(rewrite(good(), (c) => (c.signer_key = testSigner.publicKeyHex))).stdout).toBe('FAIL: verification failed: certificate signature invalid\n');
   });
 
   it('a session that lost a receipt in the store after the certificate was issued (--full)', () => {
@@ -152,7 +155,7 @@ describe('verification catches', () => {
   });
 
   it('--full without --receipt-db is refused with the documented error; a non-certificate is bad input', () => {
-    const r = chio(['cert', 'verify', '--certificate', good(), '--trusted-kernel-pubkey', kernelPub, '--full']);
+    const r = chio(['cert', 'verify', '--certificate', good(), '--trusted-kernel-pubkey', kernelPub, '--trusted-authority-pubkey', authorityPub, '--full']);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(
       'error[CHIO-CLI-RECEIPT-STORE-REQUIRED]: full-bundle verification re-verifies every receipt signature and needs the receipt store\n' +

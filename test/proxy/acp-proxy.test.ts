@@ -1,6 +1,6 @@
 // `chio acp proxy` end to end: the built CLI as a real child process, the SDK fixture agent behind
 // it, a real SDK client in front, a real SQLite ledger, real files and symlinks (issue 7).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kernel } from '../../src/kernel/index.js';
@@ -157,11 +157,9 @@ describe('chio acp proxy: guards, permission mapping and tool-call receipts', ()
     expect(await client.close()).toBe(0);
     const verify = chio(['ledger', 'verify', '--receipt-db', db, '--trusted-kernel-pubkey', keys.pubFile]);
     expect(verify.status, verify.stdout + verify.stderr).toBe(0);
-    const authority = join(dir, 'authority.seed');
-    writeFileSync(authority, `${'cd'.repeat(32)}\n`);
     for (const session of [s2, s1]) {
       const out = join(dir, `cert-${session}.json`);
-      const gen = chio(['cert', 'generate', '--session-id', session, '--receipt-db', db, '--authority-seed-file', authority, '--output', out, '--trusted-kernel-pubkey', keys.pubFile]);
+      const gen = chio(['cert', 'generate', '--session-id', session, '--receipt-db', db, '--kernel-seed-file', keys.seedFile, '--output', out, '--trusted-kernel-pubkey', keys.pubFile]);
       expect(gen.status, gen.stderr).toBe(0);
       const body = JSON.parse(readFileSync(out, 'utf8')).body;
       expect(body).toMatchObject({ session_id: session, all_signatures_valid: true, chain_continuous: true, anomalies: [] });

@@ -4,6 +4,9 @@
  * guard evidence, then sign a certificate. Fail-fast: a certificate is produced only when every
  * check passes — there is never a certificate recording a failure. Order of the checks: empty
  * session → receipt signatures and kernel key → chain → scope → budget → guards.
+ * The caller names the signer and its role; this module never makes a key. A kernel signs
+ * certificates for its own sessions only, so with a kernel signer every receipt must be signed by
+ * that same key (verification holds a kernel signer to signer_key === body.kernel_key).
  * Scope, budget and guards are judged on allowed receipts: a denial is enforcement, not a breach.
  * Owns: generation. Reads the ledger; must not import the append path.
  */
@@ -17,6 +20,16 @@ import { CERTIFICATE_SCHEMA_ID } from './schema.js';
 import type { Certificate, CertificateBody } from './schema.js';
 import { readSession } from './session.js';
 
+/**
+ * Who signs the certificate. `kernel`: the key that signed the session's receipts (verifiers
+ * trust it with their kernel keys). `authority`: a separate certifying key (verifiers must trust
+ * it as an authority key).
+ */
+export interface CertificateSigner {
+  role: 'kernel' | 'authority';
+  key: Ed25519Signer;
+}
+
 export interface GenerateOptions {
   sessionId: string;
   /** Most allowed receipts the session may hold; 0 = unlimited. */
@@ -27,7 +40,7 @@ export interface GenerateOptions {
   requiredGuards?: readonly string[];
   /** When given, every receipt must be signed by one of these kernel keys. */
   trustedKernelKeys?: ReadonlySet<string> | undefined;
-  signer: Ed25519Signer;
+  signer: CertificateSigner;
   now?: number;
   onProgress?: (done: number, total: number) => void;
 }
@@ -56,6 +69,9 @@ export function generateCertificate(ledger: Ledger, o: GenerateOptions): Certifi
     }
     if (o.trustedKernelKeys !== undefined && !o.trustedKernelKeys.has(v.receipt.kernel_key)) {
       throw new ChioError('CHIO-CERT-UNTRUSTED-KERNEL-KEY', `receipt at seq ${e.seq} is signed by ${v.receipt.kernel_key}, not a trusted kernel key`);
+    }
+    if (o.signer.role === 'kernel' && v.receipt.kernel_key !== o.signer.key.publicKeyHex) {
+      throw new ChioError('CHIO-CERT-UNTRUSTED-KERNEL-KEY', `receipt at seq ${e.seq} is signed by ${v.receipt.kernel_key}, not by the signing kernel key ${o.signer.key.publicKeyHex}; a kernel key certifies its own sessions only`);
     }
     if (kernelKey !== undefined && kernelKey !== v.receipt.kernel_key) {
       throw new ChioError('CHIO-CERT-KERNEL-KEY-MISMATCH', `the session is signed by more than one kernel key (${kernelKey} and ${v.receipt.kernel_key} at seq ${e.seq})`);
@@ -102,5 +118,5 @@ export function generateCertificate(ledger: Ledger, o: GenerateOptions): Certifi
       receipt_set_digest: hashCanonical(entries.map((e) => e.receiptId)),
     },
   };
-  return signCertificate(body, o.signer);
+  return signCertificate(body, o.signer.key);
 }

@@ -5,8 +5,8 @@
 export { CertificateSchema, CertificateBodySchema, CERTIFICATE_SCHEMA_ID } from './schema.js';
 export type { Certificate, CertificateBody } from './schema.js';
 export { generateCertificate, signCertificate } from './generate.js';
-export type { GenerateOptions } from './generate.js';
+export type { CertificateSigner, GenerateOptions } from './generate.js';
 export { verifyCertificate } from './verify.js';
-export type { CertificateVerdict } from './verify.js';
+export type { CertificateVerdict, VerifyCertificateOptions } from './verify.js';
 export { readSession } from './session.js';
 export type { SessionEntry, SessionRead } from './session.js';
