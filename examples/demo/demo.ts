@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   chio('sql', 'select seq, session_id, tool_name, verdict, guard, reason from receipts order by seq desc limit 10');
   chio('sql', 'select guard_name, count(*) as denials from receipt_evidence where passed = 0 group by guard_name order by denials desc');
   chio('sql', `select seq, receipt_kind, tool_name, verdict, reason from receipts where session_id = '${acpSession}' order by seq`);
-  chio('cert', 'generate', '--session-id', acpSession, '--trusted-kernel-pubkey', `${SEED_FILE}.pub`, '--output', 'demo-acp-session.cert.json');
+  chio('cert', 'generate', '--session-id', acpSession, '--kernel-seed-file', SEED_FILE, '--trusted-kernel-pubkey', `${SEED_FILE}.pub`, '--output', 'demo-acp-session.cert.json');
   chio('cert', 'verify', '--certificate', 'demo-acp-session.cert.json', '--trusted-kernel-pubkey', `${SEED_FILE}.pub`, '--full');
 }
 
