@@ -22,3 +22,15 @@ export { toHex, fromHex, isHex } from './hex.js';
 export { checkpointText, defaultOrigin, noteKeyHash, signCheckpoint, parseCheckpointNote, verifyCheckpointNote } from './checkpoint-note.js';
 export type { CheckpointBody, ParsedCheckpointNote, VerifiedCheckpointNote } from './checkpoint-note.js';
 export { MAX_NOTE_BYTES, MAX_SIGNATURE_LINES } from './signed-note.js';
+export {
+  EMPTY_TREE_ROOT,
+  MERKLE_HASH_BYTES,
+  merkleLeafHash,
+  merkleNodeHash,
+  merkleRoot,
+  completedSubtrees,
+  naiveMerkleRoot,
+  MemoryMerkleTree,
+} from './merkle.js';
+export type { SubtreeReader } from './merkle.js';
+export { inclusionProof, consistencyProof, verifyInclusion, verifyConsistency } from './merkle-proofs.js';
