@@ -13,6 +13,8 @@ import { keysCommand } from './commands/keys.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { capabilityCommand } from './commands/capability.js';
 import { certCommand } from './commands/cert.js';
+import { evidenceCommand } from './commands/evidence.js';
+import { proofCommand } from './commands/proof.js';
 import { mcpCommand } from './commands/mcp.js';
 import { checkCommand, policyCommand } from './commands/policy.js';
 import { receiptCommand } from './commands/receipt.js';
@@ -46,6 +48,8 @@ export async function main(argv: string[]): Promise<void> {
     .command(mcpCommand)
     .command(acpCommand)
     .command(certCommand)
+    .command(proofCommand)
+    .command(evidenceCommand)
     .demandCommand(1, 'name a command')
     .strict()
     .parserConfiguration({ 'populate--': true })

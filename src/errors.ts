@@ -159,6 +159,36 @@ export const ERROR_CATALOGUE = {
     help: 'pass --kernel-seed-file <seed of the kernel that signed the session> (verifiers trust it with --trusted-kernel-pubkey), or --authority-seed-file <seed> (verifiers need --trusted-authority-pubkey)',
     exit: EXIT.badInput,
   },
+  'CHIO-CHECKPOINT-EMPTY-LEDGER': {
+    summary: 'a checkpoint was asked of a ledger with no entries: there is no tree to sign',
+    help: 'append something first (a producer checkpoints on its own once it has appended)',
+    exit: EXIT.badInput,
+  },
+  'CHIO-CHECKPOINT-INCONSISTENT': {
+    summary: 'the ledger no longer holds the tree the latest stored checkpoint signs (entries were changed or removed), so no new checkpoint is signed over it',
+    help: 'the ledger was altered after its latest checkpoint: run chio ledger verify (with --anchor-file or --checkpoint copies kept elsewhere) to see what differs; nothing was signed',
+    exit: EXIT.verificationFailed,
+  },
+  'CHIO-CHECKPOINT-ANCHOR-FAILED': {
+    summary: 'a checkpoint note could not be appended to the anchor file',
+    help: 'check that the anchor file and its directory are writable; the checkpoint is stored in the ledger and the next one will be anchored',
+    exit: EXIT.fault,
+  },
+  'CHIO-PROOF-NOT-FOUND': {
+    summary: 'no proof can be made for what was asked: the receipt is not in the ledger, or the tree size is outside it',
+    help: 'check the receipt id and sizes (1 <= old size <= new size <= the number of entries; a tree size of at least the entry\'s seq)',
+    exit: EXIT.badInput,
+  },
+  'CHIO-EVIDENCE-NO-SESSION': {
+    summary: 'the ledger has no such session, or its chain is broken, so no evidence bundle is made of it',
+    help: 'check the session id (chio sql "SELECT * FROM sessions"); a broken session is reported by chio ledger verify',
+    exit: EXIT.badInput,
+  },
+  'CHIO-EVIDENCE-NO-CHECKPOINT': {
+    summary: 'no stored checkpoint covers the session\'s last entry, so its receipts cannot be proved against one',
+    help: 'sign one (chio ledger checkpoint --kernel-seed-file k.seed), or give --kernel-seed-file to chio evidence export',
+    exit: EXIT.badInput,
+  },
   'CHIO-CERT-INVALID': {
     summary: 'a certificate file is not a chio.compliance.certificate.v1 certificate',
     help: 'pass the file chio cert generate wrote; check the fields named in the message',

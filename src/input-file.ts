@@ -21,7 +21,8 @@ const MiB = 1024 * KiB;
 /**
  * The most bytes read for each kind. Far above anything Chio writes (a seed or key file is 65
  * bytes, a certificate a few KiB, a policy a few KiB), far below what could exhaust memory.
- * Receipts files (`chio receipt verify`) hold many receipts, so their cap is the largest.
+ * Receipts files (`chio receipt verify`), anchor files and evidence bundles hold many records, so
+ * their caps are the largest.
  */
 export const INPUT_LIMITS = {
   certificate: 1 * MiB,
@@ -29,6 +30,13 @@ export const INPUT_LIMITS = {
   seed: 4 * KiB,
   'public key': 4 * KiB,
   receipts: 256 * MiB,
+  /** A signed checkpoint note (C2SP signed-note caps a note at far less). */
+  checkpoint: 128 * KiB,
+  /** An anchor file: one note per checkpoint, a few hundred bytes each. */
+  anchor: 256 * MiB,
+  proof: 1 * MiB,
+  /** An evidence bundle: a session's receipts with a proof each (a 10,000-receipt session is ~30 MiB). */
+  evidence: 512 * MiB,
 } as const;
 
 export type InputKind = keyof typeof INPUT_LIMITS;

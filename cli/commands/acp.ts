@@ -11,9 +11,11 @@ import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
 import { ACP_MAX_MESSAGE_BYTES, AcpProxy, AcpProxyConfig, DEFAULT_SERVER_ID, KernelCapabilityChecker } from '../../src/proxy/acp/index.js';
 import type { GlobalArgs } from '../main.js';
+import { checkpointOptions, checkpointSchedule } from '../checkpoint-options.js';
+import type { CheckpointArgs } from '../checkpoint-options.js';
 import { asArray, trustedKeys } from '../options.js';
 
-interface ProxyArgs extends GlobalArgs {
+interface ProxyArgs extends GlobalArgs, CheckpointArgs {
   'allow-path'?: string[];
   'allow-command'?: string[];
   'allow-env'?: string[];
@@ -49,7 +51,8 @@ const proxy: CommandModule<GlobalArgs, ProxyArgs> = {
       .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file of another kernel sharing the ledger whose receipts count towards budgets and revocations (repeatable)' })
       .option('attestation', { choices: ['required', 'optional'] as const, default: 'optional' as const, describe: 'required: a tool-call update whose receipt cannot be written is not forwarded' })
       .option('enforce-capabilities', { type: 'boolean', default: false, describe: 'install the kernel checker: fs/terminal requests must present a kernel-issued capability token' })
-      .option('max-message-bytes', { type: 'number', default: ACP_MAX_MESSAGE_BYTES, describe: 'larger messages are refused (default 32 MiB, the ACP SDK\'s own limit)' }),
+      .option('max-message-bytes', { type: 'number', default: ACP_MAX_MESSAGE_BYTES, describe: 'larger messages are refused (default 32 MiB, the ACP SDK\'s own limit)' })
+      .options(checkpointOptions),
   handler: async (args) => {
     const command = agentCommand();
     if (command.length === 0) throw new ChioError('CHIO-CLI-USAGE', 'name the agent: chio acp proxy [options] -- <agent command …>');
@@ -62,6 +65,7 @@ const proxy: CommandModule<GlobalArgs, ProxyArgs> = {
       ...(args['kernel-seed-file'] === undefined ? {} : { seedFile: args['kernel-seed-file'] }),
       ...(args['redaction-key-file'] === undefined ? {} : { redactionKeyFile: args['redaction-key-file'] }),
       trustedKernelKeys: [...(trustedKeys(asArray(args['trusted-kernel-pubkey'])) ?? [])],
+      checkpoints: checkpointSchedule(args),
       policy: args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy),
       producer: 'acp-proxy',
     });

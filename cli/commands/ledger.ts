@@ -1,16 +1,19 @@
 /**
- * `chio ledger verify | stats | rebuild-projections`: the auditor's view of a whole ledger file.
+ * `chio ledger verify | stats | rebuild-projections | checkpoint | prove`: the auditor's view of a whole ledger file.
  * verify runs, in order: SQLite's structural check (`PRAGMA quick_check`; a damaged file stops
  * there), the chain walk, and the reservations without a receipt (pending_calls rows older than
- * --pending-max-age are dispatched calls whose receipt was never written: a failure).
+ * --pending-max-age are dispatched calls whose receipt was never written: a failure), then the
+ * Merkle tree and checkpoints (stored ones, and notes kept elsewhere: --checkpoint, --anchor-file).
  * Owns: presenting chain verdicts, reservations and statistics. Reads through src/ledger only.
  */
 import { statSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
-import { EXIT } from '../../src/errors.js';
+import { ChioError, EXIT } from '../../src/errors.js';
 import { ledgerStats, openLedger, quickCheck, readPendingCalls, rebuildProjections, verifyChainParallel } from '../../src/ledger/index.js';
 import type { ChainVerdict, PendingCallsReport, UnreceiptedCall } from '../../src/ledger/index.js';
+import type { TreeVerdict } from '../../src/projections/checkpoints/index.js';
 import type { GlobalArgs } from '../main.js';
+import { externalNotes, ledgerTreeCommands, runTreeVerify, treeReport } from './ledger-tree.js';
 import { asArray, parseSeconds, trustedKeys } from '../options.js';
 import { isoTime, out, outJson, setExit, table } from '../output.js';
 import { progressBar } from '../progress.js';
@@ -23,6 +26,8 @@ const DEFAULT_PENDING_MAX_AGE = 900;
 interface VerifyArgs extends GlobalArgs {
   signatures: boolean;
   'trusted-kernel-pubkey'?: string[];
+  checkpoint?: string[];
+  'anchor-file'?: string[];
   'pending-max-age': number;
 }
 
@@ -80,14 +85,22 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
     y
       .option('signatures', { type: 'boolean', default: true, describe: 'check every Ed25519 signature (--no-signatures: hashes and links only)' })
       .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file; every receipt must be signed by one of these' })
-      .option('pending-max-age', { type: 'number', default: DEFAULT_PENDING_MAX_AGE, describe: 'seconds after which a reserved call without a receipt is a failure (younger ones are reported as in flight)' }),
+      .option('pending-max-age', { type: 'number', default: DEFAULT_PENDING_MAX_AGE, describe: 'seconds after which a reserved call without a receipt is a failure (younger ones are reported as in flight)' })
+      .option('checkpoint', { type: 'string', array: true, describe: 'a signed checkpoint note kept elsewhere: the ledger must still hold exactly its tree (repeatable; needs --trusted-kernel-pubkey)' })
+      .option('anchor-file', { type: 'string', array: true, describe: 'an anchor file: every note in it is checked like --checkpoint (repeatable)' }),
   handler: async (args) => {
     const maxAgeSeconds = parseSeconds('pending-max-age', args['pending-max-age']);
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
+    // Notes kept elsewhere are read (and refused when unreadable) before the ledger is opened.
+    const notes = externalNotes(asArray(args.checkpoint) ?? [], asArray(args['anchor-file']) ?? []);
+    if (trusted === undefined && notes.external.length + notes.malformed.length > 0) {
+      throw new ChioError('CHIO-CLI-USAGE', '--checkpoint and --anchor-file need --trusted-kernel-pubkey: a note proves something only under a key you trust');
+    }
     const ledger = openLedger(args['receipt-db'], { readonly: true });
     const progress = progressBar('verifying', process.stderr.isTTY === true && !args.json);
     let verdict: ChainVerdict;
     let pending: PendingCallsReport | undefined;
+    let tree: TreeVerdict;
     try {
       const integrity = quickCheck(ledger);
       if (!integrity.ok) {
@@ -100,16 +113,21 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
       }
       verdict = await verifyChainParallel(ledger, { signatures: args.signatures, trustedKernelKeys: trusted, onProgress: progress.update });
       pending = readPendingCalls(ledger, { now: Math.floor(Date.now() / 1000), maxAgeSeconds });
+      tree = runTreeVerify(ledger, trusted, notes);
     } finally {
       progress.finish();
       ledger.close();
     }
     const pendingFailed = pending.withoutReceipt.length > 0;
+    const treeFailed = !tree.ok;
+    const report = treeReport(tree);
     if (args.json) {
       outJson({
         ...verdict,
-        ok: verdict.ok && !pendingFailed,
+        ok: verdict.ok && !pendingFailed && !treeFailed,
         ...(verdict.ok && pendingFailed ? { seq: null, check: 'pending_calls', message: pendingFailure(pending) } : {}),
+        ...(verdict.ok && !pendingFailed && treeFailed ? { seq: null, check: tree.failures[0]!.check, message: tree.failures[0]!.message } : {}),
+        merkle: report.json,
         sqlite_integrity: { ok: true },
         pending_calls: {
           max_age_seconds: pending.maxAgeSeconds,
@@ -130,8 +148,11 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
     } else {
       out(`FAIL: ${verdict.seq === null ? 'ledger' : `seq ${verdict.seq}`}: ${verdict.check}: ${verdict.message}`);
     }
-    if (!args.json) printPending(pending);
-    if (!verdict.ok || pendingFailed) setExit(EXIT.verificationFailed);
+    if (!args.json) {
+      printPending(pending);
+      for (const line of report.lines) out(line);
+    }
+    if (!verdict.ok || pendingFailed || treeFailed) setExit(EXIT.verificationFailed);
   },
 };
 
@@ -171,14 +192,14 @@ const stats: CommandModule<GlobalArgs, GlobalArgs> = {
 
 const rebuild: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'rebuild-projections',
-  describe: 'Drop and re-derive the projections (sessions, revocations, grant usage) from the entries (the entries are never touched)',
+  describe: 'Drop and re-derive the projections (sessions, revocations, grant usage, Merkle subtrees) from the entries (the entries and checkpoints are never touched)',
   handler: (args) => {
     // create: false — only an existing Chio ledger; an empty or table-less file is refused, unchanged.
     const ledger = openLedger(args['receipt-db'], { create: false });
     try {
       const n = rebuildProjections(ledger);
       if (args.json) outJson(n);
-      else out(`rebuilt projections: ${n.sessions} sessions, ${n.revocations} revoked capabilities, ${n.grants} grant usage rows`);
+      else out(`rebuilt projections: ${n.sessions} sessions, ${n.revocations} revoked capabilities, ${n.grants} grant usage rows, ${n.subtrees} Merkle subtrees`);
     } finally {
       ledger.close();
     }
@@ -188,6 +209,6 @@ const rebuild: CommandModule<GlobalArgs, GlobalArgs> = {
 export const ledgerCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'ledger',
   describe: 'Verify and summarise a receipt ledger',
-  builder: (y) => y.command(verify).command(stats).command(rebuild).demandCommand(1, 'name a ledger command'),
+  builder: (y) => y.command(verify).command(stats).command(rebuild).command(ledgerTreeCommands[0]).command(ledgerTreeCommands[1]).demandCommand(1, 'name a ledger command'),
   handler: () => {},
 };

@@ -13,9 +13,11 @@ import type { UpstreamMcpServer, UpstreamTarget } from '../../src/edges/mcp/inde
 import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
 import type { GlobalArgs } from '../main.js';
+import { checkpointOptions, checkpointSchedule } from '../checkpoint-options.js';
+import type { CheckpointArgs } from '../checkpoint-options.js';
 import { asArray, trustedKeys } from '../options.js';
 
-interface ServeArgs extends GlobalArgs {
+interface ServeArgs extends GlobalArgs, CheckpointArgs {
   policy?: string;
   'kernel-seed-file'?: string;
   'redaction-key-file'?: string;
@@ -56,6 +58,7 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Upstre
     ...(args['kernel-seed-file'] === undefined ? {} : { seedFile: args['kernel-seed-file'] }),
     ...(args['redaction-key-file'] === undefined ? {} : { redactionKeyFile: args['redaction-key-file'] }),
     trustedKernelKeys: [...(trustedKeys(asArray(args['trusted-kernel-pubkey'])) ?? [])],
+    checkpoints: checkpointSchedule(args),
     policy: args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy),
     producer: 'mcp-edge',
     pathBases: upstreamPathBases(target),
@@ -82,6 +85,7 @@ const edgeOptions = {
   'server-id': { type: 'string', default: 'mcp', describe: 'tool server id recorded in receipts' },
   'upstream-url': { type: 'string', describe: 'wrap a Streamable HTTP MCP server instead of a command' },
   'max-message-bytes': { type: 'number', default: 4 * 1024 * 1024, describe: 'larger messages are refused' },
+  ...checkpointOptions,
 } as const;
 
 const serve: CommandModule<GlobalArgs, ServeArgs> = {

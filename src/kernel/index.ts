@@ -17,3 +17,5 @@ export * as guards from './guards/index.js';
 export { Kernel } from './kernel.js';
 export type { KernelOptions, ToolCallRequest, ToolCallResponse } from './kernel.js';
 export { streamContentHash } from './receipts.js';
+export { Checkpointer, DEFAULT_CHECKPOINT_EVERY_ENTRIES, DEFAULT_CHECKPOINT_EVERY_SECONDS } from './checkpointer.js';
+export type { CheckpointSchedule } from './checkpointer.js';

@@ -20,6 +20,8 @@ import { ChioError } from '../errors.js';
 import { ANCESTOR_GRANTS_KEY, firstRevoked, invocationsUsed, LedgerWriter, openLedger, ReservationQueue } from '../ledger/index.js';
 import type { BudgetKey } from '../ledger/index.js';
 import { ancestorBudgetKeys } from './budgets.js';
+import { Checkpointer } from './checkpointer.js';
+import type { CheckpointSchedule } from './checkpointer.js';
 import type { AppendResult, Ledger } from '../ledger/index.js';
 import { signReceiptAsync } from '../receipt/index.js';
 import type { GuardEvidence, Receipt, ReceiptDraft } from '../receipt/index.js';
@@ -62,6 +64,14 @@ export interface KernelOptions {
    * moves no budget and revokes nothing.
    */
   trustedKernelKeys?: readonly string[];
+  /**
+   * Signed checkpoints of the ledger while this kernel appends (DESIGN §10): every `everyEntries`
+   * (default 1000) entries, every `everySeconds` (default 60) while the ledger grows, and at close;
+   * each new note is also appended to `anchorFile`. `false`: none.
+   */
+  checkpoints?: CheckpointSchedule | false;
+  /** Where the kernel reports what it cannot do without failing a call (a checkpoint not made). Default: stderr. */
+  log?: (message: string) => void;
   /**
    * The operator's redaction key (32 bytes), or a file holding it (64 hex characters): salts the
    * parameter_hash of redacted receipts. Required when the policy redacts and the kernel governs
@@ -136,6 +146,8 @@ export class Kernel {
   private readonly producer: string;
   /** Bases for relative paths that hold for every call (KernelOptions.pathBases + the policy's path_base). */
   readonly pathBases: readonly string[];
+  /** The producer's checkpoints (undefined when turned off): the last one made and why the last attempt failed. */
+  readonly checkpointer: Checkpointer | undefined;
   /** Keys whose receipts count towards budgets and revocations: this kernel's, then the configured ones. */
   readonly trustedKernelKeys: readonly string[];
 
@@ -164,6 +176,8 @@ export class Kernel {
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.producer = options.producer ?? 'kernel';
     this.reservations = new ReservationQueue(ledger);
+    const log = options.log ?? ((m: string) => void process.stderr.write(`${m}\n`));
+    this.checkpointer = options.checkpoints === false ? undefined : new Checkpointer(ledger, signer, options.checkpoints ?? {}, log);
   }
 
   static open(options: KernelOptions): Kernel {
@@ -424,7 +438,7 @@ export class Kernel {
     // the grant's budget) until recovery settles it; the caller gets the error.
     const receipt = await signReceiptAsync(draft, this.signer, { nonce: requestId });
     const entry = await this.writer.append({ receipt, sessionId: request.sessionId, producer: this.producer, releases });
-    this.settleIfDue();
+    this.afterAppend(entry);
     return result.verdict === 'allow' ? { ok: true, output: result.output, receipt, entry } : { ok: false, ...result, receipt, entry };
   }
 
@@ -435,7 +449,7 @@ export class Kernel {
   async recordReceipt(draft: ReceiptDraft, options: { nonce: string; sessionId?: string }): Promise<{ receipt: Receipt; entry: AppendResult }> {
     const receipt = await signReceiptAsync(draft, this.signer, { nonce: options.nonce });
     const entry = await this.writer.append({ receipt, sessionId: options.sessionId, producer: this.producer });
-    this.settleIfDue();
+    this.afterAppend(entry);
     return { receipt, entry };
   }
 
@@ -443,14 +457,22 @@ export class Kernel {
   async revokeCapability(capabilityId: string, reason?: string): Promise<{ receipt: Receipt; entry: AppendResult }> {
     const receipt = await signReceiptAsync(revocationDraft(this.clock(), capabilityId, reason, this.policy), this.signer, { nonce: `revoke-${randomUUID()}` });
     const entry = await this.writer.append({ receipt, producer: this.producer });
-    this.settleIfDue();
+    this.afterAppend(entry);
     return { receipt, entry };
+  }
+
+  /** After an append of this kernel committed: settle what is owed, checkpoint when due. Never throws. */
+  private afterAppend(entry: AppendResult): void {
+    this.settleIfDue();
+    this.checkpointer?.appended(entry.seq);
   }
 
   async close(): Promise<void> {
     await this.writer.flush();
     // A last try for this process's own unsettled calls; what still fails waits for the next open.
     this.settleIfDue();
+    // A clean shutdown leaves a checkpoint of everything this producer appended.
+    this.checkpointer?.close();
     await this.writer.close();
     this.receiptLedger.close();
     this.ledger.close();

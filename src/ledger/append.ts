@@ -17,6 +17,7 @@ import { entryHash, GENESIS_PREV_HASH, grantsOf, kindOf, projectReceipt, receipt
 import type { GrantKey } from './entry.js';
 import type { EntryKind, ProjectedColumns } from './entry.js';
 import type { Ledger } from './open.js';
+import { TreeAppender } from './tree.js';
 
 export interface AppendRequest {
   receipt: Receipt;
@@ -108,9 +109,11 @@ export class EntryInserter {
   private readonly revoke: Database.Statement;
   private readonly countGrant: Database.Statement;
   private readonly release: Database.Statement;
+  private readonly tree: TreeAppender;
 
   constructor(readonly ledger: Ledger) {
     const db = ledger.db;
+    this.tree = new TreeAppender(db);
     this.head = db.prepare('SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1');
     this.exists = db.prepare('SELECT 1 AS one FROM ledger_entries WHERE receipt_id = ?');
     this.sessionHead = db.prepare('SELECT max(seq) AS seq FROM ledger_entries WHERE session_id = ?');
@@ -156,6 +159,7 @@ export class EntryInserter {
     const c = entry.columns;
     this.insert.run(seq, entry.kind, entry.receiptId, entry.sessionId, sessionPrevSeq, prevHash, hash, entry.body, c.timestamp,
       c.capabilityId, c.toolServer, c.toolName, c.verdict, c.receiptKind, c.trustLevel, c.kernelKey, c.tenantId, entry.producer);
+    this.tree.appended(seq, hash);
     if (entry.sessionId !== null) this.upsertSession.run({ sessionId: entry.sessionId, seq, timestamp: c.timestamp, entryHash: hash });
     if (entry.revokes !== undefined) this.revoke.run(entry.revokes, c.kernelKey, seq, c.timestamp);
     for (const g of entry.grants) this.countGrant.run(g.capabilityId, g.grantIndex, c.kernelKey);

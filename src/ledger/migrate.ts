@@ -18,6 +18,7 @@ import type Database from 'better-sqlite3';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import type { MigrationMeta } from 'drizzle-orm/migrator';
 import { ChioError } from '../errors.js';
+import { rebuildMerkleSubtrees } from './tree.js';
 
 /** 'Chio' in ASCII: SQLite header bytes 68–71 (https://sqlite.org/fileformat.html §1.3.17). */
 export const CHIO_APPLICATION_ID = 0x4368696f;
@@ -33,6 +34,15 @@ function migrations(): MigrationMeta[] {
   cached ??= readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
   return cached;
 }
+
+/**
+ * Data steps SQL cannot do, keyed by the schema version they complete, run right after that
+ * migration's statements in the same transaction: schema 7 stores the Merkle subtrees of the
+ * entries already in the ledger (SHA-256).
+ */
+const AFTER_MIGRATION: Record<number, (db: Database.Database) => void> = {
+  7: (db) => void rebuildMerkleSubtrees(db),
+};
 
 /** The schema version this build writes: one per migration in the journal. */
 export const LEDGER_SCHEMA_VERSION = migrations().length;
@@ -61,11 +71,12 @@ export function applyMigrations(db: Database.Database, path: string): void {
       throw new ChioError('CHIO-LEDGER-SCHEMA-TOO-NEW', `${path} has ledger schema version ${version}; this chio reads up to version ${LEDGER_SCHEMA_VERSION}`);
     }
     if (appId === CHIO_APPLICATION_ID && version === LEDGER_SCHEMA_VERSION) return;
-    for (const migration of migrations().slice(version)) {
+    migrations().slice(version).forEach((migration, i) => {
       for (const statement of migration.sql) {
         if (statement.trim() !== '') db.exec(statement);
       }
-    }
+      AFTER_MIGRATION[version + i + 1]?.(db);
+    });
     db.pragma(`application_id = ${CHIO_APPLICATION_ID}`);
     db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION}`);
   });

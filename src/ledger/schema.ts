@@ -5,7 +5,7 @@
  * Owns: table and column names. Must not import anything but drizzle-orm.
  */
 import { sql } from 'drizzle-orm';
-import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { blob, check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
  * `chio.ledger.entry.v1`: one row per appended event, seq 1, 2, 3, … with no gaps. Never updated
@@ -152,6 +152,44 @@ export const pendingCalls = sqliteTable('pending_calls', {
    */
   budgetKeys: text('budget_keys'),
 });
+
+/**
+ * Projection (schema 7): the hashes of the complete subtrees of the ledger's RFC 6962 Merkle tree
+ * (DESIGN §10), levels 1 and up: level L, index i covers the leaves of seq i·2^L + 1 … (i+1)·2^L.
+ * Level 0 is the leaf hash of an entry's entry_hash and is not stored. Written in the append
+ * transaction (each append completes one subtree on average), so a root or a proof reads O(log n)
+ * rows instead of the whole ledger. Re-derivable from ledger_entries; checked by verify.
+ */
+export const merkleSubtrees = sqliteTable(
+  'merkle_subtrees',
+  {
+    level: integer('level').notNull(),
+    idx: integer('idx').notNull(),
+    hash: blob('hash', { mode: 'buffer' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.level, t.idx] }), check('merkle_subtrees_shape', sql`${t.level} >= 1 AND ${t.idx} >= 0 AND length(${t.hash}) = 32`)],
+);
+
+/**
+ * Signed checkpoints (schema 7, DESIGN §10): one C2SP signed note per tree size, append-only
+ * (triggers abort UPDATE and DELETE), each consistent with the one before it when it was signed.
+ * Copies kept outside the ledger (anchor files) are what make a cut detectable.
+ */
+export const ledgerCheckpoints = sqliteTable(
+  'ledger_checkpoints',
+  {
+    treeSize: integer('tree_size').primaryKey(),
+    /** RFC 6962 root of the first tree_size entries, 64 hex. */
+    rootHash: text('root_hash').notNull(),
+    origin: text('origin').notNull(),
+    /** Ed25519 public key (64 hex) that signed the note. */
+    signerKey: text('signer_key').notNull(),
+    /** The signed note, exactly as signed (C2SP signed-note). */
+    note: text('note').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [check('ledger_checkpoints_shape', sql`${t.treeSize} >= 1 AND length(${t.rootHash}) = 64 AND length(${t.signerKey}) = 64`)],
+);
 
 export type RevokedCapabilityRow = typeof revokedCapabilities.$inferSelect;
 export type GrantUsageRow = typeof grantUsage.$inferSelect;

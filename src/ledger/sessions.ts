@@ -7,6 +7,7 @@ import { asc } from 'drizzle-orm';
 import type { Ledger } from './open.js';
 import { ANCESTOR_GRANTS_KEY, GRANT_INDEX_KEY } from './entry.js';
 import { ledgerSessions } from './schema.js';
+import { rebuildMerkleSubtrees } from './tree.js';
 import type { LedgerSessionRow } from './schema.js';
 
 /** Re-derives ledger_sessions from ledger_entries in one IMMEDIATE transaction. Returns the row count. */
@@ -50,10 +51,10 @@ export const REBUILD_GRANT_USAGE_SQL = `INSERT INTO grant_usage (capability_id, 
   ) GROUP BY cap, idx, key`;
 
 /**
- * Re-derives every projection (sessions, revocations, grant usage) from ledger_entries in one
+ * Re-derives every projection (sessions, revocations, grant usage, Merkle subtrees) from ledger_entries in one
  * IMMEDIATE transaction. pending_calls is working state, not a projection, and is left alone.
  */
-export function rebuildProjections(ledger: Ledger): { sessions: number; revocations: number; grants: number } {
+export function rebuildProjections(ledger: Ledger): { sessions: number; revocations: number; grants: number; subtrees: number } {
   const db = ledger.db;
   return db.transaction(() => {
     const sessions = rebuildSessions(ledger);
@@ -61,7 +62,8 @@ export function rebuildProjections(ledger: Ledger): { sessions: number; revocati
     const revocations = db.prepare(REBUILD_REVOCATIONS_SQL).run().changes;
     db.prepare('DELETE FROM grant_usage').run();
     const grants = db.prepare(REBUILD_GRANT_USAGE_SQL).run().changes;
-    return { sessions, revocations, grants };
+    const subtrees = rebuildMerkleSubtrees(db);
+    return { sessions, revocations, grants, subtrees };
   }).immediate();
 }
 

@@ -169,6 +169,20 @@ describe('chio ledger verify on a tampered ledger', () => {
     expectFail(path, 6, 'session_link');
   });
 
+  it('a chain re-hashed without re-deriving the stored Merkle subtrees → subtrees, even with --no-signatures', () => {
+    const path = tampered((db) => {
+      const receipt = JSON.parse(row(db, 5)['body']);
+      receipt.action.parameters.path = '/etc/shadow';
+      receipt.action.parameter_hash = hashCanonical(receipt.action.parameters);
+      receipt.id = computeReceiptId(canonicalMembers(receipt));
+      setBody(db, 5, receipt);
+      rehashFrom(db, 5, { subtrees: false });
+    });
+    const r = chio(['ledger', 'verify', '--receipt-db', path, '--no-signatures']);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/FAIL: ledger: subtrees: the stored subtree at level 1, index 2 does not match the entries/);
+  });
+
   it('a projected column edited → projection at that seq', () => {
     const path = tampered((db) => db.prepare("UPDATE ledger_entries SET tool_name = 'harmless' WHERE seq = 9").run());
     expectFail(path, 9, 'projection');

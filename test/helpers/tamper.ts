@@ -1,7 +1,7 @@
 /** A forger's tools for the tamper tests: copy a ledger, drop its triggers, edit it, re-hash the chain. */
 import { copyFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { entryHash, receiptSha256 } from '../../src/ledger/index.js';
+import { entryHash, rebuildMerkleSubtrees, receiptSha256 } from '../../src/ledger/index.js';
 
 export type Row = Record<string, any>;
 
@@ -18,7 +18,7 @@ export function tamperedCopy(source: string, dest: string, edit: (db: Database.D
 export const row = (db: Database.Database, seq: number) => db.prepare('SELECT * FROM ledger_entries WHERE seq = ?').get(seq) as Row;
 
 /** What a careful forger does after editing: recompute prev_hash/entry_hash from `fromSeq` to the head, and the sessions' heads. */
-export function rehashFrom(db: Database.Database, fromSeq: number): void {
+export function rehashFrom(db: Database.Database, fromSeq: number, options: { subtrees?: boolean } = {}): void {
   let prev = fromSeq === 1 ? '0'.repeat(64) : row(db, fromSeq - 1)['entry_hash'];
   for (const r of db.prepare('SELECT * FROM ledger_entries WHERE seq >= ? ORDER BY seq').all(fromSeq) as Row[]) {
     const hash = entryHash({ seq: r['seq'], prevHash: prev, receiptSha256: receiptSha256(r['body']), sessionId: r['session_id'], sessionPrevSeq: r['session_prev_seq'] });
@@ -26,4 +26,6 @@ export function rehashFrom(db: Database.Database, fromSeq: number): void {
     prev = hash;
   }
   db.prepare('UPDATE ledger_sessions SET head_entry_hash = (SELECT entry_hash FROM ledger_entries WHERE seq = last_seq)').run();
+  // A thorough forger re-derives the stored Merkle subtrees too (a stale one is its own failure).
+  if (options.subtrees !== false) rebuildMerkleSubtrees(db);
 }
