@@ -66,3 +66,32 @@ export type { AcpProxyOptions, AcpToolCallAuditEntry, AttestationMode } from './
 // compliance certificates
 export { generateCertificate, verifyCertificate, CertificateSchema, CERTIFICATE_SCHEMA_ID } from './projections/certificate/index.js';
 export type { Certificate, CertificateBody, CertificateSigner, CertificateVerdict, GenerateOptions, VerifyCertificateOptions } from './projections/certificate/index.js';
+
+// Merkle tree, signed checkpoints, anchors and proofs (DESIGN §10)
+export {
+  merkleLeafHash,
+  merkleNodeHash,
+  merkleRoot,
+  inclusionProof,
+  consistencyProof,
+  verifyInclusion,
+  verifyConsistency,
+  MemoryMerkleTree,
+  EMPTY_TREE_ROOT,
+  checkpointText,
+  defaultOrigin,
+  signCheckpoint,
+  parseCheckpointNote,
+  verifyCheckpointNote,
+} from './crypto/index.js';
+export type { SubtreeReader, CheckpointBody } from './crypto/index.js';
+export { LedgerTree, createCheckpoint, latestCheckpoint, listCheckpoints, ledgerOrigin, appendToAnchorFile, readAnchorFile, rebuildProjections } from './ledger/index.js';
+export type { StoredCheckpoint, CheckpointOptions, CheckpointOutcome, AnchoredNote } from './ledger/index.js';
+export { Checkpointer, DEFAULT_CHECKPOINT_EVERY_ENTRIES, DEFAULT_CHECKPOINT_EVERY_SECONDS } from './kernel/index.js';
+export type { CheckpointSchedule } from './kernel/index.js';
+export { verifyTree, proveInclusion, proveConsistency, verifyProof, InclusionProofSchema, ConsistencyProofSchema, INCLUSION_PROOF_SCHEMA, CONSISTENCY_PROOF_SCHEMA } from './projections/checkpoints/index.js';
+export type { TreeVerdict, TreeFailure, TreeCheck, ExternalNote, VerifyTreeOptions, InclusionProof, ConsistencyProof, ProofVerdict } from './projections/checkpoints/index.js';
+
+// evidence bundles
+export { exportEvidence, verifyEvidenceBundle, EvidenceBundleSchema, EVIDENCE_BUNDLE_SCHEMA_ID } from './projections/evidence/index.js';
+export type { EvidenceBundle, BundleEntry, EvidenceVerdict, EvidenceCheck, VerifyEvidenceOptions, ExportEvidenceOptions } from './projections/evidence/index.js';
