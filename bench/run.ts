@@ -10,6 +10,8 @@
  *   verify       full-chain verification: one thread, thread pool, and without signatures
  *   kernel       decisions per second on the allow and deny paths, and the kernel's own work
  *                (capability check, guards) beside the signing it has to do anyway
+ *   checkpoints  checkpoints, inclusion proofs at 1,000,000 entries, appends with checkpointing on
+ *                and off, evidence bundles (bench/checkpoints.ts, with its own raw limits)
  * The machine has 2 cores; thread-pool figures are shown beside the 1-thread limit (as the issue
  * asks) and their own pool limit is printed too, so neither reading hides the other.
  * Goals from issue 2: group-commit append ≥ 70% of raw signing, verify ≥ 80% of raw verify.
@@ -34,6 +36,7 @@ import type { Receipt, ReceiptDraft } from '../src/receipt/index.js';
 import { verifyCapability } from '../src/capability/index.js';
 import { guards, Kernel } from '../src/kernel/index.js';
 import { certificateFigures } from './certificates.js';
+import { checkpointFigures } from './checkpoints.js';
 import { mcpEdgeFigures } from './mcp-edge.js';
 import { acpEdgeFigures, acpProxyFigures } from './acp.js';
 
@@ -253,6 +256,9 @@ async function main(): Promise<void> {
     row(`cert generate (${c.receipts} of 100,000 receipts)`, c.generate, 'node verify', nodeVerify, 'receipts per second, one thread');
     row('cert verify --full (same session)', c.verifyFull, 'node verify', nodeVerify, 'receipts per second, one thread');
   }
+
+  // Checkpoints, inclusion proofs and evidence bundles, each beside limits measured in that module.
+  for (const r of await checkpointFigures()) row(r.name, r.value, r.beside, r.limit, r.note);
 
   rmSync(dir, { recursive: true, force: true });
   const w = Math.max(...rows.map((r) => r.name.length));
