@@ -53,8 +53,6 @@ export function ledgerOrigin(ledger: Ledger): string {
 export interface CheckpointOptions {
   /** The note's origin line (default: ledgerOrigin). */
   origin?: string | undefined;
-  /** The signature's key name (default: the origin). */
-  keyName?: string | undefined;
   now?: number | undefined;
 }
 
@@ -85,7 +83,8 @@ export function createCheckpoint(ledger: Ledger, signer: Ed25519Signer, options:
     }
     const origin = options.origin ?? ledgerOrigin(ledger);
     const rootHash = tree.root(size);
-    const note = signCheckpoint({ origin, treeSize: size, rootHash }, signer, options.keyName ?? origin);
+    // The key name is the origin (DESIGN §10): verifiers identify the key by (origin, key hash).
+    const note = signCheckpoint({ origin, treeSize: size, rootHash }, signer, origin);
     const checkpoint: StoredCheckpoint = { treeSize: size, rootHash: toHex(rootHash), origin, signerKey: signer.publicKeyHex, note, createdAt: options.now ?? Math.floor(Date.now() / 1000) };
     db.prepare('INSERT INTO ledger_checkpoints (tree_size, root_hash, origin, signer_key, note, created_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(checkpoint.treeSize, checkpoint.rootHash, checkpoint.origin, checkpoint.signerKey, checkpoint.note, checkpoint.createdAt);

@@ -54,7 +54,7 @@ export function readPendingCalls(ledger: Ledger, options: { now: number; maxAgeS
   const rows = db
     .prepare(
       `SELECT request_id, capability_id, grant_index, owner, reserved_at, ${optional('tool_server')}, ${optional('tool_name')}
-       FROM pending_calls ORDER BY reserved_at, request_id`,
+       FROM pending_calls ORDER BY reserved_at, rowid`,
     )
     .all() as Array<Record<string, unknown>>;
   for (const row of rows) {

@@ -150,10 +150,10 @@ export function reserveCall(ledger: Ledger, r: CallReservation): ReserveOutcome 
   return outcome;
 }
 
-/** Every reservation still pending, oldest first. */
+/** Every reservation still pending, oldest first (reservation time, then insertion order: the call ids are random). */
 export function pendingReservations(ledger: Ledger): PendingReservation[] {
   const rows = ledger.db
-    .prepare('SELECT request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts FROM pending_calls ORDER BY reserved_at, request_id')
+    .prepare('SELECT request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts FROM pending_calls ORDER BY reserved_at, rowid')
     .all();
   // A row of the wrong shape (someone else wrote the file) is left for an operator to look at.
   return rows.flatMap((row) => checkRow(row as PendingRow) ?? []);

@@ -41,7 +41,7 @@ export class LedgerTree {
       return entryLeafHash(row.entry_hash);
     }
     const row = this.subtree.get(level, index);
-    if (row === undefined || row.hash.length !== 32) {
+    if (row === undefined || !Buffer.isBuffer(row.hash) || row.hash.length !== 32) {
       throw new ChioError('CHIO-LEDGER-CORRUPT', `the Merkle subtree at level ${level}, index ${index} is missing from merkle_subtrees (chio ledger rebuild-projections re-derives it)`);
     }
     return new Uint8Array(row.hash);

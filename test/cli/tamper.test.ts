@@ -188,3 +188,14 @@ describe('chio ledger verify on a tampered ledger', () => {
     expectFail(path, 9, 'projection');
   });
 });
+
+describe('chio ledger verify on a tampered Merkle subtree table', () => {
+  it('a subtree row rewritten with a text value or a fractional level is a subtrees failure (exit 1), not a crash', () => {
+    for (const edit of ["UPDATE merkle_subtrees SET hash = printf('%032d', 7) WHERE level = 1 AND idx = 0", 'UPDATE merkle_subtrees SET level = 1.5 WHERE level = 2 AND idx = 0']) {
+      const path = tampered((db) => db.prepare(edit).run());
+      const r = chio(['ledger', 'verify', '--receipt-db', path]);
+      expect(r.status, r.stdout + r.stderr).toBe(1);
+      expect(r.stdout).toMatch(/FAIL: ledger: subtrees: merkle_subtrees holds a malformed row/);
+    }
+  });
+});

@@ -82,6 +82,11 @@ export function verifyTree(ledger: Ledger, options: VerifyTreeOptions = {}): Tre
     for (const row of db.prepare('SELECT level, idx, hash FROM merkle_subtrees ORDER BY level, idx').iterate() as IterableIterator<{ level: number; idx: number; hash: Buffer }>) {
       seen++;
       if (bad !== undefined) continue;
+      // The rows are read from the file: attacker-controlled, whatever the table's CHECK says.
+      if (!Number.isSafeInteger(row.level) || !Number.isSafeInteger(row.idx) || !Buffer.isBuffer(row.hash)) {
+        bad = `merkle_subtrees holds a malformed row (level ${String(row.level)}, index ${String(row.idx)})`;
+        continue;
+      }
       const inside = row.level >= 1 && row.idx >= 0 && (row.idx + 1) * 2 ** row.level <= n;
       if (!inside) bad = `merkle_subtrees holds a subtree (level ${row.level}, index ${row.idx}) beyond the ${n} entries`;
       else if (!Buffer.from(tree.read(row.level, row.idx)).equals(row.hash)) bad = `the stored subtree at level ${row.level}, index ${row.idx} does not match the entries`;
