@@ -6,7 +6,8 @@
  * Part 2 uses the kernel as a library: two agent sessions call tools at the same time, some calls
  * are allowed and some denied by the guards, one capability is revoked and used again.
  * Part 3 puts `chio acp proxy` between an editor and an ACP agent (both on the real ACP SDK).
- * Finally the real `chio` CLI verifies the chain, pinned to the kernel key, and queries it.
+ * Finally the real `chio` CLI verifies the chain and its checkpoints, pinned to the kernel key,
+ * queries it, certifies the ACP session and exports it as an offline evidence bundle.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -109,6 +110,10 @@ async function main(): Promise<void> {
   chio('sql', `select seq, receipt_kind, tool_name, verdict, reason from receipts where session_id = '${acpSession}' order by seq`);
   chio('cert', 'generate', '--session-id', acpSession, '--kernel-seed-file', SEED_FILE, '--trusted-kernel-pubkey', `${SEED_FILE}.pub`, '--output', 'demo-acp-session.cert.json');
   chio('cert', 'verify', '--certificate', 'demo-acp-session.cert.json', '--trusted-kernel-pubkey', `${SEED_FILE}.pub`, '--full');
+  // The same session as evidence an auditor checks anywhere, with only the public key: every
+  // receipt with its inclusion proof against a signed checkpoint, and the certificate.
+  chio('evidence', 'export', '--session-id', acpSession, '--kernel-seed-file', SEED_FILE, '--output', 'demo-acp-session.evidence.json', '--force');
+  chio('evidence', 'verify', 'demo-acp-session.evidence.json', '--trusted-kernel-pubkey', `${SEED_FILE}.pub`);
 }
 
 main().catch((e: unknown) => {
