@@ -173,7 +173,12 @@ interface InspectArgs extends GlobalArgs {
   certificate: string;
 }
 
-const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
+/**
+ * The documented layout of `chio cert inspect` (upstream chio-cli cert.rs): each label padded to a
+ * fixed 16 columns, times as the body's Unix seconds (what the signature covers, not a rendering of
+ * it), the anomalies block only when there are anomalies, between Guards and Signer key.
+ */
+const LABEL_WIDTH = 16;
 
 const inspect: CommandModule<GlobalArgs, InspectArgs> = {
   command: 'inspect',
@@ -185,22 +190,20 @@ const inspect: CommandModule<GlobalArgs, InspectArgs> = {
       outJson(b);
       return;
     }
-    const rows: Array<[string, string]> = [
-      ['Session ID:', b.session_id],
-      ['Schema:', b.schema],
-      ['Issued at:', iso(b.issued_at)],
-      ['Receipt count:', String(b.receipt_count)],
-      ['First receipt:', iso(b.first_receipt_at)],
-      ['Last receipt:', iso(b.last_receipt_at)],
-      ['Signatures:', b.all_signatures_valid ? 'valid' : 'INVALID'],
-      ['Chain:', b.chain_continuous ? 'continuous' : 'BROKEN'],
-      ['Scope:', b.scope_compliant ? 'compliant' : 'VIOLATED'],
-      ['Budget:', b.budget_compliant ? 'compliant' : 'EXCEEDED'],
-      ['Guards:', b.guards_compliant ? 'compliant' : 'BYPASSED'],
+    const line = (k: string, v: string) => `${k.padEnd(LABEL_WIDTH)}${v}`;
+    const lines = [
+      line('Session ID:', b.session_id),
+      line('Schema:', b.schema),
+      line('Issued at:', String(b.issued_at)),
+      line('Receipt count:', String(b.receipt_count)),
+      line('First receipt:', String(b.first_receipt_at)),
+      line('Last receipt:', String(b.last_receipt_at)),
+      line('Signatures:', b.all_signatures_valid ? 'valid' : 'INVALID'),
+      line('Chain:', b.chain_continuous ? 'continuous' : 'BROKEN'),
+      line('Scope:', b.scope_compliant ? 'compliant' : 'VIOLATED'),
+      line('Budget:', b.budget_compliant ? 'compliant' : 'EXCEEDED'),
+      line('Guards:', b.guards_compliant ? 'compliant' : 'BYPASSED'),
     ];
-    const width = Math.max(...[...rows.map(([k]) => k), 'Anomalies:', 'Signer key:', 'Kernel key:'].map((k) => k.length)) + 1;
-    const line = (k: string, v: string) => `${k.padEnd(width)}${v}`;
-    const lines = rows.map(([k, v]) => line(k, v));
     if (b.anomalies.length > 0) {
       lines.push('Anomalies:');
       for (const a of b.anomalies) lines.push(`  - ${a}`);

@@ -10,6 +10,7 @@ import { chio, errorCode } from '../helpers/cli.js';
 import { allowDraft, denyDraft, mixedReceipt, testSigner } from '../helpers/receipts.js';
 import { tamperedCopy } from '../helpers/tamper.js';
 import { tempDir } from '../helpers/tmp.js';
+import { loadVector } from '../helpers/vectors.js';
 
 const dir = tempDir();
 const db = join(dir, 'certs.sqlite');
@@ -139,6 +140,7 @@ describe('verification catches', () => {
     const i = chio(['cert', 'inspect', '--certificate', path]);
     const lines = i.stdout.trimEnd().split('\n');
     expect(lines.map((l) => (l.startsWith('  - ') ? l : l.split(/\s{2,}|:\s/)[0]))).toEqual(['Session ID', 'Schema', 'Issued at', 'Receipt count', 'First receipt', 'Last receipt', 'Signatures', 'Chain', 'Scope', 'Budget', 'Guards', 'Anomalies:', '  - receipt 5 was hand-edited', 'Signer key', 'Kernel key']);
+    expect(i.stdout).toContain('\nGuards:         BYPASSED\nAnomalies:\n  - receipt 5 was hand-edited\nSigner key:     ');
     expect(i.stdout).toMatch(/Chain:\s+BROKEN\n/);
     expect(i.stdout).toMatch(/Guards:\s+BYPASSED\n/);
     expect(i.stdout).toMatch(/Signatures:\s+valid\n/);
@@ -149,9 +151,37 @@ describe('verification catches', () => {
     const lines = chio(['cert', 'inspect', '--certificate', path]).stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(13);
     const column = lines.map((l) => l.search(/(?<=:\s+)\S/));
-    expect(new Set(column).size).toBe(1);
+    expect(new Set(column)).toEqual(new Set([16]));
+    expect(lines[2]).toMatch(/^Issued at: {6}\d+$/); // Unix seconds, as the body holds them
     expect(lines.slice(6, 11).map((l) => l.split(/\s+/).at(-1))).toEqual(['valid', 'continuous', 'compliant', 'compliant', 'compliant']);
     expect(JSON.parse(chio(['cert', 'inspect', '--certificate', path, '--json']).stdout).session_id).toBe('b');
+  });
+
+  it('inspect prints the documented thirteen lines exactly: labels padded to 16 columns, times as Unix seconds', () => {
+    // The golden vector's certificate, so the expected text is fixed byte for byte.
+    const vector = loadVector<{ certificate: unknown }>('certificate/chio-certificate-v1.json');
+    const path = join(dir, 'vector-cert.json');
+    writeFileSync(path, JSON.stringify(vector.certificate));
+    const r = chio(['cert', 'inspect', '--certificate', path]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(
+      [
+        'Session ID:     sess-A',
+        'Schema:         chio.compliance.certificate.v1',
+        'Issued at:      1788700000',
+        'Receipt count:  2',
+        'First receipt:  1788608627',
+        'Last receipt:   1788608629',
+        'Signatures:     valid',
+        'Chain:          continuous',
+        'Scope:          compliant',
+        'Budget:         compliant',
+        'Guards:         compliant',
+        'Signer key:     e7f162a10bec559afea195e4dce84b69568d5d2cb0963eb446c0685e2b17f2f0',
+        'Kernel key:     79b5562e8fe654f94078b112e8a98ba7901f853ae695bed7e0e3910bad049664',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('--full without --receipt-db is refused with the documented error; a non-certificate is bad input', () => {
