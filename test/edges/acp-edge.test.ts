@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AcpEdge } from '../../src/edges/acp/index.js';
 import { generateSeed, Kernel, parseSeed, signerFromSeed, verifyReceipt } from '../../src/index.js';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
+import type { ToolServerConnection } from '../../src/kernel/index.js';
 import { GateToolServer } from '../helpers/acp-edge-gate.js';
 import { ledgerPath, ledgerRows, rawEdge, sdkEdge } from '../helpers/acp-edge-wire.js';
 import type { SdkEdge } from '../helpers/acp-edge-wire.js';
@@ -53,7 +54,8 @@ describe('hello-acp edge over stdio, real ACP SDK client', () => {
     expect(r.error).toBeUndefined();
     expect(r.data.stream.map((c: any) => c.content[0].text)).toEqual(['hello from acp, world', 'resume complete']);
     const { chio: m } = r.metadata;
-    expect(m).toMatchObject({ decision: 'allow', authorityPath: 'cross_protocol_orchestrator', terminalState: 'completed', receiptId: m.receipt.id, capabilityId: m.receipt.capability_id });
+    expect(m).toMatchObject({ decision: 'allow', authorityPath: 'cross_protocol_orchestrator', receiptId: m.receipt.id, capabilityId: m.receipt.capability_id });
+    expect(m.terminalState).toEqual({ state: 'completed' }); // upstream's OperationTerminalState, tagged by "state"
     expect(m.receiptId).toMatch(HEX64);
     expect(m.receipt).toMatchObject({ tool_server: 'hello-acp-srv', tool_name: 'hello_tool', decision: { verdict: 'allow' }, metadata: { stream: { chunks_received: 2 } } });
     expect(verifyReceipt(m.receipt).ok).toBe(true);
@@ -92,7 +94,8 @@ describe('hello-acp edge over stdio, real ACP SDK client', () => {
     const c1 = await edge.call('tool/cancel', { taskId: s.task.id });
     expect(c1.task).toMatchObject({ id: s.task.id, status: 'cancelled', statusMessage: 'Task cancelled by caller.' });
     const m = c1.task.metadata.chio;
-    expect(m).toMatchObject({ decision: 'cancelled', terminalState: 'cancelled', receipt: { id: m.receiptId, decision: { verdict: 'cancelled' } } });
+    expect(m).toMatchObject({ decision: 'cancelled', receipt: { id: m.receiptId, decision: { verdict: 'cancelled' } } });
+    expect(m.terminalState).toEqual({ state: 'cancelled', reason: m.receipt.decision.reason });
     expect(verifyReceipt(m.receipt).ok).toBe(true);
     expect(ledgerRows(db).map((e) => e.receipt_id)).toEqual([receipts.invoke, receipts.stream, m.receiptId]);
     const c2 = await edge.call('tool/cancel', { taskId: s.task.id });
@@ -216,16 +219,42 @@ describe('ACP edge in process: cancel during a run, and a kernel deny', () => {
     expect(server.aborts).toEqual(['wait_tool']);
     expect(cancel.result.task.status).toBe('cancelled');
     const m = cancel.result.task.metadata.chio;
-    expect(m).toMatchObject({ decision: 'cancelled', terminalState: 'cancelled', receipt: { id: m.receiptId, tool_name: 'wait_tool', decision: { verdict: 'cancelled' } } });
+    expect(m).toMatchObject({ decision: 'cancelled', receipt: { id: m.receiptId, tool_name: 'wait_tool', decision: { verdict: 'cancelled' } } });
+    expect(m.terminalState).toEqual({ state: 'cancelled', reason: m.receipt.decision.reason });
     expect(verifyReceipt(m.receipt).ok).toBe(true);
     const resumed = (await resuming).result;
     expect(resumed.task.status).toBe('cancelled');
-    expect(resumed.result).toMatchObject({ success: false, data: null, metadata: { chio: { receiptId: m.receiptId, terminalState: 'cancelled' } } });
+    expect(resumed.result).toMatchObject({ success: false, data: null, metadata: { chio: { receiptId: m.receiptId } } });
+    expect(resumed.result.metadata.chio.terminalState).toEqual(m.terminalState);
     expect(ledgerRows(db).filter((e) => e.session_id === 'inproc-cancel').map((e) => e.receipt_id)).toEqual([m.receiptId]);
     const again = await rpc(edge, 'tool/cancel', { taskId: s.result.task.id });
     expect(again.result.task.metadata.chio.receiptId).toBe(m.receiptId);
     edge.close();
     expect((await rpc(edge, 'session/list_capabilities', {})).error).toEqual({ code: -32603, message: 'the ACP edge is closed' });
+  });
+
+  it('a tool that fails mid-call: terminalState is {state: "incomplete", reason} (the receipt\'s reason), the deferred task fails', async () => {
+    const failing = Kernel.open({ ledgerPath: join(dir, 'incomplete.sqlite'), producer: 'acp-test' });
+    failing.registerToolServer({
+      manifest: { schema: 'chio.manifest.v1', server_id: 'broken', name: 'broken', version: '1.0.0', tools: [{ name: 'boom', description: 'always fails', input_schema: { type: 'object' }, has_side_effects: false }] },
+      invoke: async () => {
+        throw new Error('the tool fell over');
+      },
+    } satisfies ToolServerConnection);
+    const edge = new AcpEdge({ kernel: failing, sessionId: 'inproc-incomplete' });
+    try {
+      const r = (await rpc(edge, 'tool/invoke', { capabilityId: 'boom', arguments: {} })).result;
+      expect(r).toMatchObject({ success: false, data: null, metadata: { chio: { decision: 'incomplete', receipt: { decision: { verdict: 'incomplete' } } } } });
+      expect(r.metadata.chio.terminalState).toEqual({ state: 'incomplete', reason: r.metadata.chio.receipt.decision.reason });
+      expect(r.metadata.chio.terminalState.reason).toMatch(/the tool fell over/);
+      const stream = (await rpc(edge, 'tool/stream', { capabilityId: 'boom' })).result;
+      const resumed = (await rpc(edge, 'tool/resume', { taskId: stream.task.id })).result;
+      expect(resumed.task.status).toBe('failed');
+      expect(resumed.result.metadata.chio.terminalState.state).toBe('incomplete');
+    } finally {
+      edge.close();
+      failing.close();
+    }
   });
 
   it('holds at most MAX_OPEN_TASKS (1024) unfinished tasks; a cancelled one frees its place', async () => {
@@ -239,13 +268,14 @@ describe('ACP edge in process: cancel during a run, and a kernel deny', () => {
     edge.close();
   });
 
-  it('a capability scoped to another tool: invoke is a signed deny (success false, terminalState denied), the preview denies by the capability guard', async () => {
+  it('a capability scoped to another tool: invoke is a signed deny (success false; terminalState completed, as upstream: the lifecycle ended, the verdict is deny), the preview denies by the capability guard', async () => {
     const agent = signerFromSeed(generateSeed());
     const capability = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'gate', tool_name: 'other_tool', operations: ['invoke'] }] } });
     const edge = new AcpEdge({ kernel, capability, agentId: agent.publicKeyHex, sessionId: 'inproc-deny' });
     const callsBefore = server.calls.length;
     const r = (await rpc(edge, 'tool/invoke', { capabilityId: 'wait_tool', arguments: {} })).result;
-    expect(r).toMatchObject({ success: false, data: null, metadata: { chio: { decision: 'deny', terminalState: 'denied', receipt: { decision: { verdict: 'deny', guard: 'capability' } } } } });
+    expect(r).toMatchObject({ success: false, data: null, metadata: { chio: { decision: 'deny', receipt: { decision: { verdict: 'deny', guard: 'capability' } } } } });
+    expect(r.metadata.chio.terminalState).toEqual({ state: 'completed' });
     expect(r.error).toMatch(/^capability /);
     expect(r.metadata.chio.reason).toBe(r.error);
     expect(verifyReceipt(r.metadata.chio.receipt).ok).toBe(true);
@@ -253,7 +283,7 @@ describe('ACP edge in process: cancel during a run, and a kernel deny', () => {
     const stream = (await rpc(edge, 'tool/stream', { capabilityId: 'wait_tool' })).result;
     const resumed = (await rpc(edge, 'tool/resume', { taskId: stream.task.id })).result;
     expect(resumed.task).toMatchObject({ status: 'failed', statusMessage: r.error });
-    expect(resumed.result.metadata.chio).toMatchObject({ decision: 'deny', terminalState: 'denied' });
+    expect(resumed.result.metadata.chio).toMatchObject({ decision: 'deny', terminalState: { state: 'completed' } });
     const rowsBefore = ledgerRows(db).length;
     const preview = (await rpc(edge, 'session/request_permission', { capabilityId: 'wait_tool' })).result;
     expect(preview.decision).toBe('deny');
@@ -261,7 +291,7 @@ describe('ACP edge in process: cancel during a run, and a kernel deny', () => {
     expect((await rpc(edge, 'session/request_permission', { capabilityId: 'other_tool' })).result.decision).toBe('allow');
     expect(ledgerRows(db).length).toBe(rowsBefore);
     const allowed = (await rpc(edge, 'tool/invoke', { capabilityId: 'other_tool' })).result;
-    expect(allowed).toMatchObject({ success: true, data: { stream: [{ first: 'other_tool' }] }, metadata: { chio: { decision: 'allow', terminalState: 'completed' } } });
+    expect(allowed).toMatchObject({ success: true, data: { stream: [{ first: 'other_tool' }] }, metadata: { chio: { decision: 'allow', terminalState: { state: 'completed' } } } });
     expect(ledgerRows(db).filter((e) => e.session_id === 'inproc-deny')).toHaveLength(3);
     const ledger = openLedger(db, { readonly: true });
     expect(verifyChain(ledger)).toMatchObject({ ok: true });

@@ -214,9 +214,10 @@ export class AcpEdge {
   private settle(task: DeferredTask<AcpInvocationResult>, result: AcpInvocationResult): void {
     task.result = result;
     task.metadata = result.metadata;
-    const state = result.metadata.chio.terminalState;
-    if (state === 'completed') this.tasks.finish(task, 'completed', 'Task completed.');
-    else if (state === 'cancelled') this.tasks.finish(task, 'cancelled', TASK_CANCELLED);
+    // The task's status follows the outcome (a denial completes its lifecycle but fails the task).
+    const { state } = result.metadata.chio.terminalState;
+    if (state === 'cancelled') this.tasks.finish(task, 'cancelled', TASK_CANCELLED);
+    else if (state === 'completed' && result.success) this.tasks.finish(task, 'completed', 'Task completed.');
     else this.tasks.finish(task, 'failed', result.error ?? 'Task failed.');
   }
 

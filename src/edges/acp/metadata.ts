@@ -44,19 +44,27 @@ export function surfaceMetadata() {
   };
 }
 
-/** How a call ended, as the receipt's verdict says (denied calls never ran). */
-export type TerminalState = 'completed' | 'denied' | 'incomplete' | 'cancelled';
+/**
+ * How a call's lifecycle ended: upstream's OperationTerminalState, serialized as `{"state": …}`
+ * (serde `tag = "state"`), `reason` on the two states that carry one. It tracks the lifecycle, not
+ * the authorization verdict: a denied call reached its end, so it is `{state: "completed"}` with
+ * `decision: "deny"` beside it — exactly as upstream's kernel reports a denial.
+ */
+export type TerminalState = { state: 'completed' } | { state: 'cancelled'; reason: string } | { state: 'incomplete'; reason: string };
 
 export function terminalStateOf(receipt: Receipt): TerminalState {
-  switch (receipt.decision?.verdict) {
+  const decision = receipt.decision;
+  switch (decision?.verdict) {
     case 'allow':
-      return 'completed';
     case 'deny':
-      return 'denied';
+      return { state: 'completed' };
     case 'cancelled':
-      return 'cancelled';
+      return { state: 'cancelled', reason: decision.reason };
+    case 'incomplete':
+      return { state: 'incomplete', reason: decision.reason };
     default:
-      return 'incomplete';
+      // A receipt with no decision is not mediated; the edge never signs one, but say so rather than guess.
+      return { state: 'incomplete', reason: 'the receipt records no decision' };
   }
 }
 
