@@ -15,7 +15,7 @@ import { capabilityCommand } from './commands/capability.js';
 import { certCommand } from './commands/cert.js';
 import { evidenceCommand } from './commands/evidence.js';
 import { proofCommand } from './commands/proof.js';
-import { mcpCommand } from './commands/mcp.js';
+import { mcpCommand, upstreamAfterSeparator } from './commands/mcp.js';
 import { checkCommand, policyCommand } from './commands/policy.js';
 import { receiptCommand } from './commands/receipt.js';
 import { sqlCommand } from './commands/sql.js';
@@ -33,7 +33,8 @@ function version(): string {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const cli = yargs(argv)
+  // `chio mcp serve <upstream …>` without `--`: the upstream's flags are not chio's (commands/mcp.ts).
+  const cli = yargs(upstreamAfterSeparator(argv))
     .scriptName('chio')
     .usage('$0 <command> [options]\n\nGoverned tool calls with signed, hash-chained receipts.')
     .option('receipt-db', { type: 'string', default: DEFAULT_RECEIPT_DB, global: true, describe: 'the receipt ledger (SQLite file)' })

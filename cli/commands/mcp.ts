@@ -1,5 +1,5 @@
 /**
- * `chio mcp serve [--policy] [--kernel-seed-file] [--redaction-key-file] [--trusted-kernel-pubkey]… [--server-id] -- <upstream command …>` (or
+ * `chio mcp serve [--policy] [--kernel-seed-file] [--redaction-key-file] [--trusted-kernel-pubkey]… [--server-id] [--] <upstream command …>` (or
  * `--upstream-url <url>`): an MCP server on stdio in front of an existing MCP server, and
  * `chio mcp serve-http --listen host:port …` the same over Streamable HTTP. Every tools/call goes
  * through the kernel and leaves a signed receipt before the response leaves. On stdio, stdout
@@ -39,10 +39,10 @@ interface ServeHttpArgs extends ServeArgs {
 function upstreamTarget(args: ServeArgs): UpstreamTarget {
   const command = (args['--'] ?? []).map(String);
   if (args['upstream-url'] !== undefined) {
-    if (command.length > 0) throw new ChioError('CHIO-CLI-USAGE', 'give either --upstream-url or a command after --, not both');
+    if (command.length > 0) throw new ChioError('CHIO-CLI-USAGE', `give either --upstream-url or an upstream command, not both (got the command ${JSON.stringify(command[0])})`);
     return { url: args['upstream-url'] };
   }
-  if (command.length === 0) throw new ChioError('CHIO-CLI-USAGE', 'name the upstream MCP server: chio mcp serve -- <command …> (or --upstream-url <url>)');
+  if (command.length === 0) throw new ChioError('CHIO-CLI-USAGE', 'name the upstream MCP server: chio mcp serve [options] [--] <command …> (or --upstream-url <url>)');
   return { command: command[0]!, args: command.slice(1), env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)) };
 }
 
@@ -88,9 +88,52 @@ const edgeOptions = {
   ...checkpointOptions,
 } as const;
 
+const httpOptions = {
+  listen: { type: 'string', default: '127.0.0.1:8931', describe: 'host:port (port 0 picks a free one)' },
+  'auth-token': { type: 'string', describe: 'require Authorization: Bearer <token>' },
+  'allowed-origin': { type: 'string', array: true, describe: 'browser origins allowed to call (default: this server\'s loopback origins)' },
+  'session-idle-timeout': { type: 'number', default: DEFAULT_SESSION_IDLE_TIMEOUT_MS / 1000, describe: 'seconds without a request after which a session is ended (later requests on it get 404)' },
+  'max-sessions': { type: 'number', default: DEFAULT_MAX_SESSIONS, describe: 'live sessions at most; an initialize past it gets HTTP 503 with Retry-After' },
+} as const;
+
+/** Options that take no value (yargs' own and the global ones included); every other option takes exactly one. */
+const FLAG_OPTIONS = new Set(['help', 'version', 'json', ...Object.entries({ ...edgeOptions, ...httpOptions }).filter(([, o]) => o.type === 'boolean').map(([k]) => k)]);
+
+/**
+ * Puts the `--` before the upstream command of `chio mcp serve`/`serve-http` when the user left it
+ * out (MCP clients such as the Inspector strip it): `mcp serve [options] <command> args…` becomes
+ * `mcp serve [options] -- <command> args…`, so the upstream's own arguments — which may look like
+ * chio flags (`--policy`, `--help`) — reach the upstream untouched instead of being parsed by chio.
+ * yargs cannot do this itself: halt-at-non-option would halt at the word `mcp`.
+ * The upstream command is the first word after `serve` that is neither an option nor an option's
+ * value; each value-taking option takes exactly one value here (repeat an array option such as
+ * --trusted-kernel-pubkey per value). Argv that already has a `--` before the command, or that is
+ * not an mcp serve command, is returned unchanged.
+ */
+export function upstreamAfterSeparator(argv: readonly string[]): string[] {
+  const words = ['mcp', 'serve|serve-http'];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === '--') break;
+    if (token.startsWith('-') && token !== '-') {
+      const name = token.replace(/^--?/, '');
+      if (name.includes('=') || name.startsWith('no-')) continue;
+      if (FLAG_OPTIONS.has(name)) {
+        if (argv[i + 1] === 'true' || argv[i + 1] === 'false') i++;
+        continue;
+      }
+      i++; // the option's one value
+      continue;
+    }
+    if (words.length === 0) return [...argv.slice(0, i), '--', ...argv.slice(i)];
+    if (!words.shift()!.split('|').includes(token)) break;
+  }
+  return [...argv];
+}
+
 const serve: CommandModule<GlobalArgs, ServeArgs> = {
   command: 'serve',
-  describe: 'Serve MCP on stdio in front of an upstream MCP server (`-- <command …>` or --upstream-url), governing every tool call',
+  describe: 'Serve MCP on stdio in front of an upstream MCP server (`[--] <command …>` after the options, or --upstream-url), governing every tool call',
   builder: (y) => y.options(edgeOptions),
   handler: (args) =>
     withEdge(args, (kernel, upstream, { McpSession, serveStdio }) => serveStdio(new McpSession({ kernel, passthrough: upstream }), process.stdin, process.stdout, { maxMessageBytes: args['max-message-bytes'] })),
@@ -98,15 +141,8 @@ const serve: CommandModule<GlobalArgs, ServeArgs> = {
 
 const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
   command: 'serve-http',
-  describe: 'Serve MCP over Streamable HTTP (POST/GET/DELETE /mcp) in front of an upstream MCP server',
-  builder: (y) =>
-    y
-      .options(edgeOptions)
-      .option('listen', { type: 'string', default: '127.0.0.1:8931', describe: 'host:port (port 0 picks a free one)' })
-      .option('auth-token', { type: 'string', describe: 'require Authorization: Bearer <token>' })
-      .option('allowed-origin', { type: 'string', array: true, describe: 'browser origins allowed to call (default: this server\'s loopback origins)' })
-      .option('session-idle-timeout', { type: 'number', default: DEFAULT_SESSION_IDLE_TIMEOUT_MS / 1000, describe: 'seconds without a request after which a session is ended (later requests on it get 404)' })
-      .option('max-sessions', { type: 'number', default: DEFAULT_MAX_SESSIONS, describe: 'live sessions at most; an initialize past it gets HTTP 503 with Retry-After' }),
+  describe: 'Serve MCP over Streamable HTTP (POST/GET/DELETE /mcp) in front of an upstream MCP server (`[--] <command …>` after the options, or --upstream-url)',
+  builder: (y) => y.options(edgeOptions).options(httpOptions),
   handler: (args) => {
     // Checked before the kernel and the upstream start: a bad limit costs nothing.
     const limits = sessionLimits({ maxSessions: args['max-sessions'], sessionIdleTimeoutMs: args['session-idle-timeout'] * 1000 });

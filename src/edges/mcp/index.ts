@@ -3,7 +3,7 @@
  * Streamable HTTP, tasks, upstream wrapping and pass-through of resources/prompts come next.
  */
 export { McpSession, SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION, RECEIPT_META_KEY } from './session.js';
-export type { McpSessionOptions, McpPassthrough } from './session.js';
+export type { McpSessionOptions, McpPassthrough, UpstreamIdentity } from './session.js';
 export { PASSTHROUGH_METHODS } from './session.js';
 export { serveStdio, DEFAULT_MAX_MESSAGE_BYTES } from './stdio.js';
 export type { StdioOptions } from './stdio.js';

@@ -47,7 +47,18 @@ export interface McpPassthrough {
   passthroughCapabilities(): Record<string, unknown>;
   forward(method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<unknown>;
   onNotification?(listener: (notification: { method: string; params?: unknown }) => void): () => void;
+  /** The upstream's own initialize identity, presented as the edge's (the client sees the server it configured). */
+  identity?(): UpstreamIdentity;
 }
+
+/** What an upstream said about itself in its initialize result (attacker-controlled: validated before use). */
+export interface UpstreamIdentity {
+  serverInfo?: Record<string, unknown> | undefined;
+  instructions?: string | undefined;
+}
+
+/** MCP `Implementation`: name and version required; title, websiteUrl, icons… pass through as the upstream wrote them. */
+const ServerInfoSchema = z.object({ name: z.string(), version: z.string(), title: z.string().optional() }).passthrough();
 
 /** Upstream notifications relayed to the client (tools/list_changed is not: the edge owns the tool list). */
 export const RELAYED_NOTIFICATIONS = new Set([
@@ -74,6 +85,8 @@ export class McpSession {
   private readonly agent: Ed25519Signer = signerFromSeed(generateSeed());
   private capability: CapabilityToken | undefined;
   private readonly inFlight = new Map<RequestId, AbortController>();
+  /** In-flight requests the client cancelled: MCP says their responses are not sent. */
+  private readonly cancelled = new Set<RequestId>();
   private readonly tools: McpToolTable;
   private readonly tasks = new TaskStore();
 
@@ -121,13 +134,20 @@ export class McpSession {
       case 'notification':
         this.notify(incoming.message.method, incoming.message.params);
         return null;
-      case 'request':
+      case 'request': {
+        const id = incoming.message.id;
+        let response: object;
         try {
-          return resultResponse(incoming.message.id, await this.request(incoming.message));
+          response = resultResponse(id, await this.request(incoming.message));
         } catch (e) {
-          if (e instanceof RpcError) return errorResponse(incoming.message.id, e.code, e.message, e.data);
-          return errorResponse(incoming.message.id, INTERNAL_ERROR, isChioError(e) ? `${e.code}: ${e.message}` : 'internal error');
+          if (e instanceof RpcError) response = errorResponse(id, e.code, e.message, e.data);
+          else response = errorResponse(id, INTERNAL_ERROR, isChioError(e) ? `${e.code}: ${e.message}` : 'internal error');
         }
+        // MCP cancellation: the receiver SHOULD NOT respond to a cancelled request. The call's
+        // receipt (decision `cancelled`) is already in the ledger; the client has moved on.
+        if (this.cancelled.delete(id)) return null;
+        return response;
+      }
     }
   }
 
@@ -139,7 +159,12 @@ export class McpSession {
     if (method === 'notifications/roots/list_changed' && this.clientHasRoots && this.state === 'ready') this.outbound?.(this.roots.request());
     if (method === 'notifications/cancelled') {
       const p = CancelledParamsSchema.safeParse(params ?? {});
-      if (p.success && p.data.requestId !== undefined) this.inFlight.get(p.data.requestId)?.abort(p.data.reason ?? 'cancelled');
+      // Only a request still in flight is cancelled: a late or unknown id changes nothing.
+      const controller = p.success && p.data.requestId !== undefined ? this.inFlight.get(p.data.requestId) : undefined;
+      if (controller !== undefined) {
+        this.cancelled.add(p.data!.requestId!);
+        controller.abort(p.data!.reason ?? 'cancelled');
+      }
     }
     // Other notifications (progress, …) need nothing from this edge.
   }
@@ -185,6 +210,11 @@ export class McpSession {
     this.chunkNotifications = streaming?.toolCallChunkNotifications === true;
     this.clientHasRoots = p.capabilities['roots'] !== undefined && p.capabilities['roots'] !== null;
     this.state = 'initializing';
+    // A wrapped server is presented as itself: its name, title, version and instructions (the
+    // edge shows itself only in capabilities.experimental.chioProtocol).
+    const identity = this.options.passthrough?.identity?.() ?? {};
+    const info = ServerInfoSchema.safeParse(identity.serverInfo);
+    const upstream = { serverInfo: info.success ? info.data : undefined, instructions: typeof identity.instructions === 'string' ? identity.instructions : undefined };
     return {
       protocolVersion: this.protocolVersion,
       capabilities: {
@@ -197,7 +227,8 @@ export class McpSession {
           [TOOL_STREAMING_KEY]: { toolCallChunkNotifications: true },
         },
       },
-      serverInfo: this.options.serverInfo ?? { name: 'chio-mcp-edge', version: '0.1.0' },
+      serverInfo: this.options.serverInfo ?? upstream.serverInfo ?? { name: 'chio-mcp-edge', version: '0.1.0' },
+      ...(upstream.instructions === undefined ? {} : { instructions: upstream.instructions }),
     };
   }
 

@@ -116,6 +116,13 @@ export class UpstreamMcpServer implements ToolServerConnection {
     return rest;
   }
 
+  /** The upstream's serverInfo and instructions from its initialize result, as the SDK client parsed them. */
+  identity(): { serverInfo?: Record<string, unknown>; instructions?: string } {
+    const serverInfo = this.client.getServerVersion() as Record<string, unknown> | undefined;
+    const instructions = this.client.getInstructions();
+    return { ...(serverInfo === undefined ? {} : { serverInfo }), ...(instructions === undefined ? {} : { instructions }) };
+  }
+
   /** Forwards a non-tool request (resources, prompts, completion, logging) unchanged. */
   forward(method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<unknown> {
     return this.client.request({ method, ...(params === undefined ? {} : { params }) } as never, PassthroughResultSchema, signal === undefined ? {} : { signal });
