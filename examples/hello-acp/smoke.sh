@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # hello-acp smoke test: session/list_capabilities → tool/invoke (hello_tool {"name":"world"}) →
 # tool/stream → tool/resume, saving each response under .artifacts/<timestamp>/ and the edge's
-# stderr in logs/edge.log (which must stay empty).
+# stderr in .artifacts/<timestamp>/logs/edge.log (which must stay empty).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 export HELLO_ACP_HOME="${HELLO_ACP_HOME:-$here}"
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
 artifacts="$HELLO_ACP_HOME/.artifacts/$stamp"
-mkdir -p "$artifacts" "$HELLO_ACP_HOME/logs"
-log="$HELLO_ACP_HOME/logs/edge.log"
+# The edge's stderr goes into this run's artifacts (upstream's $ARTIFACT_ROOT/logs/edge.log), so a
+# run's log sits beside its responses and an earlier run's log is never mistaken for this one's.
+mkdir -p "$artifacts/logs"
+log="$artifacts/logs/edge.log"
 : > "$log"
 
 coproc EDGE { "$here/run-edge.sh" serve 2>"$log"; }
