@@ -1,7 +1,7 @@
 /**
  * hello-mcp: an authoritative MCP edge over a native (in-process) tool server — no upstream
  * process. `serve` speaks MCP on stdio; `bridge-call` calls the kernel directly and prints
- * `receipt_id`, `decision` and `output`. State (kernel seed, ledger) lives in $HELLO_MCP_HOME
+ * `receipt_id`, `decision` (the receipt's tagged decision, e.g. {"verdict":"allow"}) and `output`. State (kernel seed, ledger) lives in $HELLO_MCP_HOME
  * (default: this example's folder), so both modes sign with one key into one ledger.
  * Run through ./run-edge.sh (after `npm ci`, which builds dist/).
  */
@@ -9,29 +9,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpSession, serveStdio } from '../../src/edges/mcp/index.js';
 import { generateSeed, Kernel, parseSeed, signerFromSeed, toHex } from '../../src/index.js';
-import type { ToolServerConnection } from '../../src/index.js';
+import { helloServer } from './hello-server.js';
 
 const HOME = process.env['HELLO_MCP_HOME'] ?? join(import.meta.dirname, '..', '..', '..', 'examples', 'hello-mcp');
 const STATE = join(HOME, '.state');
-
-export const helloServer: ToolServerConnection = {
-  manifest: {
-    schema: 'chio.manifest.v1',
-    server_id: 'hello-mcp-srv',
-    name: 'hello-mcp',
-    version: '1.0.0',
-    tools: [{
-      name: 'hello_tool',
-      description: 'Says hello',
-      input_schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-      output_schema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
-      has_side_effects: false,
-    }],
-  },
-  async invoke(_tool, args) {
-    return { message: `hello from mcp, ${(args as { name?: string }).name ?? 'world'}` };
-  },
-};
 
 function openKernel(): Kernel {
   mkdirSync(STATE, { recursive: true });
@@ -46,13 +27,13 @@ const mode = process.argv[2];
 const kernel = openKernel();
 try {
   if (mode === 'serve') {
-    await serveStdio(new McpSession({ kernel, serverInfo: { name: 'hello-mcp', version: '1.0.0' } }), process.stdin, process.stdout);
+    await serveStdio(new McpSession({ kernel, serverInfo: { name: 'Chio MCP Edge', version: '0.1.0' }, nullNextCursor: true }), process.stdin, process.stdout);
   } else if (mode === 'bridge-call') {
     const agent = signerFromSeed(generateSeed());
     const capability = kernel.issueCapability({ subject: agent.publicKeyHex });
     const name = process.argv[3] ?? 'world';
     const r = await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'hello-mcp-srv', toolName: 'hello_tool', arguments: { name }, sessionId: 'hello-mcp-bridge' });
-    process.stdout.write(`${JSON.stringify({ receipt_id: r.receipt.id, decision: r.receipt.decision?.verdict ?? null, output: r.ok ? r.output : null })}\n`);
+    process.stdout.write(`${JSON.stringify({ receipt_id: r.receipt.id, decision: r.receipt.decision ?? null, output: r.ok ? r.output : null })}\n`);
   } else {
     process.stderr.write('usage: run-edge.sh serve | bridge-call [name]\n');
     process.exitCode = 2;

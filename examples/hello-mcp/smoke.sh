@@ -30,7 +30,7 @@ check "$list" 'm.result.tools.length === 1 && m.result.tools[0].name === "hello_
 
 send '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hello_tool","arguments":{"name":"world"}}}'
 call="$(recv)"; printf '%s\n' "$call" > "$artifacts/tool-call-response.json"
-check "$call" 'm.result.structuredContent.message === "hello from mcp, world" && /^[0-9a-f]{64}$/.test(m.result._meta["chio/receipt"].id)' 'tools/call'
+check "$call" 'm.result.isError === false && m.result.structuredContent.message === "hello from mcp, world" && /^[0-9a-f]{64}$/.test(m.result._meta["chio/receipt"].id)' 'tools/call'
 
 send '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"not_registered","arguments":{}}}'
 unknown="$(recv)"
@@ -41,7 +41,7 @@ wait "$EDGE_PID"
 
 "$here/run-edge.sh" bridge-call world > "$artifacts/bridge-call.json"
 bridge="$(cat "$artifacts/bridge-call.json")"
-check "$bridge" 'm.decision === "allow" && m.output.message === "hello from mcp, world"' 'bridge-call'
+check "$bridge" 'm.decision.verdict === "allow" && m.output.message === "hello from mcp, world"' 'bridge-call'
 [ -s "$log" ] && { echo "smoke check failed: logs/edge.log is not empty" >&2; cat "$log" >&2; exit 1; }
 
 echo "hello-mcp smoke passed"

@@ -44,7 +44,7 @@ describe('examples/hello-mcp', () => {
     for (const f of ['initialize-response.json', 'tools-list-response.json', 'tool-call-response.json', 'bridge-call.json']) {
       expect(existsSync(`${artifacts}/${f}`), f).toBe(true);
     }
-    expect(JSON.parse(readFileSync(`${artifacts}/tool-call-response.json`, 'utf8')).result.structuredContent).toEqual({ message: 'hello from mcp, world' });
+    expect(JSON.parse(readFileSync(`${artifacts}/tool-call-response.json`, 'utf8')).result.structuredContent).toEqual({ message: 'hello from mcp, world', arguments: { name: 'world' } });
     // The edge's stderr log lives in this run's artifacts directory, as upstream's smoke writes it, and is empty.
     expect(artifacts.startsWith(`${home}/.artifacts/`)).toBe(true);
     expect(statSync(`${artifacts}/logs/edge.log`).size).toBe(0);

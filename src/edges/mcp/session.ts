@@ -28,11 +28,15 @@ export const RECEIPT_META_KEY = 'chio/receipt';
 export const TOOL_STREAMING_KEY = 'chioToolStreaming';
 export const TOOL_CHUNK_NOTIFICATION = 'notifications/chio/tool_call_chunk';
 
+// protocolVersion, capabilities and clientInfo may be absent, as upstream's edge accepts them
+// (`"params": {}` selects the latest version); when present they must be well-typed.
 const InitializeParamsSchema = z.object({
-  protocolVersion: z.string().min(1),
-  capabilities: z.record(z.string(), z.unknown()),
-  clientInfo: z.object({ name: z.string(), version: z.string() }).passthrough(),
+  protocolVersion: z.string().min(1).optional(),
+  capabilities: z.record(z.string(), z.unknown()).default({}),
+  clientInfo: z.object({ name: z.string(), version: z.string() }).passthrough().optional(),
 });
+/** Where the error registry the edge's codes come from lives (upstream's errorRegistry block). */
+export const ERROR_REGISTRY = { schema: 'chio.error-registry.v1', path: 'spec/errors/chio-error-registry.v1.json' } as const;
 const CallToolParamsSchema = z.object({
   name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).optional(),
@@ -76,6 +80,8 @@ export interface McpSessionOptions {
   passthrough?: McpPassthrough | undefined;
   serverInfo?: { name: string; version: string };
   pageSize?: number;
+  /** tools/list says `nextCursor: null` on the last page (upstream's documented shape; the MCP schema omits it). */
+  nullNextCursor?: boolean;
 }
 
 export class McpSession {
@@ -98,7 +104,7 @@ export class McpSession {
   private readonly unsubscribe: (() => void) | undefined;
 
   constructor(private readonly options: McpSessionOptions) {
-    this.tools = new McpToolTable(options.kernel, options.pageSize ?? 50);
+    this.tools = new McpToolTable(options.kernel, options.pageSize ?? 50, options.nullNextCursor === true);
     this.unsubscribe = options.passthrough?.onNotification?.((n) => {
       if (RELAYED_NOTIFICATIONS.has(n.method) && this.state === 'ready') this.send(n.method, n.params);
     });
@@ -204,7 +210,7 @@ export class McpSession {
     if (this.state !== 'new') throw new RpcError(INVALID_REQUEST, 'session already initialized');
     const p = this.params(InitializeParamsSchema, req.params);
     // MCP lifecycle: answer the requested version if supported, else our latest.
-    this.protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(p.protocolVersion) ? p.protocolVersion : LATEST_PROTOCOL_VERSION;
+    this.protocolVersion = p.protocolVersion !== undefined && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(p.protocolVersion) ? p.protocolVersion : LATEST_PROTOCOL_VERSION;
     this.capability = this.options.kernel.issueCapability({ subject: this.agent.publicKeyHex });
     const streaming = (p.capabilities['experimental'] as Record<string, { toolCallChunkNotifications?: unknown } | undefined> | undefined)?.[TOOL_STREAMING_KEY];
     this.chunkNotifications = streaming?.toolCallChunkNotifications === true;
@@ -222,7 +228,15 @@ export class McpSession {
         tools: { listChanged: false },
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
         experimental: {
-          chioProtocol: { receiptSchema: 'chio.receipt.v1', kernelKey: this.options.kernel.publicKeyHex, sessionId: this.sessionId, capabilityId: this.capability.id },
+          chioProtocol: {
+            supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+            selectedProtocolVersion: this.protocolVersion,
+            compatibility: 'exact_match',
+            downgradeBehavior: 'reject',
+            errorRegistry: { ...ERROR_REGISTRY },
+            requestIdentity: { requestBoundArtifactsRequireStableId: true, stableRequestIdMetaField: 'chioRequestId' },
+            receiptSchema: 'chio.receipt.v1', kernelKey: this.options.kernel.publicKeyHex, sessionId: this.sessionId, capabilityId: this.capability.id,
+          },
           // experimental entries must be objects (the MCP schema types them as Record<string, object>)
           [TOOL_STREAMING_KEY]: { toolCallChunkNotifications: true },
         },
@@ -289,6 +303,6 @@ export class McpSession {
     if (!r.ok) return { content: [{ type: 'text', text: r.guard === undefined ? r.reason : `${r.reason} (${r.guard})` }], isError: true, _meta: meta };
     if (target.passthrough) return { ...(r.output as Record<string, unknown>), _meta: meta };
     const structured = onChunk !== undefined && Array.isArray(r.output) ? { chunks: r.output } : r.output !== null && typeof r.output === 'object' && !Array.isArray(r.output) ? r.output : { result: r.output ?? null };
-    return { content: [{ type: 'text', text: JSON.stringify(r.output ?? null) }], structuredContent: structured, _meta: meta };
+    return { content: [{ type: 'text', text: JSON.stringify(r.output ?? null) }], structuredContent: structured, isError: false, _meta: meta };
   }
 }

@@ -20,7 +20,7 @@ export class McpToolTable {
   private readonly entries: Entry[] = [];
   private readonly byName = new Map<string, Entry>();
 
-  constructor(kernel: Kernel, private readonly pageSize: number) {
+  constructor(kernel: Kernel, private readonly pageSize: number, private readonly nullNextCursor = false) {
     for (const server of kernel.toolServers()) {
       for (const t of server.manifest.tools) {
         if (this.byName.has(t.name)) throw new Error(`tool ${t.name} is offered by two servers; an MCP edge needs unique names`);
@@ -44,7 +44,7 @@ export class McpToolTable {
     return this.byName.get(name);
   }
 
-  list(cursor: string | undefined): { tools: unknown[]; nextCursor?: string } {
+  list(cursor: string | undefined): { tools: unknown[]; nextCursor?: string | null } {
     let start = 0;
     if (cursor !== undefined) {
       const m = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -53,6 +53,7 @@ export class McpToolTable {
     }
     const page = this.entries.slice(start, start + this.pageSize).map((e) => e.mcp);
     const next = start + this.pageSize;
-    return next < this.entries.length ? { tools: page, nextCursor: Buffer.from(`o:${next}`).toString('base64url') } : { tools: page };
+    if (next < this.entries.length) return { tools: page, nextCursor: Buffer.from(`o:${next}`).toString('base64url') };
+    return this.nullNextCursor ? { tools: page, nextCursor: null } : { tools: page };
   }
 }
