@@ -112,10 +112,13 @@ describe('chio mcp serve wrapping server-everything', () => {
     await client.close();
 
     const ledger = openLedger(db, { readonly: true });
-    expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 2, sessions: 1 }); // tool calls are receipted; relayed reads are not
+    // tool calls, resources/read and prompts/get are receipted; lists, completion and logging are relayed
+    expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 4, sessions: 1 });
     expect(ledger.db.prepare("SELECT tool_server, tool_name, verdict FROM ledger_entries ORDER BY seq").all()).toEqual([
       { tool_server: 'everything', tool_name: 'echo', verdict: 'allow' },
       { tool_server: 'everything', tool_name: 'get-tiny-image', verdict: 'allow' },
+      { tool_server: 'everything', tool_name: 'resources/read', verdict: 'allow' },
+      { tool_server: 'everything', tool_name: 'prompts/get', verdict: 'allow' },
     ]);
     ledger.close();
   });

@@ -4,7 +4,9 @@
  * stdio and Streamable HTTP feed it parsed messages and write what it returns.
  * Each session gets its own agent key, its own capability from the policy, and its own session_id
  * in the ledger. An unknown tool is −32602 before any capability is used; a denied call is a result
- * with isError; every tools/call result carries its receipt id in `_meta`.
+ * with isError; every tools/call result carries its receipt id in `_meta`. resources/read,
+ * resources/subscribe and prompts/get are governed calls too (the method is the tool name on the
+ * upstream's server id); their denial is a JSON-RPC error and the upstream is never asked.
  * Owns: MCP method semantics. Imports the kernel; must not import cli.
  */
 import { randomUUID } from 'node:crypto';
@@ -44,6 +46,11 @@ const CallToolParamsSchema = z.object({
 }).passthrough();
 const TaskIdParamsSchema = z.object({ taskId: z.string().min(1) }).passthrough();
 const ListParamsSchema = z.object({ cursor: z.string().optional() }).passthrough();
+// Governed methods' params (attacker-controlled): only what the kernel judges is relayed.
+const ResourceParamsSchema = z.object({ uri: z.string().min(1) }).passthrough();
+const PromptParamsSchema = z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.string()).optional() }).passthrough();
+/** JSON-RPC code of a governed method the kernel denied (the code of the edge's `unknown tool`). */
+export const GOVERNED_DENIED = INVALID_PARAMS;
 const CancelledParamsSchema = z.object({ requestId: z.union([z.string(), z.number()]).optional(), reason: z.string().optional() }).passthrough();
 
 /** An upstream whose resources, prompts, completion and logging the edge relays unchanged. */
@@ -69,10 +76,10 @@ export const RELAYED_NOTIFICATIONS = new Set([
   'notifications/message', 'notifications/resources/updated', 'notifications/resources/list_changed', 'notifications/prompts/list_changed',
 ]);
 
-/** Methods relayed to the upstream as they are (issue 4: the client sees the upstream's full surface). */
+/** Methods relayed to the upstream as they are (issue 4: the client sees the upstream's full surface); resources/read, resources/subscribe and prompts/get are governed instead. */
 export const PASSTHROUGH_METHODS = new Set([
-  'resources/list', 'resources/templates/list', 'resources/read', 'resources/subscribe', 'resources/unsubscribe',
-  'prompts/list', 'prompts/get', 'completion/complete', 'logging/setLevel',
+  'resources/list', 'resources/templates/list', 'resources/unsubscribe',
+  'prompts/list', 'completion/complete', 'logging/setLevel',
 ]);
 
 export interface McpSessionOptions {
@@ -200,6 +207,13 @@ export class McpSession {
         return this.tasks.list(this.params(ListParamsSchema, req.params).cursor);
       case 'tasks/cancel':
         return this.tasks.cancel(this.params(TaskIdParamsSchema, req.params).taskId);
+      case 'resources/read':
+      case 'resources/subscribe':
+        return this.governedMethod(req, { uri: this.params(ResourceParamsSchema, req.params).uri });
+      case 'prompts/get': {
+        const p = this.params(PromptParamsSchema, req.params);
+        return this.governedMethod(req, { name: p.name, ...(p.arguments === undefined ? {} : { arguments: p.arguments }) });
+      }
       default:
         if (this.options.passthrough !== undefined && PASSTHROUGH_METHODS.has(req.method)) return this.relay(req);
         throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${req.method}`);
@@ -257,6 +271,45 @@ export class McpSession {
     } finally {
       this.inFlight.delete(req.id);
     }
+  }
+
+  /**
+   * resources/read, resources/subscribe, prompts/get: a governed call through the kernel (receipt
+   * signed either way). Denied → JSON-RPC error GOVERNED_DENIED with the receipt in `data`, the
+   * upstream never asked; an upstream error → its own code; allowed → the upstream's result plus
+   * our receipt in `_meta`. A method no upstream offers is −32601, as before.
+   */
+  private async governedMethod(req: JsonRpcRequest, args: Record<string, unknown>): Promise<unknown> {
+    const target = this.tools.method(req.method);
+    if (target === undefined) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${req.method}`);
+    const controller = new AbortController();
+    this.inFlight.set(req.id, controller);
+    let r;
+    try {
+      r = await this.options.kernel.evaluateToolCall({
+        capability: this.capability,
+        caller: this.agent.publicKeyHex,
+        serverId: target.serverId,
+        toolName: target.toolName,
+        arguments: args,
+        requestId: `${this.sessionId}-${String(req.id)}`,
+        sessionId: this.sessionId,
+        pathBases: this.roots.paths,
+        signal: controller.signal,
+      });
+    } finally {
+      this.inFlight.delete(req.id);
+    }
+    const receipt = { id: r.receipt.id, decision: r.receipt.decision?.verdict ?? null, seq: r.entry.seq };
+    if (!r.ok) {
+      if (r.verdict === 'deny') {
+        throw new RpcError(GOVERNED_DENIED, `denied: ${r.guard === undefined ? r.reason : `${r.reason} (${r.guard})`}`, { decision: 'deny', reason: r.reason, guard: r.guard ?? null, [RECEIPT_META_KEY]: receipt });
+      }
+      // The upstream's own error (resource not found, …) keeps its code; the receipt says incomplete.
+      const upstream = /MCP error (-?\d+): (.*)$/s.exec(r.reason);
+      throw new RpcError(upstream === null ? INTERNAL_ERROR : Number(upstream[1]), upstream === null ? r.reason : upstream[2]!, { [RECEIPT_META_KEY]: receipt });
+    }
+    return { ...(r.output as Record<string, unknown>), _meta: { [RECEIPT_META_KEY]: receipt } };
   }
 
   private async callTool(req: JsonRpcRequest): Promise<unknown> {

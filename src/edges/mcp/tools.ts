@@ -6,7 +6,7 @@
  */
 import type { Kernel } from '../../kernel/index.js';
 import { INVALID_PARAMS, RpcError } from './jsonrpc.js';
-import { passesMcpResultThrough } from './upstream.js';
+import { GOVERNED_METHOD_HINT, passesMcpResultThrough } from './upstream.js';
 
 interface Entry {
   serverId: string;
@@ -19,10 +19,17 @@ interface Entry {
 export class McpToolTable {
   private readonly entries: Entry[] = [];
   private readonly byName = new Map<string, Entry>();
+  /** Governed MCP methods (resources/read, …) → the upstream server whose pseudo-tool they are. */
+  private readonly methods = new Map<string, { serverId: string; toolName: string }>();
 
   constructor(kernel: Kernel, private readonly pageSize: number, private readonly nullNextCursor = false) {
     for (const server of kernel.toolServers()) {
       for (const t of server.manifest.tools) {
+        if (passesMcpResultThrough(server) && t.hints?.[GOVERNED_METHOD_HINT] === true) {
+          if (this.methods.has(t.name)) throw new Error(`${t.name} is offered by two upstreams; an MCP edge needs one`);
+          this.methods.set(t.name, { serverId: server.manifest.server_id, toolName: t.name });
+          continue;
+        }
         if (this.byName.has(t.name)) throw new Error(`tool ${t.name} is offered by two servers; an MCP edge needs unique names`);
         const mcp: Record<string, unknown> = {
           name: t.name,
@@ -42,6 +49,11 @@ export class McpToolTable {
 
   resolve(name: string): { serverId: string; toolName: string; passthrough: boolean } | undefined {
     return this.byName.get(name);
+  }
+
+  /** The server that governs an MCP method (resources/read, resources/subscribe, prompts/get), if any offers it. */
+  method(name: string): { serverId: string; toolName: string } | undefined {
+    return this.methods.get(name);
   }
 
   list(cursor: string | undefined): { tools: unknown[]; nextCursor?: string | null } {

@@ -26,6 +26,41 @@ export type UpstreamTarget = { command: string; args: string[]; env?: Record<str
 /** Marks a server whose outputs are MCP `CallToolResult`s to pass through as they are. */
 export const MCP_RESULT_PASSTHROUGH = Symbol('chio.mcp.result-passthrough');
 
+/**
+ * MCP methods the kernel governs like tool calls on the upstream's server id (the method name is the
+ * tool name), offered only when the upstream advertises the capability behind them. Their arguments
+ * are exactly what is relayed: resources by `{uri}`, prompts by `{name, arguments}`.
+ */
+export const GOVERNED_METHODS = {
+  'resources/read': { capability: 'resources', input_schema: { type: 'object', properties: { uri: { type: 'string' } }, required: ['uri'] } },
+  'resources/subscribe': { capability: 'resources.subscribe', input_schema: { type: 'object', properties: { uri: { type: 'string' } }, required: ['uri'] } },
+  'prompts/get': { capability: 'prompts', input_schema: { type: 'object', properties: { name: { type: 'string' }, arguments: { type: 'object' } }, required: ['name'] } },
+} as const;
+export type GovernedMethod = keyof typeof GOVERNED_METHODS;
+/** Manifest hint marking a governed method's pseudo-tool (never listed in tools/list, never an ACP capability). */
+export const GOVERNED_METHOD_HINT = 'x-chio-mcp-method';
+
+export function isGovernedMethod(name: string): name is GovernedMethod {
+  return Object.prototype.hasOwnProperty.call(GOVERNED_METHODS, name);
+}
+
+/** The pseudo-tools for the governed methods an upstream's capabilities offer (attacker-controlled: only presence is read). */
+function governedTools(capabilities: Record<string, unknown>): Array<Record<string, unknown>> {
+  const offered = (path: string): boolean => {
+    const [head, sub] = path.split('.');
+    const v = capabilities[head!];
+    if (v === undefined || v === null || typeof v !== 'object') return false;
+    return sub === undefined || (v as Record<string, unknown>)[sub] === true;
+  };
+  return (Object.keys(GOVERNED_METHODS) as GovernedMethod[]).filter((m) => offered(GOVERNED_METHODS[m].capability)).map((m) => ({
+    name: m,
+    description: `MCP ${m} (governed by the MCP edge)`,
+    input_schema: GOVERNED_METHODS[m].input_schema,
+    has_side_effects: false,
+    hints: { [GOVERNED_METHOD_HINT]: true, 'x-chio-publish': false },
+  }));
+}
+
 export class UpstreamMcpServer implements ToolServerConnection {
   readonly [MCP_RESULT_PASSTHROUGH] = true;
 
@@ -91,7 +126,7 @@ export class UpstreamMcpServer implements ToolServerConnection {
       server_id: serverId,
       name: info?.name ?? serverId,
       version: info?.version ?? '0',
-      tools: tools.map((t) => {
+      tools: [...tools.map((t) => {
         const annotations = (t['annotations'] ?? {}) as { readOnlyHint?: boolean };
         return {
           name: t['name'],
@@ -102,6 +137,10 @@ export class UpstreamMcpServer implements ToolServerConnection {
           has_side_effects: annotations.readOnlyHint !== true,
         };
       }),
+      // resources/read, resources/subscribe, prompts/get as pseudo-tools, so the kernel's "tool
+      // known" step, the capability and the guards judge them. An upstream tool with one of these
+      // names makes the names collide and the manifest unusable: fail closed.
+      ...governedTools((client.getServerCapabilities() ?? {}) as Record<string, unknown>)],
     });
     if (!manifest.success) {
       await client.close();
@@ -129,6 +168,14 @@ export class UpstreamMcpServer implements ToolServerConnection {
   }
 
   async invoke(toolName: string, args: unknown, context?: InvokeContext): Promise<unknown> {
+    // By the manifest's hint, not the name: an upstream tool may itself be called `prompts/get`
+    // when the upstream offers no prompts.
+    if (isGovernedMethod(toolName) && this.manifest.tools.find((t) => t.name === toolName)?.hints?.[GOVERNED_METHOD_HINT] === true) {
+      // A governed method: relay exactly the arguments the kernel judged.
+      const result = await this.forward(toolName, args as Record<string, unknown>, context?.signal);
+      const { _meta: _ignored, ...rest } = result as Record<string, unknown>;
+      return rest;
+    }
     const onProgress = context?.onProgress;
     const token = onProgress === undefined ? undefined : `chio-progress-${randomUUID()}`;
     if (token !== undefined) this.progress.set(token, onProgress!);

@@ -88,6 +88,24 @@ function fileUrlPath(s: string): string | undefined {
   }
 }
 
+/**
+ * Schemes whose authority is a network host a client reaches (what curl, browsers, git and database
+ * drivers dial). A URI under a url/uri key with any other scheme (`demo://resource/x`, `note://1`:
+ * an MCP server's own resource namespace) names something inside the server, not a host: it is
+ * judged as a soft path (forbidden patterns), not as egress.
+ */
+const NETWORK_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'ftps', 'sftp', 'scp', 'ssh', 'git', 'svn', 'gopher', 'dict', 'ldap', 'ldaps',
+  'smb', 'smbs', 'tftp', 'telnet', 'imap', 'imaps', 'pop3', 'pop3s', 'smtp', 'smtps', 'rtsp', 'rtmp', 'mqtt', 'mqtts', 'nfs', 'rsync',
+  'redis', 'rediss', 'postgres', 'postgresql', 'mysql', 'mariadb', 'mongodb', 'mongodb+srv', 'amqp', 'amqps', 'kafka', 'nats', 'grpc', 'grpcs',
+  'ipp', 'irc', 'ircs', 'xmpp', 'sip', 'sips', 'vnc', 'rdp', 'docker', 'unix', 'jdbc', 'odbc', 'nntp']);
+
+/** The `authority/path` of a URI whose scheme reaches no network (attacker-controlled); undefined for network schemes and non-URIs. */
+function opaqueUriName(s: string): string | undefined {
+  const m = /^([a-z][a-z0-9+.-]*):\/\/(\S*)$/i.exec(s);
+  if (m === null || NETWORK_SCHEMES.has(m[1]!.toLowerCase())) return undefined;
+  return m[2]!;
+}
+
 /** A known program first, or after a shell control operator (`true && rm -rf /`, `echo hi; curl …`). */
 function looksLikeCommand(s: string): boolean {
   for (const m of s.matchAll(/(?:^|&&|\|\||[;|\n`]|\$\()\s*([^\s;&|`()]+)/g)) if (isKnownProgram(m[1]!)) return true;
@@ -155,6 +173,7 @@ export function extractArguments(args: unknown, judgeProse = true): ArgumentFact
         case 'url':
         case 'host':
           if (fileUrlPath(value.trim()) !== undefined) facts.paths.push(fileUrlPath(value.trim())!);
+          else if (role === 'url' && opaqueUriName(value.trim()) !== undefined) facts.softPaths.push(decodeURIComponent(opaqueUriName(value.trim())!.replace(/%(?![0-9a-f]{2})/gi, '%25')));
           else facts.urls.push({ raw: value, source: 'argument' });
           return;
         default:
