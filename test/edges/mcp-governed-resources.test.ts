@@ -102,6 +102,14 @@ describe('chio mcp serve: resources/read, resources/subscribe and prompts/get ar
     expect(asked(log).filter((a) => String(a['uri']).startsWith('note:'))).toEqual([{ method: 'resources/read', uri: 'note://box/readme' }]);
   });
 
+  it('an upstream error keeps its code and message; its receipt is incomplete', async () => {
+    const uri = fileUri(join(ws, 'missing.txt'));
+    const viaEdge = await rpcError(client.readResource({ uri }));
+    const viaDirect = await rpcError(direct.readResource({ uri }));
+    expect([viaEdge.code, viaEdge.message]).toEqual([viaDirect.code, viaDirect.message]);
+    expect(viaEdge.data).toMatchObject({ 'chio/receipt': { decision: 'incomplete' } });
+  });
+
   it('subscribing to <ws>/.env is denied; subscribing to an ordinary file reaches the upstream', async () => {
     const e = await rpcError(client.subscribeResource({ uri: fileUri(join(ws, '.env')) }));
     expect(e.data).toMatchObject({ decision: 'deny', guard: 'forbidden-path' });
@@ -139,7 +147,7 @@ describe('chio mcp serve: resources/read, resources/subscribe and prompts/get ar
     try {
       const bodies = (ledger.db.prepare("SELECT body FROM ledger_entries WHERE kind = 'receipt' ORDER BY seq").all() as Array<{ body: string }>).map((b) => JSON.parse(b.body));
       expect(bodies.map((b) => `${b.tool_name} ${b.decision.verdict}`)).toEqual([
-        'resources/read deny', 'resources/read allow', 'resources/read deny', 'resources/read allow', 'resources/read deny', 'resources/subscribe deny', 'resources/subscribe allow',
+        'resources/read deny', 'resources/read allow', 'resources/read deny', 'resources/read allow', 'resources/read deny', 'resources/read incomplete', 'resources/subscribe deny', 'resources/subscribe allow',
         'prompts/get deny', 'prompts/get deny', 'prompts/get allow',
       ]);
       expect(ledger.db.prepare('SELECT count(*) AS n FROM pending_calls').get()).toEqual({ n: 0 });
