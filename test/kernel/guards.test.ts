@@ -87,6 +87,10 @@ const cases: Case[] = [
   ['172.16/12', 'fetch', { url: 'http://172.31.255.1/' }, ['deny', 'internal-network']],
   ['cloud metadata', 'fetch', { url: 'http://169.254.169.254/latest/meta-data/' }, ['deny', 'internal-network']],
   ['metadata by name', 'fetch', { url: 'http://metadata.google.internal/' }, ['deny', 'internal-network']],
+  // A url/uri of a scheme a client dials is egress, object stores included; a server's own scheme is a name inside it.
+  ['an object-store URI names a host', 'fetch', { url: 's3://metadata.google.internal/x' }, ['deny', 'internal-network']],
+  ['a resource URI of a server\'s own scheme is judged as a path', 'read_resource', { uri: 'note://box/.env' }, ['deny', 'forbidden-path']],
+  ['a harmless resource URI of a server\'s own scheme', 'read_resource', { uri: 'note://box/readme' }, 'allow'],
   ['kubernetes service', 'fetch', { url: 'https://kubernetes.default.svc.cluster.local/' }, ['deny', 'internal-network']],
   ['DNS rebinding service', 'fetch', { url: 'http://127.0.0.1.nip.io/' }, ['deny', 'internal-network']],
   ['ULA IPv6', 'fetch', { url: 'http://[fd00::1]/' }, ['deny', 'internal-network']],

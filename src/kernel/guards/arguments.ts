@@ -97,7 +97,9 @@ function fileUrlPath(s: string): string | undefined {
 const NETWORK_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'ftps', 'sftp', 'scp', 'ssh', 'git', 'svn', 'gopher', 'dict', 'ldap', 'ldaps',
   'smb', 'smbs', 'tftp', 'telnet', 'imap', 'imaps', 'pop3', 'pop3s', 'smtp', 'smtps', 'rtsp', 'rtmp', 'mqtt', 'mqtts', 'nfs', 'rsync',
   'redis', 'rediss', 'postgres', 'postgresql', 'mysql', 'mariadb', 'mongodb', 'mongodb+srv', 'amqp', 'amqps', 'kafka', 'nats', 'grpc', 'grpcs',
-  'ipp', 'irc', 'ircs', 'xmpp', 'sip', 'sips', 'vnc', 'rdp', 'docker', 'unix', 'jdbc', 'odbc', 'nntp']);
+  'ipp', 'irc', 'ircs', 'xmpp', 'sip', 'sips', 'vnc', 'rdp', 'docker', 'unix', 'jdbc', 'odbc', 'nntp',
+  // object stores and remote filesystems a client dials by bucket or account host
+  's3', 's3a', 's3n', 'gs', 'gcs', 'az', 'abfs', 'abfss', 'wasb', 'wasbs', 'adl', 'hdfs', 'webdav', 'webdavs', 'dav', 'davs', 'afp', 'coap', 'coaps', 'news', 'snews']);
 
 /** The `authority/path` of a URI whose scheme reaches no network (attacker-controlled); undefined for network schemes and non-URIs. */
 function opaqueUriName(s: string): string | undefined {
