@@ -34,6 +34,16 @@ function setBody(db: Database.Database, seq: number, receipt: Row): void {
     .run(bodyText(canonicalMembers(receipt)), receipt['id'], receipt['kernel_key'], seq);
 }
 
+/** Seq 5's path rewritten with a matching parameter_hash and id (the signature no longer fits), the chain re-hashed. */
+function editPathAndRehash(db: Database.Database, options: { subtrees?: boolean } = {}): void {
+  const receipt = JSON.parse(row(db, 5)['body']);
+  receipt.action.parameters.path = '/etc/shadow';
+  receipt.action.parameter_hash = hashCanonical(receipt.action.parameters);
+  receipt.id = computeReceiptId(canonicalMembers(receipt));
+  setBody(db, 5, receipt);
+  rehashFrom(db, 5, options);
+}
+
 function expectFail(path: string, seq: number | 'ledger', check: string, extra: string[] = []): void {
   const r = chio(['ledger', 'verify', '--receipt-db', path, ...extra]);
   expect(r.status, r.stdout + r.stderr).toBe(1);
@@ -71,14 +81,7 @@ describe('chio ledger verify on a tampered ledger', () => {
   });
 
   it('an edited body with a recomputed id and re-hashed chain → signature; --no-signatures cannot see it', () => {
-    const path = tampered((db) => {
-      const receipt = JSON.parse(row(db, 5)['body']);
-      receipt.action.parameters.path = '/etc/shadow';
-      receipt.action.parameter_hash = hashCanonical(receipt.action.parameters);
-      receipt.id = computeReceiptId(canonicalMembers(receipt));
-      setBody(db, 5, receipt);
-      rehashFrom(db, 5);
-    });
+    const path = tampered((db) => editPathAndRehash(db));
     expectFail(path, 5, 'signature');
     expect(chio(['ledger', 'verify', '--receipt-db', path, '--no-signatures']).status).toBe(0);
   });
@@ -170,14 +173,7 @@ describe('chio ledger verify on a tampered ledger', () => {
   });
 
   it('a chain re-hashed without re-deriving the stored Merkle subtrees → subtrees, even with --no-signatures', () => {
-    const path = tampered((db) => {
-      const receipt = JSON.parse(row(db, 5)['body']);
-      receipt.action.parameters.path = '/etc/shadow';
-      receipt.action.parameter_hash = hashCanonical(receipt.action.parameters);
-      receipt.id = computeReceiptId(canonicalMembers(receipt));
-      setBody(db, 5, receipt);
-      rehashFrom(db, 5, { subtrees: false });
-    });
+    const path = tampered((db) => editPathAndRehash(db, { subtrees: false }));
     const r = chio(['ledger', 'verify', '--receipt-db', path, '--no-signatures']);
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/FAIL: ledger: subtrees: the stored subtree at level 1, index 2 does not match the entries/);
