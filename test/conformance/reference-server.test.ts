@@ -88,6 +88,43 @@ describe('MCP conformance suite against the reference server (Streamable HTTP)',
     expect(r.failures.join('\n')).toMatch(/ping|fetch failed|ECONNREFUSED/i);
   }, 60_000);
 
+  // The suite's server-sse-polling sends its tools/call with mcp-protocol-version 2025-03-26, for
+  // which the SDK (rightly) sends no priming event and never closes the stream, so the suite only
+  // warns. This is the same SEP-1699 check at 2025-11-25, where resumption must really work.
+  it('test_reconnection at 2025-11-25: priming event with retry, stream closed, result replayed after Last-Event-ID', async () => {
+    const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = await fetch(server.url, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'resume', version: '1' } } }),
+    });
+    const sid = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const session = { ...h, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+    await (await fetch(server.url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+    const post = await fetch(server.url, {
+      method: 'POST',
+      headers: session,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'test_reconnection', arguments: {} } }),
+    });
+    const first = await post.text(); // ends when the tool closes the stream
+    expect(first).toMatch(/^id: \S+\nretry: \d+\ndata: \n\n$/);
+    expect(first).not.toContain('"result"');
+    const lastEventId = /^id: (\S+)$/m.exec(first)![1]!;
+    const get = await fetch(server.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25', 'last-event-id': lastEventId } });
+    expect(get.status).toBe(200);
+    const reader = get.body!.getReader();
+    let replay = '';
+    while (!replay.includes('\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      replay += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    const data = JSON.parse(/^data: (.*)$/m.exec(replay)![1]!);
+    expect(data).toMatchObject({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text' }] } });
+  });
+
   it('the reference server refuses a DNS-rebinding Host and Origin with 403, before any session exists', async () => {
     // Node's fetch forbids setting Host, so speak HTTP/1.1 directly.
     const { port } = new URL(server.url);
