@@ -9,7 +9,7 @@
 import type { CommandModule } from 'yargs';
 // The edge (and the MCP SDK under it) is loaded when an mcp command runs, not on every CLI start.
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, sessionLimits } from '../../src/edges/mcp/http-sessions.js';
-import type { UpstreamMcpServer, UpstreamTarget } from '../../src/edges/mcp/index.js';
+import type { ConnectUpstream, UpstreamTarget } from '../../src/edges/mcp/index.js';
 import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
 import type { GlobalArgs } from '../main.js';
@@ -49,7 +49,7 @@ function upstreamTarget(args: ServeArgs): UpstreamTarget {
 /** Opens the kernel, connects the upstream, runs `body`, and always closes both. */
 type McpEdge = typeof import('../../src/edges/mcp/index.js');
 
-async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: UpstreamMcpServer, edge: McpEdge) => Promise<void>): Promise<void> {
+async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: ConnectUpstream, edge: McpEdge) => Promise<void>): Promise<void> {
   const target = upstreamTarget(args);
   const mcp = await import('../../src/edges/mcp/index.js');
   const { upstreamPathBases, UpstreamMcpServer } = mcp;
@@ -66,13 +66,12 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Upstre
   if (kernel.keyGenerated) {
     process.stderr.write(`chio: generated kernel key ${kernel.publicKeyHex} for this run (receipts in ${args['receipt-db']}); pass --kernel-seed-file to keep one\n`);
   }
-  let upstream: UpstreamMcpServer | undefined;
+  // Each MCP session connects its own upstream when its client initializes, declaring that
+  // client's capabilities (a stdio edge has one session; each HTTP session starts its own).
+  const serverId = args['server-id'];
   try {
-    upstream = await UpstreamMcpServer.connect(target, args['server-id']);
-    kernel.registerToolServer(upstream);
-    await body(kernel, upstream, mcp);
+    await body(kernel, (side) => UpstreamMcpServer.connect(target, serverId, side), mcp);
   } finally {
-    await upstream?.close().catch(() => {});
     await kernel.close();
   }
 }
@@ -136,7 +135,7 @@ const serve: CommandModule<GlobalArgs, ServeArgs> = {
   describe: 'Serve MCP on stdio in front of an upstream MCP server (`[--] <command …>` after the options, or --upstream-url), governing every tool call',
   builder: (y) => y.options(edgeOptions),
   handler: (args) =>
-    withEdge(args, (kernel, upstream, { McpSession, serveStdio }) => serveStdio(new McpSession({ kernel, passthrough: upstream }), process.stdin, process.stdout, { maxMessageBytes: args['max-message-bytes'] })),
+    withEdge(args, (kernel, upstream, { McpSession, serveStdio }) => serveStdio(new McpSession({ kernel, upstream }), process.stdin, process.stdout, { maxMessageBytes: args['max-message-bytes'] })),
 };
 
 const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
@@ -151,7 +150,7 @@ const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
       if (m === null) throw new ChioError('CHIO-CLI-USAGE', `--listen ${args.listen}: expected host:port`);
       const edge = await serveHttp({
         kernel,
-        passthrough: upstream,
+        upstream,
         host: m[1]!.replace(/^\[|\]$/g, ''),
         port: Number(m[2]),
         authToken: args['auth-token'],

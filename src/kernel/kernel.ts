@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { issueCapability as issueToken, verifyCapability } from '../capability/index.js';
 import type { CapabilityToken, Scope, ToolGrant } from '../capability/index.js';
 import { readInputFile } from '../input-file.js';
-import { canonicalBytes, generateSeed, parseSeed, signerFromSeed } from '../crypto/index.js';
+import { canonicalBytes, generateSeed, hashCanonical, parseSeed, signerFromSeed } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { ANCESTOR_GRANTS_KEY, firstRevoked, invocationsUsed, LedgerWriter, openLedger, ReservationQueue } from '../ledger/index.js';
@@ -30,7 +30,7 @@ import type { Guard } from './guards/index.js';
 import { defaultPolicy } from './policy.js';
 import type { LoadedPolicy } from './policy.js';
 import { currentOwner, formatOwner } from './owner.js';
-import { cancelledDraft, denyDraft, outcomeDraft, recordedRequestId, REQUEST_ID_KEY, reservedFacts, revocationDraft } from './receipts.js';
+import { cancelledDraft, denyDraft, observationDraft, outcomeDraft, recordedRequestId, REQUEST_ID_KEY, reservedFacts, revocationDraft } from './receipts.js';
 export { REQUEST_ID_KEY } from './receipts.js';
 import type { CallFacts } from './receipts.js';
 import { reservationsInFlight, settleUnrecorded } from './recovery.js';
@@ -105,10 +105,17 @@ export interface ToolCallRequest {
   onChunk?: InvokeContext['onChunk'];
   /** More bases for relative paths, for this call only (the MCP roots a client declared). */
   pathBases?: readonly string[];
+  /**
+   * The connection to `serverId` that serves this call, when it is not one registered with the
+   * kernel: an MCP edge session's own upstream connection (its tool list depends on the client's
+   * capabilities and changes with the upstream's list). Its manifest must name `serverId`; the
+   * checks judge the call against that manifest exactly as for a registered server.
+   */
+  toolServer?: ToolServerConnection;
 }
 
 /** The parts of a call the checks look at. */
-export type ToolCallPreview = Pick<ToolCallRequest, 'capability' | 'caller' | 'serverId' | 'toolName' | 'arguments' | 'pathBases'>;
+export type ToolCallPreview = Pick<ToolCallRequest, 'capability' | 'caller' | 'serverId' | 'toolName' | 'arguments' | 'pathBases' | 'toolServer'>;
 
 type Authorization =
   | { ok: false; reason: string; guard: string; evidence: GuardEvidence[] }
@@ -255,22 +262,25 @@ export class Kernel {
     return [...this.servers.values()];
   }
 
-  /** The grants a session gets: the policy's default grants, else invoke on every registered tool (DESIGN §7a). */
-  defaultScope(): Scope {
+  /**
+   * The grants a session gets: the policy's default grants, else invoke on every tool of the
+   * registered servers and of `serverIds` (a session's own upstream connections) (DESIGN §7a).
+   */
+  defaultScope(serverIds: readonly string[] = []): Scope {
     const budgets = this.policy.policy.budgets;
     const withBudget = (g: ToolGrant): ToolGrant => ({
       ...g,
       ...(g.max_invocations === undefined && budgets.max_invocations !== undefined ? { max_invocations: budgets.max_invocations } : {}),
       ...(g.max_total_cost === undefined && budgets.max_total_cost !== undefined ? { max_total_cost: budgets.max_total_cost } : {}),
     });
-    const grants = this.policy.policy.default_grants ?? [...this.servers.keys()].map((id): ToolGrant => ({ server_id: id, tool_name: '*', operations: ['invoke'] }));
+    const grants = this.policy.policy.default_grants ?? [...new Set([...this.servers.keys(), ...serverIds])].map((id): ToolGrant => ({ server_id: id, tool_name: '*', operations: ['invoke'] }));
     return { grants: grants.map(withBudget) };
   }
 
-  issueCapability(options: { subject: string; scope?: Scope; ttlSeconds?: number }): CapabilityToken {
+  issueCapability(options: { subject: string; scope?: Scope; ttlSeconds?: number; serverIds?: readonly string[] }): CapabilityToken {
     return issueToken(this.signer, {
       subject: options.subject,
-      scope: options.scope ?? this.defaultScope(),
+      scope: options.scope ?? this.defaultScope(options.serverIds),
       ttlSeconds: options.ttlSeconds ?? this.policy.policy.capability.ttl_seconds,
       now: this.clock(),
     });
@@ -281,8 +291,8 @@ export class Kernel {
    * revocation → guards. Pure reads; nothing is signed or written.
    */
   private authorize(request: ToolCallPreview, now: number): Authorization {
-    const server = this.servers.get(request.serverId);
-    if (server === undefined || findTool(server.manifest, request.toolName) === undefined) {
+    const server = request.toolServer ?? this.servers.get(request.serverId);
+    if (server === undefined || server.manifest.server_id !== request.serverId || findTool(server.manifest, request.toolName) === undefined) {
       return { ok: false, reason: `unknown tool ${request.serverId}/${request.toolName}`, guard: 'kernel', evidence: [] };
     }
     const cap = verifyCapability(request.capability, {
@@ -451,6 +461,22 @@ export class Kernel {
     const entry = await this.writer.append({ receipt, sessionId: options.sessionId, producer: this.producer });
     this.afterAppend(entry);
     return { receipt, entry };
+  }
+
+  /**
+   * Records what crossed the edge without being a call the kernel decided (an MCP server's
+   * sampling or elicitation request relayed to the client, and the client's answer): a
+   * `trace_observation` signed by the kernel, in `sessionId`. The parameters are recorded as the
+   * policy's redaction says (their parameter_hash always, salted when redacting); `content` is
+   * what the answer was, covered by content_hash only.
+   */
+  async recordObservation(o: { serverId: string; toolName: string; capabilityId: string; parameters: unknown; content: unknown; sessionId?: string; metadata?: Record<string, unknown> }): Promise<{ receipt: Receipt; entry: AppendResult }> {
+    const nonce = randomUUID();
+    const facts: CallFacts = {
+      now: this.clock(), capabilityId: o.capabilityId, serverId: o.serverId, toolName: o.toolName, parameters: o.parameters, evidence: [],
+      policy: this.policy, nonce, redactionKey: this.redactionKey, ...(o.metadata === undefined ? {} : { metadata: o.metadata }),
+    };
+    return this.recordReceipt(observationDraft(facts, hashCanonical(o.content ?? null)), { nonce, ...(o.sessionId === undefined ? {} : { sessionId: o.sessionId }) });
   }
 
   /** Appends a kernel-signed revocation; the kernel then denies the token and every token delegated from it. */

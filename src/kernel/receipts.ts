@@ -92,6 +92,16 @@ export function outcomeDraft(
   }
 }
 
+/**
+ * Something the kernel saw cross a boundary and did not decide (DESIGN §5 trace_observation: no
+ * decision, detect_only, trust verified): the parameters as the policy's redaction records them,
+ * content_hash over what came back.
+ */
+export function observationDraft(f: CallFacts, contentHash: string): ReceiptDraft {
+  const { decision: _decision, ...draft } = base(f, { verdict: 'allow' }, contentHash, {});
+  return { ...draft, receipt_kind: 'trace_observation', boundary_class: 'detect_only', tool_origin: 'host_executed_provider_reported', trust_level: 'verified' };
+}
+
 /** A revocation is the kernel's own mediated action: chio-kernel/revoke_capability, allowed. */
 export function revocationDraft(now: number, capabilityId: string, reason: string | undefined, policy: LoadedPolicy): ReceiptDraft {
   const parameters = reason === undefined ? { capability_id: capabilityId } : { capability_id: capabilityId, reason };

@@ -1,6 +1,7 @@
 // `chio mcp serve-http` under load and abuse, as a real child process in front of a real (small) upstream:
 // memory stays flat over rejected requests and session churn, idle sessions expire, the session cap holds,
 // and none of it disturbs the ledger or the sessions still working.
+import { spawn } from 'node:child_process';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,11 +13,31 @@ import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir();
 let dbs = 0;
-/** A fresh ledger and an edge in front of the slow upstream (each describe stops its own in afterAll). */
-async function edgeWith(flags: string[], nodeFlags: string[] = []): Promise<{ edge: RunningEdge; db: string }> {
+/**
+ * A fresh ledger and an edge in front of the slow upstream (each describe stops its own in
+ * afterAll): over stdio (a process per edge session), or with `upstreamUrl` over Streamable HTTP
+ * (an upstream session per edge session, cheap enough for thousands of them).
+ */
+async function edgeWith(flags: string[], nodeFlags: string[] = [], upstreamUrl?: string): Promise<{ edge: RunningEdge; db: string }> {
   const db = join(dir, `limits-${++dbs}.sqlite`);
-  const edge = await startHttpEdge(['--receipt-db', db, '--server-id', 'slow', ...flags, '--', process.execPath, SLOW_MCP_SERVER], nodeFlags);
+  const upstream = upstreamUrl === undefined ? ['--', process.execPath, SLOW_MCP_SERVER] : ['--upstream-url', upstreamUrl];
+  const edge = await startHttpEdge(['--receipt-db', db, '--server-id', 'slow', ...flags, ...upstream], nodeFlags);
   return { edge, db };
+}
+
+/** The slow upstream over Streamable HTTP, as a child process; resolves with its URL and a stop function. */
+async function httpUpstream(): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [SLOW_MCP_SERVER, '--http'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening (\S+)/.exec(out);
+      if (m !== null) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the upstream exited ${code}`)));
+  });
+  return { url, stop: () => void child.kill() };
 }
 
 const NOT_INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
@@ -52,7 +73,7 @@ function ledgerState(db: string): { verdict: ReturnType<typeof verifyChain>; ses
 
 describe('memory under rejected requests and session churn', () => {
   const IDLE_S = 1;
-  const ROUND = { rejected: 7_500, deleted: 500, idle: 250 };
+  const ROUND = { rejected: 7_500, deleted: 250, idle: 125 };
   const ROUNDS = 4;
   const BOUND_MB = 30;
   // V8 lets garbage pile up far past the live heap before it collects (RSS saw-tooths by tens of MB
@@ -62,10 +83,15 @@ describe('memory under rejected requests and session churn', () => {
   const HEAP = ['--max-old-space-size=64'];
   let edge: RunningEdge;
   let db: string;
+  let upstream: { url: string; stop: () => void } | undefined;
   beforeAll(async () => {
-    ({ edge, db } = await edgeWith(['--session-idle-timeout', String(IDLE_S), '--max-sessions', '1000'], HEAP));
+    upstream = await httpUpstream();
+    ({ edge, db } = await edgeWith(['--session-idle-timeout', String(IDLE_S), '--max-sessions', '1000'], HEAP, upstream.url));
   });
-  afterAll(() => edge?.stop());
+  afterAll(async () => {
+    await edge?.stop();
+    upstream?.stop();
+  });
 
   /** One round: sessions left to idle-expire, rejected session-less POSTs, sessions opened and DELETEd. */
   async function round(): Promise<void> {

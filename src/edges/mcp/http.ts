@@ -22,14 +22,15 @@ import { BoundedEventStore } from './event-store.js';
 import { HttpSessions, sessionLimits, TOO_MANY_SESSIONS } from './http-sessions.js';
 import { INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND } from './jsonrpc.js';
 import { McpSession } from './session.js';
-import type { McpPassthrough } from './session.js';
+import type { ConnectUpstream } from './session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio.js';
 
 export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, sessionLimits, TOO_MANY_SESSIONS } from './http-sessions.js';
 
 export interface HttpEdgeOptions {
   kernel: Kernel;
-  passthrough?: McpPassthrough | undefined;
+  /** A wrapped server: each session connects its own (see session.ts). */
+  upstream?: ConnectUpstream | undefined;
   host?: string;
   port?: number;
   /** Require `Authorization: Bearer <token>`. */
@@ -90,8 +91,9 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
 
   /** Wires an McpSession to its transport: client messages in, responses and notifications out. */
   function connect(session: McpSession, transport: StreamableHTTPServerTransport): void {
-    // Server-to-client notifications (relayed upstream logging, resource updates, progress).
-    session.setOutbound((message) => void transport.send(message as JSONRPCMessage).catch(() => {}));
+    // Server-to-client messages (relayed upstream logging, resource updates, progress, and the
+    // upstream's requests, on the stream of the client request they belong with when there is one).
+    session.setOutbound((message, related) => transport.send(message as JSONRPCMessage, related === undefined ? {} : { relatedRequestId: related }));
     transport.onmessage = (message) => {
       void session.handle(message).then(async (response) => {
         if (response === null) return;
@@ -114,7 +116,7 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
     if (slot === undefined) {
       return reject(res, 503, TOO_MANY_SESSIONS, `too many sessions: this edge serves at most ${limits.maxSessions} at once; end one (DELETE) or retry later`, { 'retry-after': String(sessions.retryAfterSeconds()) }, message.id);
     }
-    const session = new McpSession({ kernel: options.kernel, passthrough: options.passthrough });
+    const session = new McpSession({ kernel: options.kernel, upstream: options.upstream });
     let done: (() => void) | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.sessionId,

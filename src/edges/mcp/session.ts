@@ -1,10 +1,13 @@
 /**
- * One MCP session over the kernel (issue 4 item 1): lifecycle (initialize → notifications/initialized),
- * ping, tools/list with pagination, tools/call through the kernel, cancellation. Transport-agnostic:
+ * One MCP session over the kernel: lifecycle (initialize → notifications/initialized), ping,
+ * tools/list with pagination, tools/call through the kernel, cancellation. Transport-agnostic:
  * stdio and Streamable HTTP feed it parsed messages and write what it returns.
- * Each session gets its own agent key, its own capability from the policy, and its own session_id
- * in the ledger. An unknown tool is −32602 before any capability is used; a denied call is a result
- * with isError; every tools/call result carries its receipt id in `_meta`. resources/read,
+ * Each session gets its own agent key, its own capability from the policy, its own session_id in
+ * the ledger and, in front of a wrapped server, its own upstream connection, made at initialize
+ * with the client's capabilities (upstream.ts); the upstream's requests to the client are relayed
+ * (client-requests.ts) and its sampling and elicitation exchanges leave observation receipts.
+ * An unknown tool is −32602 before any capability is used; a denied call is a result with
+ * isError; every tools/call result carries its receipt id in `_meta`. resources/read,
  * resources/subscribe and prompts/get are governed calls too (the method is the tool name on the
  * upstream's server id); their denial is a JSON-RPC error and the upstream is never asked.
  * Owns: MCP method semantics. Imports the kernel; must not import cli.
@@ -12,6 +15,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CapabilityToken } from '../../capability/index.js';
+import { ClientRequests } from './client-requests.js';
+import type { RequestSink } from './client-requests.js';
 import { generateSeed, signerFromSeed } from '../../crypto/index.js';
 import type { Ed25519Signer } from '../../crypto/index.js';
 import { isChioError } from '../../errors.js';
@@ -21,6 +26,8 @@ import type { JsonRpcRequest, RequestId } from './jsonrpc.js';
 import { ClientRoots } from './roots.js';
 import { TaskStore } from './tasks.js';
 import { McpToolTable } from './tools.js';
+import type { Target } from './tools.js';
+import type { UpstreamClientSide, UpstreamMcpServer } from './upstream.js';
 
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
 export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
@@ -53,14 +60,8 @@ const PromptParamsSchema = z.object({ name: z.string().min(1), arguments: z.reco
 export const GOVERNED_DENIED = INVALID_PARAMS;
 const CancelledParamsSchema = z.object({ requestId: z.union([z.string(), z.number()]).optional(), reason: z.string().optional() }).passthrough();
 
-/** An upstream whose resources, prompts, completion and logging the edge relays unchanged. */
-export interface McpPassthrough {
-  passthroughCapabilities(): Record<string, unknown>;
-  forward(method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<unknown>;
-  onNotification?(listener: (notification: { method: string; params?: unknown }) => void): () => void;
-  /** The upstream's own initialize identity, presented as the edge's (the client sees the server it configured). */
-  identity?(): UpstreamIdentity;
-}
+/** Connects the session's own upstream, declaring its client as `side` describes it. */
+export type ConnectUpstream = (side: UpstreamClientSide) => Promise<UpstreamMcpServer>;
 
 /** What an upstream said about itself in its initialize result (attacker-controlled: validated before use). */
 export interface UpstreamIdentity {
@@ -71,9 +72,9 @@ export interface UpstreamIdentity {
 /** MCP `Implementation`: name and version required; title, websiteUrl, icons… pass through as the upstream wrote them. */
 const ServerInfoSchema = z.object({ name: z.string(), version: z.string(), title: z.string().optional() }).passthrough();
 
-/** Upstream notifications relayed to the client (tools/list_changed is not: the edge owns the tool list). */
+/** Upstream notifications relayed as they are (tools/list_changed is re-read and re-announced by the edge, which owns the tool list). */
 export const RELAYED_NOTIFICATIONS = new Set([
-  'notifications/message', 'notifications/resources/updated', 'notifications/resources/list_changed', 'notifications/prompts/list_changed',
+  'notifications/message', 'notifications/elicitation/complete', 'notifications/resources/updated', 'notifications/resources/list_changed', 'notifications/prompts/list_changed',
 ]);
 
 /** Methods relayed to the upstream as they are (issue 4: the client sees the upstream's full surface); resources/read, resources/subscribe and prompts/get are governed instead. */
@@ -84,7 +85,8 @@ export const PASSTHROUGH_METHODS = new Set([
 
 export interface McpSessionOptions {
   kernel: Kernel;
-  passthrough?: McpPassthrough | undefined;
+  /** A wrapped server: connected when the client initializes (one connection per session). */
+  upstream?: ConnectUpstream | undefined;
   serverInfo?: { name: string; version: string };
   pageSize?: number;
   /** tools/list says `nextCursor: null` on the last page (upstream's documented shape; the MCP schema omits it). */
@@ -100,35 +102,107 @@ export class McpSession {
   private readonly inFlight = new Map<RequestId, AbortController>();
   /** In-flight requests the client cancelled: MCP says their responses are not sent. */
   private readonly cancelled = new Set<RequestId>();
-  private readonly tools: McpToolTable;
+  private tools: McpToolTable;
   private readonly tasks = new TaskStore();
+  /** The session's own upstream connection (a wrapped server), from initialize on. */
+  private upstream: UpstreamMcpServer | undefined;
+  /** Requests the upstream sends the client, relayed (client-requests.ts). */
+  private readonly relayed: ClientRequests;
 
-  private outbound: ((message: object) => void) | undefined;
+  private outbound: ((message: object, related?: RequestId) => void | Promise<void>) | undefined;
   private chunkNotifications = false;
   /** The client declared the roots capability; its roots are bases for relative paths (roots.ts). */
   private clientHasRoots = false;
   private readonly roots = new ClientRoots();
-  private readonly unsubscribe: (() => void) | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private ended = false;
+  /** Settles when the session's initialize has been answered (set while it runs). */
+  private initialized: Promise<void> | undefined;
 
   constructor(private readonly options: McpSessionOptions) {
-    this.tools = new McpToolTable(options.kernel, options.pageSize ?? 50, options.nullNextCursor === true);
-    this.unsubscribe = options.passthrough?.onNotification?.((n) => {
-      if (RELAYED_NOTIFICATIONS.has(n.method) && this.state === 'ready') this.send(n.method, n.params);
-    });
+    this.tools = this.toolTable();
+    this.relayed = new ClientRequests(() => this.outbound as RequestSink | undefined);
   }
 
-  /** Where server-to-client notifications go (the transport sets it). */
-  setOutbound(sink: (message: object) => void): void {
+  private toolTable(): McpToolTable {
+    const servers = [...this.options.kernel.toolServers(), ...(this.upstream === undefined ? [] : [this.upstream])];
+    return new McpToolTable(servers, this.options.pageSize ?? 50, this.options.nullNextCursor === true);
+  }
+
+  /**
+   * Where server-to-client messages go (the transport sets it). `related` is the client request a
+   * message belongs with (Streamable HTTP sends it on that request's stream).
+   */
+  setOutbound(sink: (message: object, related?: RequestId) => void | Promise<void>): void {
     this.outbound = sink;
   }
 
-  /** Stops relaying upstream notifications to this session. */
+  /** Ends the session: stops relaying upstream notifications, fails relayed requests, closes its upstream connection. */
   close(): void {
+    this.ended = true;
     this.unsubscribe?.();
+    this.relayed.close();
+    void this.upstream?.close().catch(() => {});
+  }
+
+  /** An upstream notification: relayed, or (tools/list_changed, already re-read) the session's tool list rebuilt and the client told. */
+  private upstreamNotification(n: { method: string; params?: unknown }): void {
+    if (n.method === 'notifications/tools/list_changed') {
+      try {
+        this.tools = this.toolTable();
+      } catch (e) {
+        // Two servers now offer one name: the old list stays (nothing new becomes callable).
+        process.stderr.write(`chio: the upstream's changed tool list was not taken: ${(e as Error).message}\n`);
+        return;
+      }
+      if (this.state === 'ready') this.send(n.method, n.params);
+      return;
+    }
+    if (RELAYED_NOTIFICATIONS.has(n.method) && this.state === 'ready') this.send(n.method, n.params);
+  }
+
+  /**
+   * A request the upstream sent the client (attacker-controlled params, relayed as they are). HTTP
+   * sends it on the stream of the client request in flight (the newest, when several are: the
+   * upstream's wire does not say which one caused it). Sampling and elicitation leave an
+   * observation receipt of request and answer before the answer goes upstream; if it cannot be
+   * written, the upstream gets an error instead of the answer.
+   */
+  private async relayToClient(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const related = () => [...this.inFlight.keys()].at(-1);
+    if (method !== 'sampling/createMessage' && method !== 'elicitation/create') return this.relayed.send(method, params, signal, related);
+    let answer: { result: Record<string, unknown> } | { error: RpcError | Error };
+    try {
+      answer = { result: await this.relayed.send(method, params, signal, related) };
+    } catch (e) {
+      answer = { error: e as Error };
+    }
+    const outcome = 'result' in answer ? 'answered' : signal.aborted ? 'cancelled' : 'error';
+    const content = 'result' in answer ? { result: answer.result } : { error: { code: answer.error instanceof RpcError ? answer.error.code : INTERNAL_ERROR, message: answer.error.message } };
+    try {
+      await this.options.kernel.recordObservation({
+        serverId: this.upstream?.manifest.server_id ?? 'mcp', toolName: method, capabilityId: this.capability?.id ?? `mcp-session:${this.sessionId}`,
+        parameters: params ?? {}, content, sessionId: this.sessionId, metadata: { mcp_relay: { direction: 'server_to_client', outcome } },
+      });
+    } catch (e) {
+      throw new RpcError(INTERNAL_ERROR, `the exchange could not be recorded, so its answer is withheld: ${isChioError(e) ? e.code : (e as Error)?.message ?? String(e)}`);
+    }
+    if ('error' in answer) throw answer.error;
+    return answer.result;
   }
 
   private send(method: string, params: unknown): void {
-    this.outbound?.({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) });
+    this.emit({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) });
+  }
+
+  /** A message to the client whose delivery nobody waits for (a transport that cannot send drops it). */
+  private emit(message: object): void {
+    try {
+      const sent = this.outbound?.(message);
+      if (sent instanceof Promise) sent.catch(() => {});
+    } catch {
+      // the client is gone: nothing to tell it
+    }
   }
 
   get negotiatedVersion(): string {
@@ -138,38 +212,56 @@ export class McpSession {
   /** Handles one parsed message; returns the response to send, or null (notifications, responses). */
   async handle(value: unknown): Promise<object | null> {
     const incoming = classify(value);
+    // While initialize connects the upstream, later messages wait for it, in the order they came
+    // (a client may send notifications/initialized and its first calls without waiting).
+    if (incoming.kind === 'request' && incoming.message.method === 'initialize' && this.state === 'new') {
+      const answered = this.answer(incoming.message);
+      this.initialized = answered.then(() => undefined);
+      return answered;
+    }
+    if (this.initialized !== undefined) await this.initialized;
     switch (incoming.kind) {
       case 'invalid':
         return errorResponse(incoming.id, INVALID_REQUEST, incoming.reason);
       case 'response':
-        this.roots.accept(incoming.message);
+        if (!this.relayed.accept(incoming.message)) this.roots.accept(incoming.message);
         return null;
       case 'notification':
         this.notify(incoming.message.method, incoming.message.params);
         return null;
-      case 'request': {
-        const id = incoming.message.id;
-        let response: object;
-        try {
-          response = resultResponse(id, await this.request(incoming.message));
-        } catch (e) {
-          if (e instanceof RpcError) response = errorResponse(id, e.code, e.message, e.data);
-          else response = errorResponse(id, INTERNAL_ERROR, isChioError(e) ? `${e.code}: ${e.message}` : 'internal error');
-        }
-        // MCP cancellation: the receiver SHOULD NOT respond to a cancelled request. The call's
-        // receipt (decision `cancelled`) is already in the ledger; the client has moved on.
-        if (this.cancelled.delete(id)) return null;
-        return response;
-      }
+      case 'request':
+        return this.answer(incoming.message);
     }
+  }
+
+  private async answer(message: JsonRpcRequest): Promise<object | null> {
+    const id = message.id;
+    let response: object;
+    try {
+      response = resultResponse(id, await this.request(message));
+    } catch (e) {
+      if (e instanceof RpcError) response = errorResponse(id, e.code, e.message, e.data);
+      else response = errorResponse(id, INTERNAL_ERROR, isChioError(e) ? `${e.code}: ${e.message}` : 'internal error');
+    }
+    // MCP cancellation: the receiver SHOULD NOT respond to a cancelled request. The call's
+    // receipt (decision `cancelled`) is already in the ledger; the client has moved on.
+    if (this.cancelled.delete(id)) return null;
+    return response;
   }
 
   private notify(method: string, params: Record<string, unknown> | undefined): void {
     if (method === 'notifications/initialized' && this.state === 'initializing') {
       this.state = 'ready';
-      if (this.clientHasRoots) this.outbound?.(this.roots.request());
+      this.relayed.ready();
+      if (this.clientHasRoots) this.emit(this.roots.request());
     }
-    if (method === 'notifications/roots/list_changed' && this.clientHasRoots && this.state === 'ready') this.outbound?.(this.roots.request());
+    // The client's progress on a request the upstream sent it goes back to the upstream.
+    if (method === 'notifications/progress' && this.relayed.relaysProgress(params?.['progressToken'])) void this.upstream?.notify(method, params).catch(() => {});
+    if (method === 'notifications/roots/list_changed' && this.state === 'ready') {
+      if (this.clientHasRoots) this.emit(this.roots.request());
+      // The upstream was told the client has roots: it hears of the change too.
+      void this.upstream?.notify(method, params).catch(() => {});
+    }
     if (method === 'notifications/cancelled') {
       const p = CancelledParamsSchema.safeParse(params ?? {});
       // Only a request still in flight is cancelled: a late or unknown id changes nothing.
@@ -190,7 +282,7 @@ export class McpSession {
 
   private async request(req: JsonRpcRequest): Promise<unknown> {
     if (req.method === 'ping') return {};
-    if (req.method === 'initialize') return this.initialize(req);
+    if (req.method === 'initialize') return await this.initialize(req);
     if (this.state !== 'ready') {
       throw new RpcError(SESSION_NOT_INITIALIZED, this.state === 'new' ? 'session not initialized: send initialize first' : 'session not initialized: send notifications/initialized first');
     }
@@ -215,31 +307,49 @@ export class McpSession {
         return this.governedMethod(req, { name: p.name, ...(p.arguments === undefined ? {} : { arguments: p.arguments }) });
       }
       default:
-        if (this.options.passthrough !== undefined && PASSTHROUGH_METHODS.has(req.method)) return this.relay(req);
+        if (this.upstream !== undefined && PASSTHROUGH_METHODS.has(req.method)) return this.relay(req);
         throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${req.method}`);
     }
   }
 
-  private initialize(req: JsonRpcRequest): unknown {
+  private async initialize(req: JsonRpcRequest): Promise<unknown> {
     if (this.state !== 'new') throw new RpcError(INVALID_REQUEST, 'session already initialized');
     const p = this.params(InitializeParamsSchema, req.params);
+    this.state = 'initializing';
+    if (this.options.upstream !== undefined) {
+      try {
+        this.upstream = await this.options.upstream({
+          capabilities: p.capabilities,
+          clientInfo: p.clientInfo,
+          request: (method, params, signal) => this.relayToClient(method, params, signal),
+        });
+      } catch (e) {
+        this.state = 'new';
+        throw new RpcError(INTERNAL_ERROR, isChioError(e) ? `${e.code}: ${e.message}` : `cannot connect to the upstream MCP server: ${(e as Error)?.message ?? String(e)}`);
+      }
+      if (this.ended) {
+        void this.upstream.close().catch(() => {});
+        throw new RpcError(INTERNAL_ERROR, 'the session ended while it was initializing');
+      }
+      this.tools = this.toolTable();
+      this.unsubscribe = this.upstream.onNotification((n) => this.upstreamNotification(n));
+    }
     // MCP lifecycle: answer the requested version if supported, else our latest.
     this.protocolVersion = p.protocolVersion !== undefined && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(p.protocolVersion) ? p.protocolVersion : LATEST_PROTOCOL_VERSION;
-    this.capability = this.options.kernel.issueCapability({ subject: this.agent.publicKeyHex });
+    this.capability = this.options.kernel.issueCapability({ subject: this.agent.publicKeyHex, serverIds: this.upstream === undefined ? [] : [this.upstream.manifest.server_id] });
     const streaming = (p.capabilities['experimental'] as Record<string, { toolCallChunkNotifications?: unknown } | undefined> | undefined)?.[TOOL_STREAMING_KEY];
     this.chunkNotifications = streaming?.toolCallChunkNotifications === true;
     this.clientHasRoots = p.capabilities['roots'] !== undefined && p.capabilities['roots'] !== null;
-    this.state = 'initializing';
     // A wrapped server is presented as itself: its name, title, version and instructions (the
     // edge shows itself only in capabilities.experimental.chioProtocol).
-    const identity = this.options.passthrough?.identity?.() ?? {};
+    const identity = this.upstream?.identity() ?? {};
     const info = ServerInfoSchema.safeParse(identity.serverInfo);
     const upstream = { serverInfo: info.success ? info.data : undefined, instructions: typeof identity.instructions === 'string' ? identity.instructions : undefined };
     return {
       protocolVersion: this.protocolVersion,
       capabilities: {
-        ...this.options.passthrough?.passthroughCapabilities(),
-        tools: { listChanged: false },
+        ...this.upstream?.passthroughCapabilities(),
+        tools: { listChanged: this.upstream?.toolsListChanged() ?? false },
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
         experimental: {
           chioProtocol: {
@@ -264,7 +374,7 @@ export class McpSession {
     const controller = new AbortController();
     this.inFlight.set(req.id, controller);
     try {
-      return await this.options.passthrough!.forward(req.method, req.params, controller.signal);
+      return await this.upstream!.forward(req.method, req.params, controller.signal);
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       throw new RpcError(typeof code === 'number' ? code : INTERNAL_ERROR, (e as Error).message.replace(/^MCP error -?\d+: /, ''));
@@ -290,6 +400,7 @@ export class McpSession {
         capability: this.capability,
         caller: this.agent.publicKeyHex,
         serverId: target.serverId,
+        toolServer: target.server,
         toolName: target.toolName,
         arguments: args,
         requestId: `${this.sessionId}-${String(req.id)}`,
@@ -336,11 +447,12 @@ export class McpSession {
     }
   }
 
-  private async governedCall(target: { serverId: string; toolName: string; passthrough: boolean }, args: Record<string, unknown>, callId: string, signal: AbortSignal, onProgress?: (u: { progress: number; total?: number; message?: string }) => void, onChunk?: (data: unknown, index: number) => void): Promise<Record<string, unknown>> {
+  private async governedCall(target: Target, args: Record<string, unknown>, callId: string, signal: AbortSignal, onProgress?: (u: { progress: number; total?: number; message?: string }) => void, onChunk?: (data: unknown, index: number) => void): Promise<Record<string, unknown>> {
     const r = await this.options.kernel.evaluateToolCall({
       capability: this.capability,
       caller: this.agent.publicKeyHex,
       serverId: target.serverId,
+      toolServer: target.server,
       toolName: target.toolName,
       arguments: args,
       requestId: `${this.sessionId}-${callId}`,

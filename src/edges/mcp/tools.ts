@@ -1,14 +1,16 @@
 /**
- * The MCP view of the kernel's tool servers: `tools/list` pages (opaque cursors, invalid ones
- * refused) and the map from an MCP tool name back to (server, tool). Tool names must be unique
- * across the servers one edge serves.
+ * The MCP view of one session's tool servers (the kernel's registered servers and the session's
+ * own upstream connection): `tools/list` pages (opaque cursors, invalid ones refused) and the map
+ * from an MCP tool name back to (server, tool). Tool names must be unique across the servers one
+ * edge serves. Built again when an upstream's tool list changes.
  * Owns: MCP tool shapes. Imports the kernel types only.
  */
-import type { Kernel } from '../../kernel/index.js';
+import type { ToolServerConnection } from '../../kernel/index.js';
 import { INVALID_PARAMS, RpcError } from './jsonrpc.js';
 import { GOVERNED_METHOD_HINT, passesMcpResultThrough } from './upstream.js';
 
 interface Entry {
+  server: ToolServerConnection;
   serverId: string;
   toolName: string;
   mcp: Record<string, unknown>;
@@ -16,18 +18,21 @@ interface Entry {
   passthrough: boolean;
 }
 
+/** Where a tool call goes: the connection, its server id and tool name, and whether its result is an MCP CallToolResult to pass through. */
+export type Target = Omit<Entry, 'mcp'>;
+
 export class McpToolTable {
   private readonly entries: Entry[] = [];
   private readonly byName = new Map<string, Entry>();
   /** Governed MCP methods (resources/read, …) → the upstream server whose pseudo-tool they are. */
-  private readonly methods = new Map<string, { serverId: string; toolName: string }>();
+  private readonly methods = new Map<string, Target>();
 
-  constructor(kernel: Kernel, private readonly pageSize: number, private readonly nullNextCursor = false) {
-    for (const server of kernel.toolServers()) {
+  constructor(servers: readonly ToolServerConnection[], private readonly pageSize: number, private readonly nullNextCursor = false) {
+    for (const server of servers) {
       for (const t of server.manifest.tools) {
         if (passesMcpResultThrough(server) && t.hints?.[GOVERNED_METHOD_HINT] === true) {
           if (this.methods.has(t.name)) throw new Error(`${t.name} is offered by two upstreams; an MCP edge needs one`);
-          this.methods.set(t.name, { serverId: server.manifest.server_id, toolName: t.name });
+          this.methods.set(t.name, { server, serverId: server.manifest.server_id, toolName: t.name, passthrough: true });
           continue;
         }
         if (this.byName.has(t.name)) throw new Error(`tool ${t.name} is offered by two servers; an MCP edge needs unique names`);
@@ -40,19 +45,19 @@ export class McpToolTable {
         };
         if (t.output_schema !== undefined) mcp['outputSchema'] = { type: 'object', ...t.output_schema };
         const passthrough = passesMcpResultThrough(server);
-        const entry = { serverId: server.manifest.server_id, toolName: t.name, mcp: passthrough ? (server.upstreamTools.get(t.name) ?? mcp) : mcp, passthrough };
+        const entry = { server, serverId: server.manifest.server_id, toolName: t.name, mcp: passthrough ? (server.upstreamTools.get(t.name) ?? mcp) : mcp, passthrough };
         this.entries.push(entry);
         this.byName.set(t.name, entry);
       }
     }
   }
 
-  resolve(name: string): { serverId: string; toolName: string; passthrough: boolean } | undefined {
+  resolve(name: string): Target | undefined {
     return this.byName.get(name);
   }
 
   /** The server that governs an MCP method (resources/read, resources/subscribe, prompts/get), if any offers it. */
-  method(name: string): { serverId: string; toolName: string } | undefined {
+  method(name: string): Target | undefined {
     return this.methods.get(name);
   }
 

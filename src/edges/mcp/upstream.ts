@@ -1,22 +1,30 @@
 /**
- * Wrapping an existing MCP server (issue 4 item 3): the edge is an MCP client of the upstream
- * (the real SDK client, over stdio or Streamable HTTP), and presents the upstream's tools to the
- * kernel as one ToolServerConnection. The kernel governs every call; the upstream's
- * `CallToolResult` is what the receipt's content_hash covers and what the edge's client gets back.
- * Owns: the upstream connection and tool-list import. The upstream is untrusted: its tool list is
- * validated like any manifest, and its results pass through the canonicaliser before signing.
- * Must not import cli.
+ * Wrapping an existing MCP server: the edge is an MCP client of the upstream (the real SDK client,
+ * over stdio or Streamable HTTP), one connection per edge session, made when that session's client
+ * initializes. The upstream sees the client as it is: the edge declares to it exactly the roots,
+ * sampling and elicitation capabilities the client declared, and relays the requests the upstream
+ * sends the client (sampling/createMessage, elicitation/create, roots/list, ping) to that client,
+ * with their params as the upstream wrote them. To the kernel the connection is one
+ * ToolServerConnection whose manifest follows the upstream's `notifications/tools/list_changed`.
+ * The upstream's `CallToolResult` is what the receipt's content_hash covers and what the client
+ * gets back. A tool whose `execution.taskSupport` is `required` is run as an upstream task.
+ * Owns: the upstream connection. The upstream is untrusted: its tool list is validated like any
+ * manifest (upstream-tools.ts), its results pass through the canonicaliser before signing.
+ * Must not import cli or the session.
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ChioError } from '../../errors.js';
-import { ToolManifestSchema } from '../../kernel/index.js';
 import type { InvokeContext, ToolManifest, ToolServerConnection } from '../../kernel/index.js';
-import { describeIssues } from '../../validation.js';
+import { GOVERNED_METHOD_HINT, isGovernedMethod, listAllTools, upstreamManifest } from './upstream-tools.js';
+
+export { GOVERNED_METHODS, GOVERNED_METHOD_HINT, isGovernedMethod } from './upstream-tools.js';
+export type { GovernedMethod } from './upstream-tools.js';
 
 /** Any JSON object: pass-through results are relayed, not interpreted. */
 const PassthroughResultSchema = z.object({}).passthrough();
@@ -26,58 +34,78 @@ export type UpstreamTarget = { command: string; args: string[]; env?: Record<str
 /** Marks a server whose outputs are MCP `CallToolResult`s to pass through as they are. */
 export const MCP_RESULT_PASSTHROUGH = Symbol('chio.mcp.result-passthrough');
 
-/**
- * MCP methods the kernel governs like tool calls on the upstream's server id (the method name is the
- * tool name), offered only when the upstream advertises the capability behind them. Their arguments
- * are exactly what is relayed: resources by `{uri}`, prompts by `{name, arguments}`.
- */
-export const GOVERNED_METHODS = {
-  'resources/read': { capability: 'resources', input_schema: { type: 'object', properties: { uri: { type: 'string' } }, required: ['uri'] } },
-  'resources/subscribe': { capability: 'resources.subscribe', input_schema: { type: 'object', properties: { uri: { type: 'string' } }, required: ['uri'] } },
-  'prompts/get': { capability: 'prompts', input_schema: { type: 'object', properties: { name: { type: 'string' }, arguments: { type: 'object' } }, required: ['name'] } },
-} as const;
-export type GovernedMethod = keyof typeof GOVERNED_METHODS;
-/** Manifest hint marking a governed method's pseudo-tool (never listed in tools/list, never an ACP capability). */
-export const GOVERNED_METHOD_HINT = 'x-chio-mcp-method';
+/** The requests an upstream may send the client, each behind the client capability that allows it (ping needs none). */
+export const RELAYED_REQUESTS = [
+  { method: 'sampling/createMessage', schema: CreateMessageRequestSchema, capability: 'sampling' },
+  { method: 'elicitation/create', schema: ElicitRequestSchema, capability: 'elicitation' },
+  { method: 'roots/list', schema: ListRootsRequestSchema, capability: 'roots' },
+  { method: 'ping', schema: PingRequestSchema, capability: undefined },
+] as const;
 
-export function isGovernedMethod(name: string): name is GovernedMethod {
-  return Object.prototype.hasOwnProperty.call(GOVERNED_METHODS, name);
+/** The edge's client as the upstream is to see it. */
+export interface UpstreamClientSide {
+  /** The capabilities the client declared in its initialize (attacker-controlled: only roots, sampling and elicitation are passed on). */
+  capabilities: Record<string, unknown>;
+  clientInfo?: { name: string; version: string } | undefined;
+  /** Relays a request the upstream sent to the client; resolves with the client's result, rejects with its error. */
+  request(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
 }
 
-/** The pseudo-tools for the governed methods an upstream's capabilities offer (attacker-controlled: only presence is read). */
-function governedTools(capabilities: Record<string, unknown>): Array<Record<string, unknown>> {
-  const offered = (path: string): boolean => {
-    const [head, sub] = path.split('.');
-    const v = capabilities[head!];
-    if (v === undefined || v === null || typeof v !== 'object') return false;
-    return sub === undefined || (v as Record<string, unknown>)[sub] === true;
-  };
-  return (Object.keys(GOVERNED_METHODS) as GovernedMethod[]).filter((m) => offered(GOVERNED_METHODS[m].capability)).map((m) => ({
-    name: m,
-    description: `MCP ${m} (governed by the MCP edge)`,
-    input_schema: GOVERNED_METHODS[m].input_schema,
-    has_side_effects: false,
-    hints: { [GOVERNED_METHOD_HINT]: true, 'x-chio-publish': false },
-  }));
+/** The client capabilities declared upstream: the client's own roots, sampling and elicitation, nothing it did not declare. */
+export function declaredUpstream(capabilities: Record<string, unknown>): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const name of ['roots', 'sampling', 'elicitation']) {
+    const v = capabilities[name];
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) out[name] = v as Record<string, unknown>;
+  }
+  return out;
 }
+
+type Listener = (notification: { method: string; params?: unknown }) => void;
 
 export class UpstreamMcpServer implements ToolServerConnection {
   readonly [MCP_RESULT_PASSTHROUGH] = true;
-
-  /**
-   * @param upstreamTools the upstream's own tool definitions, served unchanged on tools/list so a
-   *                      client sees titles, annotations and schemas exactly as the upstream wrote them
-   */
-  private readonly listeners = new Set<(notification: { method: string; params?: unknown }) => void>();
+  private readonly listeners = new Set<Listener>();
   private readonly progress = new Map<string, (update: { progress: number; total?: number; message?: string }) => void>();
+  /** Params of the upstream's requests to the client, as they came off the wire (the SDK's parse may drop members). */
+  private readonly rawParams = new Map<string | number, Record<string, unknown> | undefined>();
+  private refreshing: Promise<void> = Promise.resolve();
+  private current: { manifest: ToolManifest; tools: ReadonlyMap<string, Record<string, unknown>> } | undefined;
 
-  private constructor(readonly manifest: ToolManifest, readonly upstreamTools: ReadonlyMap<string, Record<string, unknown>>, private readonly client: Client, transport: Transport) {
+  private constructor(private readonly serverId: string, private readonly client: Client, private readonly transport: Transport, side: UpstreamClientSide | undefined) {
+    // Handlers exist before connect: an upstream may ask (roots/list) as soon as it is initialized.
+    if (side !== undefined) {
+      const declared = declaredUpstream(side.capabilities);
+      for (const r of RELAYED_REQUESTS) {
+        if (r.capability !== undefined && declared[r.capability] === undefined) continue;
+        client.setRequestHandler(r.schema as typeof PingRequestSchema, async (request, extra) => {
+          const raw = this.rawParams.get(extra.requestId);
+          this.rawParams.delete(extra.requestId);
+          return side.request(r.method, raw ?? (request.params as Record<string, unknown> | undefined), extra.signal) as never;
+        });
+      }
+    }
+    // Notifications the SDK client does not handle itself (logging messages, resource updates,
+    // list changes) go to every listener; a tool list change is read first, so a listener that
+    // rebuilds its view sees the new list.
+    client.fallbackNotificationHandler = async (notification) => {
+      if (notification.method === 'notifications/tools/list_changed' && this.current !== undefined) {
+        this.refreshing = this.refreshing.then(() => this.refreshTools());
+        await this.refreshing;
+      }
+      for (const listener of this.listeners) listener(notification);
+    };
+  }
+
+  /** Wraps the connected transport's message handler (see the comment inside). */
+  private tap(transport: Transport): void {
     // Progress is taken off the wire before the SDK sees it: the SDK runs notification handlers a
     // microtask late but settles responses at once, so a tool's last progress notification,
     // arriving in the same read as its result, would be dropped. Here it is relayed in order.
+    // The params of the upstream's requests are kept as they came (the SDK's parse may drop members).
     const deliver = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      const m = message as { method?: string; params?: { progressToken?: unknown; progress?: number; total?: number; message?: string } };
+      const m = message as { id?: string | number; method?: string; params?: { progressToken?: unknown; progress?: number; total?: number; message?: string } };
       if (m.method === 'notifications/progress' && typeof m.params?.progressToken === 'string') {
         const listener = this.progress.get(m.params.progressToken);
         if (listener !== undefined) {
@@ -86,73 +114,80 @@ export class UpstreamMcpServer implements ToolServerConnection {
           return;
         }
       }
+      if (m.method !== undefined && m.id !== undefined && RELAYED_REQUESTS.some((r) => r.method === m.method)) this.rawParams.set(m.id, m.params as Record<string, unknown> | undefined);
       deliver?.(message, extra);
-    };
-    // Notifications the SDK client does not handle itself (logging messages, resource updates,
-    // list changes) go to every session that listens.
-    client.fallbackNotificationHandler = async (notification) => {
-      for (const listener of this.listeners) listener(notification);
     };
   }
 
+  /** The kernel's view of the upstream's tools now (it changes on the upstream's list_changed). */
+  get manifest(): ToolManifest {
+    return this.loaded().manifest;
+  }
+
+  private loaded(): { manifest: ToolManifest; tools: ReadonlyMap<string, Record<string, unknown>> } {
+    if (this.current === undefined) throw new ChioError('CHIO-MCP-UPSTREAM', 'the upstream\'s tools are not imported yet');
+    return this.current;
+  }
+
+  /** The upstream's own tool definitions, served unchanged on tools/list (titles, annotations, schemas as the upstream wrote them). */
+  get upstreamTools(): ReadonlyMap<string, Record<string, unknown>> {
+    return this.loaded().tools;
+  }
+
   /** Subscribes to the upstream's notifications; returns the unsubscribe function. */
-  onNotification(listener: (notification: { method: string; params?: unknown }) => void): () => void {
+  onNotification(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  /** Connects, imports every page of the upstream's tools, and builds the manifest. */
-  static async connect(target: UpstreamTarget, serverId: string): Promise<UpstreamMcpServer> {
+  /**
+   * Connects (declaring the client's capabilities when `side` is given), imports every page of the
+   * upstream's tools, and builds the manifest.
+   */
+  static async connect(target: UpstreamTarget, serverId: string, side?: UpstreamClientSide): Promise<UpstreamMcpServer> {
     const transport: Transport = 'url' in target
       ? new StreamableHTTPClientTransport(new URL(target.url))
       : new StdioClientTransport({ command: target.command, args: target.args, ...(target.env === undefined ? {} : { env: target.env }), ...(target.cwd === undefined ? {} : { cwd: target.cwd }), stderr: 'inherit' });
-    const client = new Client({ name: 'chio-mcp-edge', version: '0.1.0' }, { capabilities: {} });
+    const client = new Client(side?.clientInfo ?? { name: 'chio-mcp-edge', version: '0.1.0' }, { capabilities: declaredUpstream(side?.capabilities ?? {}) });
+    const server = new UpstreamMcpServer(serverId, client, transport, side);
     try {
       await client.connect(transport);
     } catch (e) {
+      await client.close().catch(() => {});
       throw new ChioError('CHIO-MCP-UPSTREAM', `cannot connect to the upstream MCP server: ${(e as Error).message}`, { cause: e });
     }
-    const tools: Array<Record<string, unknown>> = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 1000; page++) {
-      const r = await client.listTools(cursor === undefined ? {} : { cursor });
-      tools.push(...(r.tools as Array<Record<string, unknown>>));
-      cursor = r.nextCursor;
-      if (cursor === undefined) break;
+    server.tap(transport);
+    try {
+      await server.refreshing;
+      const tools = await listAllTools(client);
+      server.current = { manifest: upstreamManifest(serverId, client, tools), tools: new Map(tools.map((t) => [t['name'] as string, t])) };
+      return server;
+    } catch (e) {
+      await client.close().catch(() => {});
+      throw e;
     }
-    const info = client.getServerVersion();
-    const manifest = ToolManifestSchema.safeParse({
-      schema: 'chio.manifest.v1',
-      server_id: serverId,
-      name: info?.name ?? serverId,
-      version: info?.version ?? '0',
-      tools: [...tools.map((t) => {
-        const annotations = (t['annotations'] ?? {}) as { readOnlyHint?: boolean };
-        return {
-          name: t['name'],
-          description: typeof t['description'] === 'string' ? t['description'] : '',
-          input_schema: t['inputSchema'] ?? { type: 'object' },
-          ...(t['outputSchema'] === undefined ? {} : { output_schema: t['outputSchema'] }),
-          // MCP's default for a tool without annotations is "may have side effects" (readOnlyHint false).
-          has_side_effects: annotations.readOnlyHint !== true,
-        };
-      }),
-      // resources/read, resources/subscribe, prompts/get as pseudo-tools, so the kernel's "tool
-      // known" step, the capability and the guards judge them. An upstream tool with one of these
-      // names makes the names collide and the manifest unusable: fail closed.
-      ...governedTools((client.getServerCapabilities() ?? {}) as Record<string, unknown>)],
-    });
-    if (!manifest.success) {
-      await client.close();
-      throw new ChioError('CHIO-MCP-UPSTREAM', `the upstream's tool list is not usable: ${describeIssues(manifest.error).join('; ')}`);
-    }
-    return new UpstreamMcpServer(manifest.data, new Map(tools.map((t) => [t['name'] as string, t])), client, transport);
   }
 
-  /** The upstream's advertised capabilities, minus tools (the edge owns tools). */
+  /** Re-reads the upstream's tools after it said they changed; an unusable new list keeps the last one (nothing new becomes callable ungoverned). */
+  private async refreshTools(): Promise<void> {
+    try {
+      const tools = await listAllTools(this.client);
+      this.current = { manifest: upstreamManifest(this.serverId, this.client, tools), tools: new Map(tools.map((t) => [t['name'] as string, t])) };
+    } catch (e) {
+      process.stderr.write(`chio: the upstream's changed tool list was not taken (the previous one stays): ${(e as Error).message}\n`);
+    }
+  }
+
+  /** The upstream's advertised capabilities, minus tools and tasks (the edge owns both). */
   passthroughCapabilities(): Record<string, unknown> {
     const { tools: _t, experimental: _e, tasks: _k, ...rest } = (this.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
     return rest;
+  }
+
+  /** Whether the upstream says its tool list may change (the edge then says so too). */
+  toolsListChanged(): boolean {
+    const tools = (this.client.getServerCapabilities() ?? {})['tools'] as { listChanged?: unknown } | undefined;
+    return tools?.listChanged === true;
   }
 
   /** The upstream's serverInfo and instructions from its initialize result, as the SDK client parsed them. */
@@ -167,6 +202,11 @@ export class UpstreamMcpServer implements ToolServerConnection {
     return this.client.request({ method, ...(params === undefined ? {} : { params }) } as never, PassthroughResultSchema, signal === undefined ? {} : { signal });
   }
 
+  /** Sends the upstream a notification from the client (progress on a relayed request). */
+  notify(method: string, params: Record<string, unknown> | undefined): Promise<void> {
+    return this.client.notification({ method, ...(params === undefined ? {} : { params }) } as never);
+  }
+
   async invoke(toolName: string, args: unknown, context?: InvokeContext): Promise<unknown> {
     // By the manifest's hint, not the name: an upstream tool may itself be called `prompts/get`
     // when the upstream offers no prompts.
@@ -179,13 +219,11 @@ export class UpstreamMcpServer implements ToolServerConnection {
     const onProgress = context?.onProgress;
     const token = onProgress === undefined ? undefined : `chio-progress-${randomUUID()}`;
     if (token !== undefined) this.progress.set(token, onProgress!);
+    const params = { name: toolName, arguments: args as Record<string, unknown>, ...(token === undefined ? {} : { _meta: { progressToken: token } }) };
+    const options = context?.signal === undefined ? {} : { signal: context.signal };
     let result;
     try {
-      result = await this.client.callTool(
-        { name: toolName, arguments: args as Record<string, unknown>, ...(token === undefined ? {} : { _meta: { progressToken: token } }) },
-        undefined,
-        context?.signal === undefined ? {} : { signal: context.signal },
-      );
+      result = this.taskRequired(toolName) ? await this.callAsTask(params, options) : await this.client.callTool(params, undefined, options);
     } finally {
       if (token !== undefined) this.progress.delete(token);
     }
@@ -194,8 +232,23 @@ export class UpstreamMcpServer implements ToolServerConnection {
     return rest;
   }
 
-  close(): Promise<void> {
-    return this.client.close();
+  private taskRequired(toolName: string): boolean {
+    return (this.loaded().tools.get(toolName)?.['execution'] as { taskSupport?: unknown } | undefined)?.taskSupport === 'required';
+  }
+
+  /** MCP tasks (2025-11-25): a task-augmented tools/call, polled to its result (the SDK's task stream). */
+  private async callAsTask(params: { name: string; arguments: Record<string, unknown> }, options: { signal?: AbortSignal }): Promise<unknown> {
+    for await (const message of this.client.experimental.tasks.callToolStream(params, undefined, { ...options, task: {} })) {
+      if (message.type === 'result') return message.result;
+      if (message.type === 'error') throw message.error;
+    }
+    throw new ChioError('CHIO-MCP-UPSTREAM', `the upstream's task for ${params.name} ended without a result`);
+  }
+
+  /** Ends the connection: an HTTP upstream's session is ended (DELETE) first, a stdio upstream's process stopped. */
+  async close(): Promise<void> {
+    if (this.transport instanceof StreamableHTTPClientTransport) await this.transport.terminateSession().catch(() => {});
+    await this.client.close();
   }
 }
 
