@@ -69,6 +69,8 @@ export class UpstreamMcpServer implements ToolServerConnection {
   private readonly progress = new Map<string, (update: { progress: number; total?: number; message?: string }) => void>();
   /** Params of the upstream's requests to the client, as they came off the wire (the SDK's parse may drop members). */
   private readonly rawParams = new Map<string | number, Record<string, unknown> | undefined>();
+  /** The upstream's requests to the client still being answered, by the upstream's id. */
+  private readonly relayedInFlight = new Map<string | number, AbortController>();
   private refreshing: Promise<void> = Promise.resolve();
   private current: { manifest: ToolManifest; tools: ReadonlyMap<string, Record<string, unknown>> } | undefined;
 
@@ -81,7 +83,17 @@ export class UpstreamMcpServer implements ToolServerConnection {
         client.setRequestHandler(r.schema as typeof PingRequestSchema, async (request, extra) => {
           const raw = this.rawParams.get(extra.requestId);
           this.rawParams.delete(extra.requestId);
-          return side.request(r.method, raw ?? (request.params as Record<string, unknown> | undefined), extra.signal) as never;
+          // Cancelled by the SDK's signal, or by tap() (the SDK ignores a cancellation of request id 0).
+          const controller = new AbortController();
+          const abort = () => controller.abort(extra.signal.reason);
+          extra.signal.addEventListener('abort', abort, { once: true });
+          this.relayedInFlight.set(extra.requestId, controller);
+          try {
+            return await side.request(r.method, raw ?? (request.params as Record<string, unknown> | undefined), controller.signal) as never;
+          } finally {
+            extra.signal.removeEventListener('abort', abort);
+            this.relayedInFlight.delete(extra.requestId);
+          }
         });
       }
     }
@@ -115,6 +127,11 @@ export class UpstreamMcpServer implements ToolServerConnection {
         }
       }
       if (m.method !== undefined && m.id !== undefined && RELAYED_REQUESTS.some((r) => r.method === m.method)) this.rawParams.set(m.id, m.params as Record<string, unknown> | undefined);
+      if (m.method === 'notifications/cancelled') {
+        const p = m.params as { requestId?: unknown; reason?: unknown } | undefined;
+        const id = p?.requestId;
+        if (typeof id === 'string' || typeof id === 'number') this.relayedInFlight.get(id)?.abort(typeof p?.reason === 'string' ? p.reason : 'cancelled by the server');
+      }
       deliver?.(message, extra);
     };
   }
