@@ -15,6 +15,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
+import { MAX_RELAYED_IN_FLIGHT } from '../../src/edges/mcp/client-requests.js';
 import { CHIO_BIN } from '../helpers/cli.js';
 import { startHttpEdge, type RunningEdge } from '../helpers/http-edge.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -33,17 +34,35 @@ interface Harness {
 }
 
 let httpEdge: RunningEdge | undefined;
+/** The most flood requests the last connected client held unanswered at once. */
+let peakOf = () => 0;
 let httpDb = '';
 
 /** An SDK client with `capabilities` and answering handlers, connected through the edge of `kind`. */
 async function connect(kind: Kind, capabilities: ClientCapabilities, answers: { elicit?: Record<string, unknown> } = {}): Promise<Harness> {
   const asked: Harness['asked'] = [];
+  let outstanding = 0;
+  const started = Date.now();
+  peakOf = () => peak;
+  let peak = 0;
   const client = new Client({ name: 'relay-test', version: '1.0.0' }, { capabilities });
   if (capabilities.sampling !== undefined) {
     client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
       const entry = { method: req.method, params: req.params as Record<string, any>, aborted: false };
       asked.push(entry);
       const prompt = (req.params.messages[0]?.content as { text?: string }).text ?? '';
+      if (prompt === 'flood') {
+        // Hold every answer until the edge's cap is reached: the client never sees more than that at once.
+        outstanding++;
+        peak = Math.max(peak, outstanding);
+        await new Promise<void>((resolve) => {
+          const check = setInterval(() => {
+            if (peak >= MAX_RELAYED_IN_FLIGHT || Date.now() - started > 3000) resolve(clearInterval(check));
+          }, 10);
+        });
+        outstanding--;
+        return { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' };
+      }
       if (prompt === 'never answered') {
         // Answer only when told the server gave up: the edge must relay its cancellation.
         await new Promise<void>((resolve) => extra.signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -209,6 +228,20 @@ for (const kind of ['stdio', 'http'] as const) {
         await expect.poll(() => h.asked.find((a) => a.params.messages?.[0]?.content?.text === 'never answered')?.aborted).toBe(true);
         const observed = rows(h.db).filter((x) => x.tool_name === 'sampling/createMessage').map(receipt);
         expect(observed.some((x) => x.metadata.mcp_relay.outcome === 'cancelled')).toBe(true);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it(`an upstream flooding the client with ${MAX_RELAYED_IN_FLIGHT + 36} sampling requests at once: the client never holds more than ${MAX_RELAYED_IN_FLIGHT}, the rest are refused with an error, the session goes on`, async () => {
+      const h = await connect(kind, ALL);
+      try {
+        const r = await call(h, 'flood', { n: MAX_RELAYED_IN_FLIGHT + 36 });
+        expect(peakOf()).toBe(MAX_RELAYED_IN_FLIGHT);
+        expect(r.value.answered + r.value.refused.length).toBe(MAX_RELAYED_IN_FLIGHT + 36);
+        expect(r.value.refused.length).toBeGreaterThan(0);
+        expect(r.value.refused[0]).toMatch(/too many requests to the client in flight/);
+        expect((await call(h, 'ping-client')).value).toEqual({});
       } finally {
         await h.close();
       }

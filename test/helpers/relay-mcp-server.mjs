@@ -57,6 +57,10 @@ server.registerTool('ping-client', { description: 'pings the client', inputSchem
     return failed(e);
   }
 });
+server.registerTool('flood', { description: 'n sampling requests at once', inputSchema: { n: z.number().int() } }, async ({ n }, extra) => {
+  const settled = await Promise.allSettled(Array.from({ length: n }, () => server.server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'flood' } }], maxTokens: 1 }, { relatedRequestId: extra.requestId, timeout: 20_000 })));
+  return text({ answered: settled.filter((x) => x.status === 'fulfilled').length, refused: settled.filter((x) => x.status === 'rejected').map((x) => x.reason.message) });
+});
 server.registerTool('client-caps', { description: 'the client capabilities', inputSchema: {} }, async () => text(server.server.getClientCapabilities() ?? null));
 server.registerTool('add-tool', { description: 'adds cat-file', inputSchema: {} }, async () => {
   server.registerTool('cat-file', { description: 'reads a file', inputSchema: { path: z.string() } }, async ({ path }) => ({ content: [{ type: 'text', text: readFileSync(path, 'utf8') }] }));

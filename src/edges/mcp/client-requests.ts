@@ -6,13 +6,15 @@
  * `notifications/initialized`), and settles with the client's response. When the upstream
  * cancels, the client is sent `notifications/cancelled` and any late answer is dropped. The
  * client's progress on a relayed request (the upstream's progressToken in `_meta`) is recognised
- * here so the session can pass it upstream.
+ * here so the session can pass it upstream. At most MAX_RELAYED_IN_FLIGHT are outstanding.
  * Owns: the relayed requests in flight. Imports only the JSON-RPC shapes. Answers are attacker-controlled.
  */
 import { RpcError } from './jsonrpc.js';
 import type { RequestId } from './jsonrpc.js';
 
 export const RELAY_REQUEST_PREFIX = 'chio-relay-';
+/** Requests to the client in flight at once, at most: an upstream that floods the client is refused past it. */
+export const MAX_RELAYED_IN_FLIGHT = 64;
 
 /** Where a request goes: the transport sends it (HTTP: on the stream of `related`, the client request that caused it). */
 export type RequestSink = (message: { jsonrpc: '2.0'; id: string; method: string; params?: Record<string, unknown> }, related: RequestId | undefined) => void | Promise<void>;
@@ -43,6 +45,7 @@ export class ClientRequests {
   async send(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, related: () => RequestId | undefined): Promise<Record<string, unknown>> {
     await Promise.race([this.opened, aborted(signal)]);
     if (this.closed) throw new RpcError(-32603, 'the client session has ended');
+    if (this.pending.size >= MAX_RELAYED_IN_FLIGHT) throw new RpcError(-32603, `too many requests to the client in flight (at most ${MAX_RELAYED_IN_FLIGHT})`);
     const id = `${RELAY_REQUEST_PREFIX}${++this.sequence}`;
     const sink = this.sink();
     if (sink === undefined) throw new RpcError(-32603, 'the client cannot be reached');
