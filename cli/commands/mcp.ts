@@ -70,7 +70,16 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Connec
   // client's capabilities (a stdio edge has one session; each HTTP session starts its own).
   const serverId = args['server-id'];
   try {
-    await body(kernel, (side) => UpstreamMcpServer.connect(target, serverId, side), mcp);
+    const connect: ConnectUpstream = async (side) => {
+      try {
+        return await UpstreamMcpServer.connect(target, serverId, side);
+      } catch (e) {
+        // The client's initialize gets the error; the operator reads it here.
+        process.stderr.write(`chio: ${e instanceof ChioError ? `${e.code}: ${e.message}` : String(e)}\n`);
+        throw e;
+      }
+    };
+    await body(kernel, connect, mcp);
   } finally {
     await kernel.close();
   }

@@ -191,3 +191,30 @@ describe('chio mcp serve: a cancelled request gets no response', () => {
     }
   });
 });
+
+describe('chio mcp serve: an upstream that cannot start', () => {
+  it('fails the client\'s initialize with CHIO-MCP-UPSTREAM (also on stderr for the operator), the session stays uninitialized, the ledger stays empty', async () => {
+    const receiptDb = db('dead');
+    const child = spawn(process.execPath, [CHIO_BIN, 'mcp', 'serve', '--receipt-db', receiptDb, '--', '/nonexistent/mcp-server', '--flag'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.end([
+      ...INIT,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ].map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    const messages = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(messages.find((m) => m.id === 'init')?.error).toMatchObject({ code: -32603, message: expect.stringMatching(/^CHIO-MCP-UPSTREAM: cannot connect to the upstream MCP server/) });
+    expect(messages.find((m) => m.id === 2)?.error?.code).toBe(-32002);
+    expect(stderr).toMatch(/chio: CHIO-MCP-UPSTREAM: cannot connect/);
+    const ledger = openLedger(receiptDb, { readonly: true });
+    try {
+      expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 0 });
+    } finally {
+      ledger.close();
+    }
+  });
+});
