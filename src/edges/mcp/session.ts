@@ -15,37 +15,22 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CapabilityToken } from '../../capability/index.js';
-import { ClientRequests } from './client-requests.js';
-import type { RequestSink } from './client-requests.js';
 import { generateSeed, signerFromSeed } from '../../crypto/index.js';
 import type { Ed25519Signer } from '../../crypto/index.js';
 import { isChioError } from '../../errors.js';
 import type { Kernel } from '../../kernel/index.js';
+import { ClientRequests } from './client-requests.js';
+import type { RequestSink } from './client-requests.js';
+import { initializeResult, InitializeParamsSchema, LATEST_PROTOCOL_VERSION, RECEIPT_META_KEY, selectVersion, TOOL_CHUNK_NOTIFICATION, TOOL_STREAMING_KEY } from './handshake.js';
 import { classify, errorResponse, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, resultResponse, RpcError, SESSION_NOT_INITIALIZED } from './jsonrpc.js';
 import type { JsonRpcRequest, RequestId } from './jsonrpc.js';
 import { ClientRoots } from './roots.js';
 import { TaskStore } from './tasks.js';
+import { observedRelay } from './relay-observations.js';
 import { McpToolTable } from './tools.js';
 import type { Target } from './tools.js';
 import type { UpstreamClientSide, UpstreamMcpServer } from './upstream.js';
 
-export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
-export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
-/** `_meta` key under which every tools/call result names its receipt. */
-export const RECEIPT_META_KEY = 'chio/receipt';
-/** Upstream chio's streaming extension: negotiated in initialize, chunks as notifications. */
-export const TOOL_STREAMING_KEY = 'chioToolStreaming';
-export const TOOL_CHUNK_NOTIFICATION = 'notifications/chio/tool_call_chunk';
-
-// protocolVersion, capabilities and clientInfo may be absent, as upstream's edge accepts them
-// (`"params": {}` selects the latest version); when present they must be well-typed.
-const InitializeParamsSchema = z.object({
-  protocolVersion: z.string().min(1).optional(),
-  capabilities: z.record(z.string(), z.unknown()).default({}),
-  clientInfo: z.object({ name: z.string(), version: z.string() }).passthrough().optional(),
-});
-/** Where the error registry the edge's codes come from lives (upstream's errorRegistry block). */
-export const ERROR_REGISTRY = { schema: 'chio.error-registry.v1', path: 'spec/errors/chio-error-registry.v1.json' } as const;
 const CallToolParamsSchema = z.object({
   name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).optional(),
@@ -60,17 +45,11 @@ const PromptParamsSchema = z.object({ name: z.string().min(1), arguments: z.reco
 export const GOVERNED_DENIED = INVALID_PARAMS;
 const CancelledParamsSchema = z.object({ requestId: z.union([z.string(), z.number()]).optional(), reason: z.string().optional() }).passthrough();
 
+export { ERROR_REGISTRY, LATEST_PROTOCOL_VERSION, RECEIPT_META_KEY, SUPPORTED_PROTOCOL_VERSIONS, TOOL_CHUNK_NOTIFICATION, TOOL_STREAMING_KEY } from './handshake.js';
+export type { UpstreamIdentity } from './handshake.js';
+
 /** Connects the session's own upstream, declaring its client as `side` describes it. */
 export type ConnectUpstream = (side: UpstreamClientSide) => Promise<UpstreamMcpServer>;
-
-/** What an upstream said about itself in its initialize result (attacker-controlled: validated before use). */
-export interface UpstreamIdentity {
-  serverInfo?: Record<string, unknown> | undefined;
-  instructions?: string | undefined;
-}
-
-/** MCP `Implementation`: name and version required; title, websiteUrl, icons… pass through as the upstream wrote them. */
-const ServerInfoSchema = z.object({ name: z.string(), version: z.string(), title: z.string().optional() }).passthrough();
 
 /** Upstream notifications relayed as they are (tools/list_changed is re-read and re-announced by the edge, which owns the tool list). */
 export const RELAYED_NOTIFICATIONS = new Set([
@@ -161,34 +140,18 @@ export class McpSession {
     if (RELAYED_NOTIFICATIONS.has(n.method) && this.state === 'ready') this.send(n.method, n.params);
   }
 
-  /**
-   * A request the upstream sent the client (attacker-controlled params, relayed as they are). HTTP
-   * sends it on the stream of the client request in flight (the newest, when several are: the
-   * upstream's wire does not say which one caused it). Sampling and elicitation leave an
-   * observation receipt of request and answer before the answer goes upstream; if it cannot be
-   * written, the upstream gets an error instead of the answer.
-   */
-  private async relayToClient(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+  /** A request the upstream sent the client: relayed, and observed when it is sampling or elicitation (relay-observations.ts). */
+  private relayToClient(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+    // HTTP sends it on the stream of the client request in flight (the newest, when several are:
+    // the upstream's wire does not say which one caused it).
     const related = () => [...this.inFlight.keys()].at(-1);
-    if (method !== 'sampling/createMessage' && method !== 'elicitation/create') return this.relayed.send(method, params, signal, related);
-    let answer: { result: Record<string, unknown> } | { error: RpcError | Error };
-    try {
-      answer = { result: await this.relayed.send(method, params, signal, related) };
-    } catch (e) {
-      answer = { error: e as Error };
-    }
-    const outcome = 'result' in answer ? 'answered' : signal.aborted ? 'cancelled' : 'error';
-    const content = 'result' in answer ? { result: answer.result } : { error: { code: answer.error instanceof RpcError ? answer.error.code : INTERNAL_ERROR, message: answer.error.message } };
-    try {
-      await this.options.kernel.recordObservation({
-        serverId: this.upstream?.manifest.server_id ?? 'mcp', toolName: method, capabilityId: this.capability?.id ?? `mcp-session:${this.sessionId}`,
-        parameters: params ?? {}, content, sessionId: this.sessionId, metadata: { mcp_relay: { direction: 'server_to_client', outcome } },
-      });
-    } catch (e) {
-      throw new RpcError(INTERNAL_ERROR, `the exchange could not be recorded, so its answer is withheld: ${isChioError(e) ? e.code : (e as Error)?.message ?? String(e)}`);
-    }
-    if ('error' in answer) throw answer.error;
-    return answer.result;
+    return observedRelay({
+      kernel: this.options.kernel,
+      serverId: this.upstream?.manifest.server_id ?? 'mcp',
+      capabilityId: this.capability?.id ?? `mcp-session:${this.sessionId}`,
+      sessionId: this.sessionId,
+      send: (signal_) => this.relayed.send(method, params, signal_, related),
+    }, method, params, signal);
   }
 
   private send(method: string, params: unknown): void {
@@ -334,40 +297,19 @@ export class McpSession {
       this.tools = this.toolTable();
       this.unsubscribe = this.upstream.onNotification((n) => this.upstreamNotification(n));
     }
-    // MCP lifecycle: answer the requested version if supported, else our latest.
-    this.protocolVersion = p.protocolVersion !== undefined && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(p.protocolVersion) ? p.protocolVersion : LATEST_PROTOCOL_VERSION;
+    this.protocolVersion = selectVersion(p.protocolVersion);
     this.capability = this.options.kernel.issueCapability({ subject: this.agent.publicKeyHex, serverIds: this.upstream === undefined ? [] : [this.upstream.manifest.server_id] });
     const streaming = (p.capabilities['experimental'] as Record<string, { toolCallChunkNotifications?: unknown } | undefined> | undefined)?.[TOOL_STREAMING_KEY];
     this.chunkNotifications = streaming?.toolCallChunkNotifications === true;
     this.clientHasRoots = p.capabilities['roots'] !== undefined && p.capabilities['roots'] !== null;
-    // A wrapped server is presented as itself: its name, title, version and instructions (the
-    // edge shows itself only in capabilities.experimental.chioProtocol).
-    const identity = this.upstream?.identity() ?? {};
-    const info = ServerInfoSchema.safeParse(identity.serverInfo);
-    const upstream = { serverInfo: info.success ? info.data : undefined, instructions: typeof identity.instructions === 'string' ? identity.instructions : undefined };
-    return {
+    return initializeResult({
       protocolVersion: this.protocolVersion,
-      capabilities: {
-        ...this.upstream?.passthroughCapabilities(),
-        tools: { listChanged: this.upstream?.toolsListChanged() ?? false },
-        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
-        experimental: {
-          chioProtocol: {
-            supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-            selectedProtocolVersion: this.protocolVersion,
-            compatibility: 'exact_match',
-            downgradeBehavior: 'reject',
-            errorRegistry: { ...ERROR_REGISTRY },
-            requestIdentity: { requestBoundArtifactsRequireStableId: true, stableRequestIdMetaField: 'chioRequestId' },
-            receiptSchema: 'chio.receipt.v1', kernelKey: this.options.kernel.publicKeyHex, sessionId: this.sessionId, capabilityId: this.capability.id,
-          },
-          // experimental entries must be objects (the MCP schema types them as Record<string, object>)
-          [TOOL_STREAMING_KEY]: { toolCallChunkNotifications: true },
-        },
-      },
-      serverInfo: this.options.serverInfo ?? upstream.serverInfo ?? { name: 'chio-mcp-edge', version: '0.1.0' },
-      ...(upstream.instructions === undefined ? {} : { instructions: upstream.instructions }),
-    };
+      kernelKey: this.options.kernel.publicKeyHex,
+      sessionId: this.sessionId,
+      capabilityId: this.capability.id,
+      upstream: this.upstream,
+      serverInfo: this.options.serverInfo,
+    });
   }
 
   private async relay(req: JsonRpcRequest): Promise<unknown> {
