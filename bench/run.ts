@@ -15,6 +15,7 @@
  * The machine has 2 cores; thread-pool figures are shown beside the 1-thread limit (as the issue
  * asks) and their own pool limit is printed too, so neither reading hides the other.
  * Goals from issue 2: group-commit append ≥ 70% of raw signing, verify ≥ 80% of raw verify.
+ * `npm run bench -- --profile` prints instead where one governed MCP call's time goes (bench/profile.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -39,6 +40,7 @@ import { certificateFigures } from './certificates.js';
 import { checkpointFigures } from './checkpoints.js';
 import { mcpEdgeFigures } from './mcp-edge.js';
 import { acpEdgeFigures, acpProxyFigures } from './acp.js';
+import { profileFigures } from './profile.js';
 
 const SEED = fromHex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60');
 const signer = signerFromSeed(SEED);
@@ -268,7 +270,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e: unknown) => {
+(process.argv.includes('--profile') ? profileFigures() : main()).catch((e: unknown) => {
   console.error(e);
   process.exitCode = 1;
 });

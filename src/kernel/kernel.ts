@@ -17,6 +17,7 @@ import { readInputFile } from '../input-file.js';
 import { canonicalBytes, generateSeed, hashCanonical, parseSeed, signerFromSeed } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
+import { stamp } from '../stage-profile.js';
 import { ANCESTOR_GRANTS_KEY, firstRevoked, invocationsUsed, LedgerWriter, openLedger, ReservationQueue } from '../ledger/index.js';
 import type { BudgetKey } from '../ledger/index.js';
 import { ancestorBudgetKeys } from './budgets.js';
@@ -345,6 +346,7 @@ export class Kernel {
   async evaluateToolCall(request: ToolCallRequest): Promise<ToolCallResponse> {
     // The kernel's own id for this call: the signing nonce and the reservation's key. Whatever the
     // client sends (a repeated JSON-RPC id, "7" and 7) it cannot make two calls share a receipt.
+    stamp('parse');
     const requestId = randomUUID();
     const now = this.clock();
     const facts = this.facts(request, now, requestId);
@@ -353,6 +355,7 @@ export class Kernel {
     const auth = this.authorize(request, now);
     facts.evidence = auth.evidence;
     if (!auth.ok) return deny(auth.reason, auth.guard);
+    stamp('authorize');
 
     // The reservation carries the receipt's facts (parameters already redacted), so recovery can
     // sign a faithful receipt if this process never does. It is committed (group commit, fsync)
@@ -366,6 +369,7 @@ export class Kernel {
       const refusal = `${r.capabilityId === undefined ? '' : `ancestor ${r.capabilityId} grant ${r.ancestorGrantIndex} (via `}grant ${r.grantIndex}${r.capabilityId === undefined ? '' : ')'} has used ${r.used} of ${r.limit} invocations`;
       return deny(`budget exhausted: ${refusal}`, 'budget', [...facts.evidence, { guard_name: 'budget', verdict: false, details: refusal }]);
     }
+    stamp('reserve');
     // The ancestor grants the call counts against go into its receipt (the grant_usage projection reads them).
     const ancestors = auth.candidates.find((g) => g.index === r.grantIndex)?.ancestors ?? [];
     if (ancestors.length > 0) facts.metadata = { ...facts.metadata, [ANCESTOR_GRANTS_KEY]: ancestors.map((k) => ({ capability_id: k.capabilityId, grant_index: k.grantIndex })) };
@@ -378,6 +382,7 @@ export class Kernel {
         ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
         ...(request.onChunk === undefined ? {} : { onChunk: request.onChunk }),
       });
+      stamp('dispatch');
       const draft = outcomeDraft(facts, r.grantIndex, outcome);
       const verdict = outcome.kind === 'output' || outcome.kind === 'stream' ? 'allow' : outcome.kind === 'failed' ? 'incomplete' : 'cancelled';
       toolOutcome = { verdict, content_hash: draft.content_hash, ...(outcome.kind === 'failed' || outcome.kind === 'cancelled' ? { reason: outcome.reason } : {}) };
@@ -447,7 +452,9 @@ export class Kernel {
     // If this fails after the tool ran, the reservation stays in pending_calls (counting against
     // the grant's budget) until recovery settles it; the caller gets the error.
     const receipt = await signReceiptAsync(draft, this.signer, { nonce: requestId });
+    stamp('sign');
     const entry = await this.writer.append({ receipt, sessionId: request.sessionId, producer: this.producer, releases });
+    stamp('commit');
     this.afterAppend(entry);
     return result.verdict === 'allow' ? { ok: true, output: result.output, receipt, entry } : { ok: false, ...result, receipt, entry };
   }

@@ -1,0 +1,122 @@
+/**
+ * `npm run bench -- --profile`: where one governed MCP call's time goes. Runs the same calls as the
+ * MCP edge figure (server-everything's `echo` over stdio, one call in flight), direct and through
+ * `chio mcp serve` with CHIO_STAGE_PROFILE (src/stage-profile.ts: mean time per stage — parse,
+ * authorize, reserve, dispatch, sign, commit, respond) and node's `--cpu-prof` on the edge (the
+ * functions and modules with the most self time). Beside them, in the same run: one durable
+ * commit (a one-row `BEGIN IMMEDIATE … COMMIT` at synchronous=FULL on the same disk), the floor
+ * a governed call cannot go under. Nothing here is asserted; it is read.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const require = createRequire(import.meta.url);
+const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Latency { perSecond: number; p50ms: number; p99ms: number }
+
+async function calls(args: string[], n: number, env?: Record<string, string>): Promise<Latency> {
+  const client = new Client({ name: 'chio-bench', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore', ...(env === undefined ? {} : { env: { ...process.env as Record<string, string>, ...env } }) }));
+  for (let i = 0; i < 20; i++) await client.callTool({ name: 'echo', arguments: { message: `warm ${i}` } });
+  const latencies: number[] = [];
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    await client.callTool({ name: 'echo', arguments: { message: `call ${i}` } });
+    latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  await client.close();
+  latencies.sort((a, b) => a - b);
+  return { perSecond: n / seconds, p50ms: latencies[Math.floor(n * 0.5)]!, p99ms: latencies[Math.floor(n * 0.99)]! };
+}
+
+/** p50 of one durable commit: a one-row insert in its own BEGIN IMMEDIATE transaction, WAL, synchronous=FULL. */
+function durableCommitMs(dir: string, n = 300): number {
+  const db = new Database(join(dir, 'commit.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+  const one = db.transaction((v: string) => insert.run(v));
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    one.immediate('x'.repeat(600));
+    times.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  db.close();
+  times.sort((a, b) => a - b);
+  return times[Math.floor(n / 2)]!;
+}
+
+interface CpuProfile { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples: number[]; timeDeltas: number[] }
+
+/** Self time by function and by file, from a .cpuprofile (sampled: shares, not exact times). */
+function hotSpots(profile: CpuProfile, top = 15): { functions: Array<[string, number]>; files: Array<[string, number]>; totalMs: number } {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
+  const fn = new Map<string, number>();
+  const file = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const us = profile.timeDeltas[i] ?? 0;
+    total += us;
+    const f = byId.get(id)!;
+    const where = f.url === '' ? '(native)' : f.url.startsWith('file://') ? relative(ROOT, fileURLToPath(f.url)) : f.url;
+    const name = `${f.functionName || '(anonymous)'}  ${where}${f.url === '' ? '' : `:${f.lineNumber + 1}`}`;
+    fn.set(name, (fn.get(name) ?? 0) + us);
+    const module = f.url === '' ? f.functionName || '(native)' : where.replace(/^node_modules\/((?:@[^/]+\/)?[^/]+).*$/, 'node_modules/$1');
+    file.set(module, (file.get(module) ?? 0) + us);
+  });
+  const sorted = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
+  return { functions: sorted(fn), files: sorted(file), totalMs: total / 1000 };
+}
+
+export async function profileFigures(n = 1000): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'chio-bench-profile-'));
+  try {
+    const direct = await calls([EVERYTHING, 'stdio'], n);
+    const stages = join(dir, 'stages.json');
+    const cpuDir = join(dir, 'cpu');
+    const governed = await calls(['--cpu-prof', `--cpu-prof-dir=${cpuDir}`, CLI, 'mcp', 'serve', '--receipt-db', join(dir, 'edge.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'], n, { CHIO_STAGE_PROFILE: stages });
+    // Without the profilers, for the latency the goal is about.
+    const plain = await calls([CLI, 'mcp', 'serve', '--receipt-db', join(dir, 'plain.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'], n);
+    const commit = durableCommitMs(dir);
+
+    console.log(`\nOne governed MCP tools/call (server-everything echo over stdio, one in flight, ${n} calls)`);
+    console.log(`  direct            p50 ${direct.p50ms.toFixed(3)} ms  p99 ${direct.p99ms.toFixed(3)} ms  ${direct.perSecond.toFixed(0)}/s`);
+    console.log(`  governed          p50 ${plain.p50ms.toFixed(3)} ms  p99 ${plain.p99ms.toFixed(3)} ms  ${plain.perSecond.toFixed(0)}/s  (${(plain.perSecond / direct.perSecond).toFixed(2)} of direct)`);
+    console.log(`  one durable commit p50 ${commit.toFixed(3)} ms (same disk, synchronous=FULL)`);
+    console.log(`  goal: governed p50 ≤ direct p50 + one commit + 0.3 ms = ${(direct.p50ms + commit + 0.3).toFixed(3)} ms; now ${(plain.p50ms - direct.p50ms - commit).toFixed(3)} ms over direct + commit`);
+    console.log(`  (profiled run: p50 ${governed.p50ms.toFixed(3)} ms)`);
+
+    const s = JSON.parse(readFileSync(stages, 'utf8')) as { stages: Array<{ stage: string; ns: number; count: number }> };
+    const sum = s.stages.reduce((a, x) => a + (x.count === 0 ? 0 : x.ns / x.count), 0);
+    console.log('\n  stage      mean per call   share   (calls counted)');
+    for (const x of s.stages) {
+      const mean = x.count === 0 ? 0 : x.ns / x.count / 1000;
+      console.log(`  ${x.stage.padEnd(10)} ${mean.toFixed(1).padStart(10)} µs   ${((mean * 1000 / sum) * 100).toFixed(1).padStart(5)} %   (${x.count})`);
+    }
+    console.log(`  ${'total'.padEnd(10)} ${(sum / 1000).toFixed(1).padStart(10)} µs   (edge side, from the line read to the line written; dispatch includes the upstream round trip)`);
+
+    const file = readdirSync(cpuDir).find((f) => f.endsWith('.cpuprofile'));
+    if (file !== undefined) {
+      const h = hotSpots(JSON.parse(readFileSync(join(cpuDir, file), 'utf8')) as CpuProfile);
+      console.log(`\n  edge CPU profile: ${h.totalMs.toFixed(0)} ms sampled; self time by module`);
+      for (const [name, us] of h.files) console.log(`  ${((us / 1000 / h.totalMs) * 100).toFixed(1).padStart(5)} %  ${name}`);
+      console.log('\n  self time by function');
+      for (const [name, us] of h.functions) console.log(`  ${((us / 1000 / h.totalMs) * 100).toFixed(1).padStart(5)} %  ${name}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
