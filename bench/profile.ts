@@ -5,7 +5,8 @@
  * authorize, reserve, dispatch, sign, commit, respond) and node's `--cpu-prof` on the edge (the
  * functions and modules with the most self time). Beside them, in the same run: one durable
  * commit (a one-row `BEGIN IMMEDIATE … COMMIT` at synchronous=FULL on the same disk), the floor
- * a governed call cannot go under. Nothing here is asserted; it is read.
+ * a governed call cannot go under. Then what the WAL carries per ledger entry, by table and index
+ * (bench/wal-bytes.ts). Nothing here is asserted; it is read.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { walFigures } from './wal-bytes.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
@@ -115,6 +117,11 @@ export async function profileFigures(n = 1000): Promise<void> {
       for (const [name, us] of h.files) console.log(`  ${((us / 1000 / h.totalMs) * 100).toFixed(1).padStart(5)} %  ${name}`);
       console.log('\n  self time by function');
       for (const [name, us] of h.functions) console.log(`  ${((us / 1000 / h.totalMs) * 100).toFixed(1).padStart(5)} %  ${name}`);
+    }
+    const wal = await walFigures(dir);
+    for (const [label, w] of [['one entry per commit', wal.one], ['64 entries per commit', wal.grouped]] as const) {
+      console.log(`\n  WAL per ledger entry, ${label}: ${w.bytesPerEntry.toFixed(0)} bytes, ${w.pagesPerCommit.toFixed(1)} pages per commit; pages per entry by owner:`);
+      for (const [name, pages] of w.byOwner) console.log(`  ${pages.toFixed(3).padStart(8)}  ${name}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
