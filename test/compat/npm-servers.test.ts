@@ -112,28 +112,28 @@ function withoutOwnTaskId(result: Result, taskId: string | undefined): Result {
 }
 
 describe('@modelcontextprotocol/server-everything', () => {
-  it('a client with roots, sampling and elicitation sees the same surface directly, through serve and through serve-http, including get-roots-list, trigger-sampling-request and trigger-elicitation-request', async () => {
+  it('a client without roots, sampling or elicitation is not offered the tools that need them, directly or through either edge, and calling one by name anyway is refused everywhere', async () => {
     const routes: Route[] = ['direct', 'stdio', 'http'];
-    const seen = await Promise.all(routes.map((route) => withRoute(route, EVERYTHING_UPSTREAM, FULL, db('everything-surface'), (c) => surface(c.client))));
-    expect(seen[0]!.serverInfo).toMatchObject({ name: 'mcp-servers/everything' });
-    expect(toolNames(seen[0]!.tools)).toEqual(expect.arrayContaining(CONDITIONAL));
-    expect(seen[1]).toEqual(seen[0]);
-    expect(seen[2]).toEqual(seen[0]);
-  });
-
-  it('a client without roots, sampling or elicitation is not offered the tools that need them, directly or through either edge', async () => {
-    const routes: Route[] = ['direct', 'stdio', 'http'];
-    const seen = await Promise.all(routes.map((route) => withRoute(route, EVERYTHING_UPSTREAM, BARE, db('everything-bare'), (c) => surface(c.client))));
-    for (const s of seen) {
+    const seen = await Promise.all(routes.map((route) => withRoute(route, EVERYTHING_UPSTREAM, BARE, db('everything-bare'), async (c) => {
+      const s = await surface(c.client);
+      // Hostile: a client that never declared sampling names the hidden tool anyway.
+      const forced = await c.client.request({ method: 'tools/call', params: { name: 'trigger-sampling-request', arguments: { prompt: 'x' } } }, CallToolResultSchema)
+        .then((r) => ({ refused: r.isError === true, how: texts(r as Result).join('') }), (e: Error) => ({ refused: true, how: e.message }));
+      return { s, forced, asked: c.requests.length };
+    })));
+    for (const { s, forced, asked } of seen) {
       expect(toolNames(s.tools)).toContain('echo');
       for (const name of CONDITIONAL) expect(toolNames(s.tools)).not.toContain(name);
+      expect(forced.refused, forced.how).toBe(true);
+      expect(asked).toBe(0);
     }
-    expect(seen[1]).toEqual(seen[0]);
-    expect(seen[2]).toEqual(seen[0]);
+    expect(seen[1]!.s).toEqual(seen[0]!.s);
+    expect(seen[2]!.s).toEqual(seen[0]!.s);
   });
 
-  it('plain tools, roots, sampling and elicitation give the same results through both edges as directly, and the server asks the client the same questions', async () => {
+  it('a client with roots, sampling and elicitation sees the same surface directly, through serve and through serve-http, including get-roots-list, trigger-sampling-request and trigger-elicitation-request; these and plain tools give the same results, and the server asks the client the same sampling and elicitation questions', async () => {
     const run = (route: Route) => withRoute(route, EVERYTHING_UPSTREAM, FULL, db('everything-calls'), async (c) => {
+      const seen = await surface(c.client);
       await c.client.listTools();
       await upstreamHasRoots(c);
       const results = [
@@ -144,9 +144,14 @@ describe('@modelcontextprotocol/server-everything', () => {
         await call(c, 'trigger-sampling-request', { prompt: 'say hello', maxTokens: 20 }),
         await call(c, 'trigger-elicitation-request', {}),
       ];
-      return { results, requests: c.requests };
+      return { seen, results, requests: c.requests };
     });
     const [direct, viaStdio, viaHttp] = await Promise.all([run('direct'), run('stdio'), run('http')]);
+
+    expect(direct.seen.serverInfo).toMatchObject({ name: 'mcp-servers/everything' });
+    expect(toolNames(direct.seen.tools)).toEqual(expect.arrayContaining(CONDITIONAL));
+    expect(viaStdio.seen).toEqual(direct.seen);
+    expect(viaHttp.seen).toEqual(direct.seen);
 
     expect(texts(direct.results[3]!).join('')).toContain(ROOTS[0]!.uri);
     expect(texts(direct.results[4]!).join('')).toContain('sampled <Resource trigger-sampling-request context: say hello>');
@@ -239,7 +244,7 @@ describe('@modelcontextprotocol/server-filesystem configured by MCP roots only',
 
   /** The server asks for roots at initialized; a call can overtake the answer, so wait until it lists the root. */
   const rootTaken = (c: Connected) =>
-    until('server-filesystem to allow the root', async () => texts(await call(c, 'list_allowed_directories', {})).join('').includes(root), 80).catch((e: Error) => {
+    until('server-filesystem to allow the root', async () => texts(await call(c, 'list_allowed_directories', {})).join('').includes(root), 40).catch((e: Error) => {
       throw new Error(`${e.message}; roots/list requests this client got: ${c.requests.filter((r) => r.method === 'roots/list').length}`);
     });
 

@@ -103,8 +103,9 @@ export async function connect(route: Route, upstream: Upstream, profile: Profile
   // startHttpEdge passes this process's environment on; an upstream that needs extra variables is stdio-only here.
   if (upstream.env !== undefined) throw new Error('the http route cannot give the upstream extra environment');
   const edge = await startHttpEdge(['--receipt-db', receiptDb, '--', upstream.command, ...upstream.args]);
+  const transport = new StreamableHTTPClientTransport(edge.url);
   try {
-    await client.connect(new StreamableHTTPClientTransport(edge.url));
+    await client.connect(transport);
   } catch (e) {
     await edge.stop();
     throw e;
@@ -112,6 +113,8 @@ export async function connect(route: Route, upstream: Upstream, profile: Profile
   return {
     client, requests, logs, stderr: edge.stderr,
     close: async () => {
+      // Ends the session (DELETE) as a well-behaved client does, then stops the edge.
+      await transport.terminateSession();
       await client.close();
       await edge.stop();
     },
