@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalJson, sha256Hex } from '../../src/crypto/index.js';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
 import { MAX_RELAYED_IN_FLIGHT } from '../../src/edges/mcp/client-requests.js';
 import { CHIO_BIN } from '../helpers/cli.js';
@@ -175,6 +176,21 @@ for (const kind of ['stdio', 'http'] as const) {
         expect(obs).toMatchObject({ tool_server: 'relay', boundary_class: 'detect_only', trust_level: 'verified', metadata: { mcp_relay: { direction: 'server_to_client', outcome: 'answered' } } });
         expect(obs.action.parameters.messages[0].content.text).toBe('What is 6 x 7?');
         expect(obs.action.parameter_hash).toMatch(/^[0-9a-f]{64}$/);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it('sampling params over 64 KiB (the upstream chooses their size) are recorded by the size and sha256 of their canonical text, and the exchange still completes', async () => {
+      const h = await connect(kind, ALL);
+      try {
+        const prompt = 'p'.repeat(100 * 1024);
+        const r = await call(h, 'ask-llm', { prompt });
+        expect(r.value.content.text).toBe(`sampled: ${prompt}`);
+        const observed = rows(h.db).filter((x) => x.tool_name === 'sampling/createMessage').map(receipt).find((x) => x.action.parameters.chio_oversized !== undefined);
+        const relayed = h.asked.find((a) => a.params.messages?.[0]?.content?.text === prompt)!.params;
+        const text = canonicalJson(relayed);
+        expect(observed.action.parameters).toEqual({ chio_oversized: { bytes: Buffer.byteLength(text), sha256: sha256Hex(text) } });
       } finally {
         await h.close();
       }

@@ -5,13 +5,28 @@
  * committed before the answer goes back upstream. If the receipt cannot be written the upstream
  * gets an error instead of the answer: nothing the client said passes unrecorded. roots/list and
  * ping are relayed without a receipt (they carry nothing of the conversation).
+ * Params over MAX_OBSERVED_PARAMS_BYTES are recorded by size and hash.
  * Owns: what is recorded of a relayed request. Imports the kernel type and JSON-RPC shapes; must not import the session.
  */
+import { canonicalJson, sha256Hex } from '../../crypto/index.js';
 import { isChioError } from '../../errors.js';
 import type { Kernel } from '../../kernel/index.js';
 import { INTERNAL_ERROR, RpcError } from './jsonrpc.js';
 
 export const OBSERVED_METHODS: ReadonlySet<string> = new Set(['sampling/createMessage', 'elicitation/create']);
+/**
+ * Params larger than this (RFC 8785 text, UTF-8 bytes) are recorded as `{chio_oversized: {bytes,
+ * sha256}}` of that text: the upstream chooses their size, and a receipt is no place for megabytes
+ * (a tool call's params are bounded by the client's message limit; these are not).
+ */
+export const MAX_OBSERVED_PARAMS_BYTES = 64 * 1024;
+
+/** What a receipt records of relayed params: them, or the size and hash of their canonical text. */
+export function recordedParams(params: Record<string, unknown> | undefined): unknown {
+  const text = canonicalJson(params ?? {});
+  const bytes = Buffer.byteLength(text, 'utf8');
+  return bytes <= MAX_OBSERVED_PARAMS_BYTES ? params ?? {} : { chio_oversized: { bytes, sha256: sha256Hex(text) } };
+}
 
 export interface RelayContext {
   kernel: Kernel;
@@ -35,7 +50,7 @@ export async function observedRelay(c: RelayContext, method: string, params: Rec
   const content = 'result' in answer ? { result: answer.result } : { error: { code: answer.error instanceof RpcError ? answer.error.code : INTERNAL_ERROR, message: answer.error.message } };
   try {
     await c.kernel.recordObservation({
-      serverId: c.serverId, toolName: method, capabilityId: c.capabilityId, parameters: params ?? {}, content, sessionId: c.sessionId,
+      serverId: c.serverId, toolName: method, capabilityId: c.capabilityId, parameters: recordedParams(params), content, sessionId: c.sessionId,
       metadata: { mcp_relay: { direction: 'server_to_client', outcome } },
     });
   } catch (e) {
