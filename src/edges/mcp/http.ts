@@ -22,6 +22,7 @@ import { BoundedEventStore } from './event-store.js';
 import { HttpSessions, sessionLimits, TOO_MANY_SESSIONS } from './http-sessions.js';
 import { INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND } from './jsonrpc.js';
 import { McpSession } from './session.js';
+import { StandaloneOutbox } from './standalone-outbox.js';
 import type { ConnectUpstream } from './session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio.js';
 
@@ -85,6 +86,7 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
   const max = options.maxBodyBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const limits = sessionLimits(options);
   const sessions = new HttpSessions(limits);
+  const outboxes = new WeakMap<StreamableHTTPServerTransport, StandaloneOutbox>();
   let port = 0;
   let hostNames = new Set<string>();
   let origins = new Set<string>();
@@ -92,9 +94,14 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
   /** Wires an McpSession to its transport: client messages in, responses and notifications out. */
   function connect(session: McpSession, transport: StreamableHTTPServerTransport): void {
     // Server-to-client messages (relayed upstream logging, resource updates, progress, and the
-    // upstream's requests, on the stream of the client request they belong with when there is one).
-    session.setOutbound((message, related) => transport.send(message as JSONRPCMessage, related === undefined ? {} : { relatedRequestId: related }));
+    // upstream's requests, on the stream of the client request they belong with when there is one,
+    // else on the GET stream once the client has opened it: standalone-outbox.ts).
+    const outbox = new StandaloneOutbox(transport);
+    outboxes.set(transport, outbox);
+    session.setOutbound((message, related) => outbox.send(message as JSONRPCMessage, related));
     transport.onmessage = (message) => {
+      const m = message as { id?: RequestId; method?: unknown };
+      if (m.id !== undefined && typeof m.method === 'string') outbox.requestArrived(m.id);
       void session.handle(message).then(async (response) => {
         if (response === null) return;
         const id = (message as { id?: string | number }).id;
@@ -187,7 +194,17 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (existing === undefined) return reject(res, 400, INVALID_REQUEST, 'an MCP-Session-Id header is required');
       // The GET stream stays open while the session idles: opening it is activity, holding it is not.
-      if (req.method === 'GET') sessions.touch(sessionId as string);
+      if (req.method === 'GET') {
+        sessions.touch(sessionId as string);
+        // The SDK registers the stream before it writes the 200: held messages can go on it then.
+        const outbox = outboxes.get(existing);
+        const writeHead = res.writeHead;
+        res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+          const r = writeHead.apply(this, args);
+          if (this.statusCode === 200) setImmediate(() => outbox?.streamOpened());
+          return r;
+        } as ServerResponse['writeHead'];
+      }
       else res.once('close', sessions.begin(sessionId as string));
       return existing.handleRequest(req, res);
     }
