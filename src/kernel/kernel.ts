@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { issueCapability as issueToken, verifyCapability } from '../capability/index.js';
 import type { CapabilityToken, Scope, ToolGrant } from '../capability/index.js';
 import { readInputFile } from '../input-file.js';
-import { canonicalBytes, generateSeed, hashCanonical, parseSeed, signerFromSeed } from '../crypto/index.js';
+import { canonicalJson, generateSeed, hashCanonical, parseSeed, sha256Hex, signerFromSeed } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { stamp } from '../stage-profile.js';
@@ -425,17 +425,25 @@ export class Kernel {
     try {
       if (request.stream === true && server.invokeStream !== undefined) {
         const chunks: unknown[] = [];
+        let chunkHashes: string[] | undefined = [];
         let totalBytes = 0;
         for await (const chunk of server.invokeStream(request.toolName, request.arguments ?? {}, context)) {
-          totalBytes += canonicalBytes(chunk.data ?? null).length;
+          // One canonicalization per chunk: its size here, its H(chunk.data) carried to the receipt
+          // (a chunk without data is sized as null but never hashed as one: the receipt refuses it).
+          const text = canonicalJson(chunk.data ?? null);
+          totalBytes += Buffer.byteLength(text, 'utf8');
+          if (chunk.data === undefined) chunkHashes = undefined;
+          else chunkHashes?.push(sha256Hex(text));
           context.onChunk?.(chunk.data, chunks.length);
           chunks.push(chunk.data);
         }
-        return { kind: 'stream' as const, chunks, totalBytes };
+        return { kind: 'stream' as const, chunks, totalBytes, ...(chunkHashes === undefined ? {} : { chunkHashes }) };
       }
       const output = await server.invoke(request.toolName, request.arguments ?? {}, context);
-      canonicalBytes(output ?? null); // an output JCS cannot represent is a tool failure, not a receipt failure
-      return { kind: 'output' as const, output };
+      // An output JCS cannot represent is a tool failure, not a receipt failure. The canonical
+      // form is needed once: its hash is the receipt's content_hash (carried, not recomputed).
+      const contentHash = hashCanonical(output ?? null);
+      return { kind: 'output' as const, output, contentHash };
     } catch (e) {
       if (request.signal?.aborted === true) return { kind: 'cancelled' as const, reason: 'cancelled by the caller' };
       return { kind: 'failed' as const, reason: `tool error: ${(e as Error)?.message ?? String(e)}` };

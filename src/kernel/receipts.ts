@@ -11,6 +11,7 @@ import type { Decision, GuardEvidence, ReceiptDraft } from '../receipt/index.js'
 import { GRANT_INDEX_KEY, REVOCATION_TOOL_NAME, REVOCATION_TOOL_SERVER } from '../ledger/index.js';
 import type { LoadedPolicy } from './policy.js';
 import { redactAction } from './redaction.js';
+import type { RedactedAction } from './redaction.js';
 import type { RedactionKey } from './redaction-key.js';
 
 export interface CallFacts {
@@ -29,16 +30,45 @@ export interface CallFacts {
 }
 
 /** DESIGN §4 stream hash: sha256_hex of the concatenated H(chunk.data) hex strings. */
-export function streamContentHash(chunks: readonly unknown[]): { contentHash: string; chunkHashes: string[] } {
-  const chunkHashes = chunks.map((c) => hashCanonical(c));
+export function streamContentHash(chunks: readonly unknown[], chunkHashes = chunks.map((c) => hashCanonical(c))): { contentHash: string; chunkHashes: string[] } {
   return { contentHash: sha256Hex(chunkHashes.join('')), chunkHashes };
 }
 
-function base(f: CallFacts, decision: Decision, contentHash: string, extraMetadata: Record<string, unknown>): ReceiptDraft {
+/**
+ * The redacted action of each call's facts, computed once: an allowed call needs it for its
+ * reservation (reservedFacts) and again for its receipt (outcomeDraft), and computing it means
+ * canonicalizing the parameters twice, an HMAC and a salted hash. Keyed by the facts object the
+ * kernel built; reused only while every input is still the same value (the kernel reassigns
+ * evidence and metadata, never these). So a redacted receipt records the redacted copy and salted
+ * hash taken before dispatch — what was authorized and reserved — even if the tool mutates the
+ * arguments object it was handed; the copy is the kernel's own (redactKeys builds new containers).
+ */
+const redactedOnce = new WeakMap<CallFacts, { inputs: readonly unknown[]; redacted: RedactedAction }>();
+
+function redactedActionOf(f: CallFacts): RedactedAction {
+  const inputs = [f.parameters, f.policy, f.redactionKey, f.capabilityId, f.now, f.nonce];
+  const cached = redactedOnce.get(f);
+  if (cached !== undefined && cached.inputs.every((v, i) => v === inputs[i])) return cached.redacted;
   const redacted = redactAction(f.parameters, f.policy.policy.redaction, {
     key: f.redactionKey,
     input: { capabilityId: f.capabilityId, timestamp: f.now, signingNonce: f.nonce },
   });
+  redactedOnce.set(f, { inputs, redacted });
+  return redacted;
+}
+
+/**
+ * The action of a receipt draft. Unredacted, the draft leaves parameter_hash to the signer, which
+ * canonicalizes the parameters anyway for the action member and hashes that text: hashing them
+ * here too would canonicalize them twice for the same bytes (DESIGN §4: H(parameters) either way).
+ * Redacted, the salted hash and the redacted copy can only come from here (the signer never sees
+ * the originals or the key); they are the ones computed for the call's reservation.
+ */
+function draftAction(f: CallFacts): Pick<RedactedAction, 'mode' | 'saltMarker'> & { action: { parameters: unknown; parameter_hash?: string } } {
+  return f.policy.policy.redaction.mode === 'none' ? { action: { parameters: f.parameters }, mode: 'none' } : redactedActionOf(f);
+}
+
+function base(f: CallFacts, decision: Decision, contentHash: string, extraMetadata: Record<string, unknown>, redacted = draftAction(f)): ReceiptDraft {
   // The salt marker last: nothing else may claim a receipt's hash is (or is not) salted.
   const metadata = { ...f.metadata, ...extraMetadata, ...(redacted.saltMarker === undefined ? {} : { [PARAMETER_SALT_KEY]: redacted.saltMarker }) };
   return {
@@ -69,17 +99,24 @@ export function cancelledDraft(f: CallFacts, reason: string): ReceiptDraft {
   return base(f, { verdict: 'cancelled', reason }, NULL_CONTENT_HASH, {});
 }
 
+/**
+ * What a dispatched call produced. `contentHash` / `chunkHashes`: H(output) / H(chunk.data) as
+ * the dispatcher already computed them while checking the output is JCS-representable (the
+ * kernel's own values, computed from the same objects), so the output is canonicalized once.
+ */
+export type CallOutcome =
+  | { kind: 'output'; output: unknown; contentHash?: string }
+  | { kind: 'stream'; chunks: unknown[]; totalBytes: number; chunkHashes?: string[] }
+  | { kind: 'failed'; reason: string }
+  | { kind: 'cancelled'; reason: string };
+
 /** An allowed call that ran: allow (with its output), incomplete (the tool failed) or cancelled. */
-export function outcomeDraft(
-  f: CallFacts,
-  grantIndex: number,
-  outcome: { kind: 'output'; output: unknown } | { kind: 'stream'; chunks: unknown[]; totalBytes: number } | { kind: 'failed'; reason: string } | { kind: 'cancelled'; reason: string },
-): ReceiptDraft {
+export function outcomeDraft(f: CallFacts, grantIndex: number, outcome: CallOutcome): ReceiptDraft {
   switch (outcome.kind) {
     case 'output':
-      return base(f, { verdict: 'allow' }, hashCanonical(outcome.output ?? null), { [GRANT_INDEX_KEY]: grantIndex });
+      return base(f, { verdict: 'allow' }, outcome.contentHash ?? hashCanonical(outcome.output ?? null), { [GRANT_INDEX_KEY]: grantIndex });
     case 'stream': {
-      const { contentHash, chunkHashes } = streamContentHash(outcome.chunks);
+      const { contentHash, chunkHashes } = streamContentHash(outcome.chunks, outcome.chunkHashes);
       return base(f, { verdict: 'allow' }, contentHash, {
         [GRANT_INDEX_KEY]: grantIndex,
         stream: { chunks_received: chunkHashes.length, total_bytes: outcome.totalBytes, chunk_hashes: chunkHashes },
@@ -141,7 +178,7 @@ export function recordedRequestId(requestId: string): string {
  * cannot represent, or a redacting policy without a key.
  */
 export function reservedFacts(f: CallFacts): string {
-  const { decision: _decision, content_hash: _contentHash, metadata, ...facts } = base(f, { verdict: 'incomplete', reason: '' }, NULL_CONTENT_HASH, {});
+  const { decision: _decision, content_hash: _contentHash, metadata, ...facts } = base(f, { verdict: 'incomplete', reason: '' }, NULL_CONTENT_HASH, {}, redactedActionOf(f));
   // Kept from the metadata: the salt marker and the producer's own id for the call.
   const kept = Object.fromEntries([PARAMETER_SALT_KEY, REQUEST_ID_KEY].flatMap((k) => (metadata?.[k] === undefined ? [] : [[k, metadata[k]]])));
   return canonicalJson(Object.keys(kept).length === 0 ? facts : { ...facts, metadata: kept });
