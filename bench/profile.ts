@@ -92,11 +92,13 @@ export async function profileFigures(n = 1000): Promise<void> {
     // Stage stamps cost two hrtime reads per boundary; the CPU profiler slows everything, so it runs apart.
     const plain = await calls([CLI, 'mcp', 'serve', '--receipt-db', join(dir, 'plain.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'], n, { CHIO_STAGE_PROFILE: stages });
     const governed = await calls(['--cpu-prof', `--cpu-prof-dir=${cpuDir}`, CLI, 'mcp', 'serve', '--receipt-db', join(dir, 'edge.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'], n);
+    const oneFsync = await calls([CLI, 'mcp', 'serve', '--reservation-sync', 'normal', '--receipt-db', join(dir, 'normal.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'], n);
     const commit = durableCommitMs(dir);
 
     console.log(`\nOne governed MCP tools/call (server-everything echo over stdio, one in flight, ${n} calls)`);
     console.log(`  direct            p50 ${direct.p50ms.toFixed(3)} ms  p99 ${direct.p99ms.toFixed(3)} ms  ${direct.perSecond.toFixed(0)}/s`);
     console.log(`  governed          p50 ${plain.p50ms.toFixed(3)} ms  p99 ${plain.p99ms.toFixed(3)} ms  ${plain.perSecond.toFixed(0)}/s  (${(plain.perSecond / direct.perSecond).toFixed(2)} of direct)`);
+    console.log(`  governed, --reservation-sync normal (one fsync per call)  p50 ${oneFsync.p50ms.toFixed(3)} ms  p99 ${oneFsync.p99ms.toFixed(3)} ms  ${oneFsync.perSecond.toFixed(0)}/s  (${(oneFsync.perSecond / direct.perSecond).toFixed(2)} of direct)`);
     console.log(`  one durable commit p50 ${commit.toFixed(3)} ms (same disk, synchronous=FULL)`);
     console.log(`  goal: governed p50 ≤ direct p50 + one commit + 0.3 ms = ${(direct.p50ms + commit + 0.3).toFixed(3)} ms; now ${(plain.p50ms - direct.p50ms - commit).toFixed(3)} ms over direct + commit`);
     console.log(`  (under the CPU profiler: p50 ${governed.p50ms.toFixed(3)} ms)`);

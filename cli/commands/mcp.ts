@@ -25,6 +25,7 @@ interface ServeArgs extends GlobalArgs, CheckpointArgs {
   'server-id': string;
   'upstream-url'?: string;
   'max-message-bytes': number;
+  'reservation-sync': 'full' | 'normal';
   '--'?: Array<string | number>;
 }
 
@@ -61,6 +62,7 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Connec
     checkpoints: checkpointSchedule(args),
     policy: args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy),
     producer: 'mcp-edge',
+    reservationSync: args['reservation-sync'],
     pathBases: upstreamPathBases(target),
   });
   if (kernel.keyGenerated) {
@@ -93,6 +95,7 @@ const edgeOptions = {
   'server-id': { type: 'string', default: 'mcp', describe: 'tool server id recorded in receipts' },
   'upstream-url': { type: 'string', describe: 'wrap a Streamable HTTP MCP server instead of a command' },
   'max-message-bytes': { type: 'number', default: 4 * 1024 * 1024, describe: 'larger messages are refused' },
+  'reservation-sync': { type: 'string', choices: ['full', 'normal'], default: 'full', describe: 'full: a call\'s reservation is fsynced before the tool runs (survives a power loss); normal: it survives the process dying, not a power loss, and each call costs one fsync instead of two. Receipts are always fsynced' },
   ...checkpointOptions,
 } as const;
 

@@ -19,7 +19,7 @@ import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { stamp } from '../stage-profile.js';
 import { ANCESTOR_GRANTS_KEY, firstRevoked, invocationsUsed, LedgerWriter, openLedger, ReservationQueue } from '../ledger/index.js';
-import type { BudgetKey } from '../ledger/index.js';
+import type { BudgetKey, ReservationSync } from '../ledger/index.js';
 import { ancestorBudgetKeys } from './budgets.js';
 import { Checkpointer } from './checkpointer.js';
 import type { CheckpointSchedule } from './checkpointer.js';
@@ -51,6 +51,13 @@ export interface KernelOptions {
   policy?: LoadedPolicy;
   /** Producer label on the ledger entries. */
   producer?: string;
+  /**
+   * How reservations reach the disk before a tool runs: `full` (default) fsyncs each commit and
+   * survives a power loss; `normal` survives the process dying but not a power loss, and saves
+   * one fsync per call (the receipt's commit makes the reservation durable). Receipts are always
+   * committed synchronous=FULL.
+   */
+  reservationSync?: ReservationSync;
   /** Clock in Unix seconds (tests). */
   clock?: () => number;
   /**
@@ -183,7 +190,7 @@ export class Kernel {
     this.trustedKernelKeys = [...new Set([signer.publicKeyHex, ...(options.trustedKernelKeys ?? []).map((k) => k.toLowerCase())])];
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.producer = options.producer ?? 'kernel';
-    this.reservations = new ReservationQueue(ledger);
+    this.reservations = new ReservationQueue(ledger, undefined, options.reservationSync ?? 'full');
     const log = options.log ?? ((m: string) => void process.stderr.write(`${m}\n`));
     this.checkpointer = options.checkpoints === false ? undefined : new Checkpointer(ledger, signer, options.checkpoints ?? {}, log);
   }

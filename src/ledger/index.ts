@@ -22,6 +22,7 @@ export type { IntegrityVerdict } from './integrity.js';
 export { reserveCall, commitReservations, pendingReservations, appendIfPending, firstRevoked, invocationsUsed } from './reservations.js';
 export type { CallReservation, ReserveOutcome, PendingReservation, BudgetKey } from './reservations.js';
 export { ReservationQueue } from './reservation-queue.js';
+export type { ReservationSync } from './reservation-queue.js';
 export type { EntryFilter, EntryPage, LedgerStats } from './read.js';
 export { entryHash, receiptSha256, GENESIS_PREV_HASH, LEDGER_ENTRY_SCHEMA_ID, kindOf, grantsOf, revokedCapabilityOf, REVOCATION_TOOL_SERVER, REVOCATION_TOOL_NAME, GRANT_INDEX_KEY, ANCESTOR_GRANTS_KEY } from './entry.js';
 export type { GrantKey } from './entry.js';

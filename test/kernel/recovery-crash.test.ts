@@ -78,7 +78,9 @@ function openElsewhere(db: string): { pid: number; settled: string[]; left: Arra
 }
 
 describe('SIGKILL between dispatch and receipt', () => {
-  it('chio mcp serve killed while three tools run: the next open receipts every marker as incomplete under its session, and verify passes with the pinned key', async () => {
+  // With --reservation-sync normal the reservations are not fsynced, but a process death loses
+  // nothing the OS already has: the same recovery must follow.
+  for (const sync of ['full', 'normal'] as const) it(`chio mcp serve --reservation-sync ${sync} killed while three tools run: the next open receipts every marker as incomplete under its session, and verify passes with the pinned key`, async () => {
     const dir = tempDir();
     const markers = join(dir, 'markers');
     mkdirSync(markers);
@@ -88,7 +90,7 @@ describe('SIGKILL between dispatch and receipt', () => {
     expect(chio(['keys', 'generate', '--out', seed, '--pub-out', pub]).status).toBe(0);
     const serve = () => new StdioClientTransport({
       command: process.execPath,
-      args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--kernel-seed-file', seed, '--server-id', 'marker', '--', process.execPath, MARKER_SERVER, markers],
+      args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--kernel-seed-file', seed, '--server-id', 'marker', '--reservation-sync', sync, '--', process.execPath, MARKER_SERVER, markers],
       stderr: 'pipe',
     });
 
