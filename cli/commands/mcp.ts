@@ -68,6 +68,13 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Connec
   if (kernel.keyGenerated) {
     process.stderr.write(`chio: generated kernel key ${kernel.publicKeyHex} for this run (receipts in ${args['receipt-db']}); pass --kernel-seed-file to keep one\n`);
   }
+  // Refused before anyone is served (exit 2), not at each client's initialize.
+  try {
+    kernel.assertCanGovern();
+  } catch (e) {
+    await kernel.close();
+    throw e;
+  }
   // Each MCP session connects its own upstream when its client initializes, declaring that
   // client's capabilities (a stdio edge has one session; each HTTP session starts its own).
   const serverId = args['server-id'];

@@ -257,9 +257,18 @@ export class Kernel {
     }
   }
 
-  registerToolServer(server: ToolServerConnection): void {
-    // A kernel that governs calls under a redacting policy salts their parameter hashes: no key, no calls.
+  /**
+   * Throws CHIO-REDACTION-KEY-REQUIRED when this kernel cannot govern calls: a kernel that governs
+   * calls under a redacting policy salts their parameter hashes, so no key, no calls. Called by
+   * `registerToolServer`, and by producers whose tool servers connect later (an MCP edge session's
+   * upstream) before they serve anyone.
+   */
+  assertCanGovern(): void {
     requireRedactionKey(this.policy.policy.redaction.mode, this.redactionKey);
+  }
+
+  registerToolServer(server: ToolServerConnection): void {
+    this.assertCanGovern();
     const id = server.manifest.server_id;
     if (this.servers.has(id)) throw new ChioError('CHIO-KERNEL-INVALID-REQUEST', `tool server ${id} is already registered`);
     this.servers.set(id, server);
