@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 /** The boundaries, in the order a call crosses them; each stage ends at its boundary and starts at the previous one. */
 export const STAGES = ['parse', 'authorize', 'reserve', 'dispatch', 'sign', 'commit', 'respond'] as const;
 export type Stage = (typeof STAGES)[number];
-/** The boundary a call starts at: a message arrived (a line read, a request body parsed). */
+/** The boundary a call starts at: a message arrived and was parsed as JSON (the parse stage is what follows: JSON-RPC shape, params, tool lookup). */
 export type Boundary = 'received' | Stage;
 
 const file = process.env['CHIO_STAGE_PROFILE'];

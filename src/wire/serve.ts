@@ -4,10 +4,9 @@
  * each answer is written as one line. A line that is not JSON is answered −32700 and serving goes
  * on; an oversized line is refused (−32600) without being buffered. When the input ends, the
  * handlers in flight finish, then it resolves.
- * Owns: the line-to-handler loop. Imports node:, this area and the stage profile only. Input is attacker-controlled.
+ * Owns: the line-to-handler loop. Imports node: and this area only. Input is attacker-controlled.
  */
 import type { Readable, Writable } from 'node:stream';
-import { stamp } from '../stage-profile.js';
 import { errorResponse, INVALID_REQUEST, PARSE_ERROR } from './jsonrpc.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, readLines } from './ndjson.js';
 
@@ -28,7 +27,6 @@ export async function serveJsonRpcLines(
   await readLines(input, {
     onLine(line) {
       if (line.trim() === '') return;
-      stamp('received');
       let value: unknown;
       try {
         value = JSON.parse(line);
@@ -37,9 +35,7 @@ export async function serveJsonRpcLines(
         return;
       }
       const p = handle(value).then((response) => {
-        if (response === null) return;
-        write(response);
-        stamp('respond');
+        if (response !== null) write(response);
       });
       pending.add(p);
       void p.finally(() => pending.delete(p));

@@ -7,6 +7,7 @@
  * Owns: the MCP session's transport wiring. Imports src/wire and the session.
  */
 import type { Readable, Writable } from 'node:stream';
+import { stamp } from '../../stage-profile.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, lineWriter, serveJsonRpcLines } from '../../wire/index.js';
 import type { McpSession } from './session.js';
 
@@ -19,6 +20,15 @@ export interface StdioOptions {
 export async function serveStdio(session: McpSession, input: Readable, output: Writable, options: StdioOptions = {}): Promise<void> {
   const write = lineWriter(output);
   session.setOutbound(write);
-  await serveJsonRpcLines((value) => session.handle(value), input, write, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+  // Stage stamps for the bench's profile (no-ops unless CHIO_STAGE_PROFILE is set): a message
+  // parsed, and an answer written.
+  const answer = (message: object) => {
+    write(message);
+    stamp('respond');
+  };
+  await serveJsonRpcLines((value) => {
+    stamp('received');
+    return session.handle(value);
+  }, input, answer, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
   session.close();
 }
