@@ -24,7 +24,7 @@ import { ancestorBudgetKeys } from './budgets.js';
 import { Checkpointer } from './checkpointer.js';
 import type { CheckpointSchedule } from './checkpointer.js';
 import type { AppendResult, Ledger } from '../ledger/index.js';
-import { signReceiptAsync } from '../receipt/index.js';
+import { signReceipt, signReceiptAsync } from '../receipt/index.js';
 import type { GuardEvidence, Receipt, ReceiptDraft } from '../receipt/index.js';
 import { buildGuards, runGuards } from './guards/index.js';
 import type { Guard } from './guards/index.js';
@@ -475,7 +475,7 @@ export class Kernel {
   ): Promise<ToolCallResponse> {
     // If this fails after the tool ran, the reservation stays in pending_calls (counting against
     // the grant's budget) until recovery settles it; the caller gets the error.
-    const receipt = await signReceiptAsync(draft, this.signer, { nonce: requestId });
+    const receipt = await this.sign(draft, requestId);
     stamp('sign');
     const entry = await this.writer.append({ receipt, sessionId: request.sessionId, producer: this.producer, releases });
     stamp('commit');
@@ -484,11 +484,21 @@ export class Kernel {
   }
 
   /**
+   * Signs a receipt: on this thread when this is the only call in flight in the process (the hop
+   * to libuv's pool and back costs several times the signature, and there is nothing else for this
+   * thread to do meanwhile), else on the pool, so that under load this thread keeps serving the
+   * other calls while signatures are made. Same bytes either way.
+   */
+  private sign(draft: ReceiptDraft, nonce: string): Promise<Receipt> | Receipt {
+    return reservationsInFlight.size <= 1 ? signReceipt(draft, this.signer, { nonce }) : signReceiptAsync(draft, this.signer, { nonce });
+  }
+
+  /**
    * Signs a receipt another producer drafted (the ACP proxy's observations and refusals) with the
    * kernel key and appends it under `sessionId`. The draft must satisfy the receipt semantics.
    */
   async recordReceipt(draft: ReceiptDraft, options: { nonce: string; sessionId?: string }): Promise<{ receipt: Receipt; entry: AppendResult }> {
-    const receipt = await signReceiptAsync(draft, this.signer, { nonce: options.nonce });
+    const receipt = await this.sign(draft, options.nonce);
     const entry = await this.writer.append({ receipt, sessionId: options.sessionId, producer: this.producer });
     this.afterAppend(entry);
     return { receipt, entry };

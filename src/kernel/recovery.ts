@@ -151,4 +151,8 @@ export const reservationsInFlight = {
   has(requestId: string): boolean {
     return inFlight.has(requestId);
   },
+  /** How many distinct calls are between reservation and receipt in this process. */
+  get size(): number {
+    return inFlight.size;
+  },
 };
