@@ -12,6 +12,7 @@ import { ChioError } from '../errors.js';
 import { appendFailed, EntryInserter, prepareEntry } from './append.js';
 import type { AppendRequest, AppendResult } from './append.js';
 import type { Ledger } from './open.js';
+import { statement } from './statements.js';
 
 /** One grant a call counts against, with its limit if it has one. */
 export interface BudgetKey {
@@ -84,15 +85,13 @@ function checkRow(row: PendingRow): PendingReservation | undefined {
  */
 export function invocationsUsed(ledger: Ledger, capabilityId: string, grantIndex: number, trustedKeys: readonly string[]): number {
   const keys = JSON.stringify(trustedKeys);
-  return (ledger.db
-    .prepare(
+  return (statement(ledger.db,
       `SELECT coalesce((SELECT sum(invocations) FROM grant_usage WHERE capability_id = @cap AND grant_index = @idx
                         AND kernel_key IN (SELECT value FROM json_each(@keys))), 0)
             + (SELECT count(*) FROM pending_calls p WHERE
                  (p.budget_keys IS NULL AND p.capability_id = @cap AND p.grant_index = @idx)
                  OR (p.budget_keys IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(p.budget_keys) k
-                       WHERE k.value ->> '$.capability_id' = @cap AND k.value ->> '$.grant_index' = @idx))) AS used`,
-    )
+                       WHERE k.value ->> '$.capability_id' = @cap AND k.value ->> '$.grant_index' = @idx))) AS used`)
     .get({ cap: capabilityId, idx: grantIndex, keys }) as { used: number }).used;
 }
 
@@ -110,8 +109,8 @@ function reservationFailed(e: unknown): ChioError {
 export function commitReservations(ledger: Ledger, batch: readonly CallReservation[]): Array<ReserveOutcome | ChioError> {
   const db = ledger.db;
   try {
-    const exists = db.prepare('SELECT 1 AS one FROM pending_calls WHERE request_id = ?');
-    const insert = db.prepare(
+    const exists = statement(db, 'SELECT 1 AS one FROM pending_calls WHERE request_id = ?');
+    const insert = statement(db,
       `INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts, budget_keys)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
@@ -167,7 +166,7 @@ export function pendingReservations(ledger: Ledger): PendingReservation[] {
  */
 export function appendIfPending(ledger: Ledger, request: AppendRequest & { releases: string }, inserter = new EntryInserter(ledger)): AppendResult | undefined {
   const entry = prepareEntry(request);
-  const exists = ledger.db.prepare('SELECT 1 AS one FROM pending_calls WHERE request_id = ?');
+  const exists = statement(ledger.db, 'SELECT 1 AS one FROM pending_calls WHERE request_id = ?');
   try {
     return ledger.db.transaction(() => (exists.get(request.releases) === undefined ? undefined : inserter.insertLinked(entry))).immediate();
   } catch (e) {
@@ -178,7 +177,7 @@ export function appendIfPending(ledger: Ledger, request: AppendRequest & { relea
 /** The first of `capabilityIds` that has been revoked, or undefined. */
 export function firstRevoked(ledger: Ledger, capabilityIds: readonly string[], trustedKeys: readonly string[]): string | undefined {
   // Only a revocation signed by a trusted key counts: anyone can sign a receipt and append it.
-  const stmt = ledger.db.prepare('SELECT 1 AS one FROM revoked_capabilities WHERE capability_id = ? AND kernel_key IN (SELECT value FROM json_each(?))');
+  const stmt = statement(ledger.db, 'SELECT 1 AS one FROM revoked_capabilities WHERE capability_id = ? AND kernel_key IN (SELECT value FROM json_each(?))');
   const keys = JSON.stringify(trustedKeys);
   return capabilityIds.find((id) => stmt.get(id, keys) !== undefined);
 }
