@@ -1,7 +1,7 @@
 /**
  * MCP edge figures for `npm run bench` (issue 4): governed `tools/call` round trips per second and
  * p50/p99 latency through `chio mcp serve` (stdio) wrapping the real server-everything, beside the
- * same calls made directly to the same upstream in the same run.
+ * same calls made directly to the same upstream in the same run; then calls per second with 16 in flight.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,6 +19,8 @@ export interface RoundTrips {
   perSecond: number;
   p50ms: number;
   p99ms: number;
+  /** Calls per second with 16 in flight. */
+  sixteenInFlight: number;
 }
 
 async function measure(args: string[], calls: number): Promise<RoundTrips> {
@@ -33,9 +35,16 @@ async function measure(args: string[], calls: number): Promise<RoundTrips> {
     latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  // Then 16 calls in flight on the same session (the client's requests interleave on the pipe).
+  let next = 0;
+  const parallelStart = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next++ < calls) await client.callTool({ name: 'echo', arguments: { message: `par ${next}` } });
+  }));
+  const parallel = calls / (Number(process.hrtime.bigint() - parallelStart) / 1e9);
   await client.close();
   latencies.sort((a, b) => a - b);
-  return { perSecond: calls / seconds, p50ms: latencies[Math.floor(calls * 0.5)]!, p99ms: latencies[Math.floor(calls * 0.99)]! };
+  return { perSecond: calls / seconds, p50ms: latencies[Math.floor(calls * 0.5)]!, p99ms: latencies[Math.floor(calls * 0.99)]!, sixteenInFlight: parallel };
 }
 
 export async function mcpEdgeFigures(calls = 500): Promise<{ direct: RoundTrips; governed: RoundTrips }> {

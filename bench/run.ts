@@ -38,6 +38,7 @@ import { verifyCapability } from '../src/capability/index.js';
 import { guards, Kernel } from '../src/kernel/index.js';
 import { certificateFigures } from './certificates.js';
 import { checkpointFigures } from './checkpoints.js';
+import { httpBridgeFigures } from './http-bridges.js';
 import { mcpEdgeFigures } from './mcp-edge.js';
 import { acpEdgeFigures, acpProxyFigures } from './acp.js';
 import { profileFigures } from './profile.js';
@@ -237,6 +238,13 @@ async function main(): Promise<void> {
     const { direct, governed } = await mcpEdgeFigures();
     row('MCP tools/call direct to server-everything (stdio)', direct.perSecond, '(limit)', undefined, `p50 ${direct.p50ms.toFixed(2)} ms, p99 ${direct.p99ms.toFixed(2)} ms`);
     row('MCP tools/call through chio mcp serve (governed)', governed.perSecond, 'direct', direct.perSecond, `p50 ${governed.p50ms.toFixed(2)} ms, p99 ${governed.p99ms.toFixed(2)} ms`);
+    row('MCP tools/call direct, 16 in flight', direct.sixteenInFlight, '(limit)');
+    row('MCP tools/call through chio mcp serve, 16 in flight', governed.sixteenInFlight, 'direct', direct.sixteenInFlight, 'goal ≥ 0.5');
+    const bridges = await httpBridgeFigures();
+    row('MCP over Streamable HTTP via mcp-proxy (ungoverned bridge)', bridges.mcpProxy.sequential.perSecond, '(limit)', undefined, `p50 ${bridges.mcpProxy.sequential.p50ms.toFixed(2)} ms`);
+    row('… via chio mcp serve-http (governed)', bridges.chio.sequential.perSecond, 'mcp-proxy', bridges.mcpProxy.sequential.perSecond, `p50 ${bridges.chio.sequential.p50ms.toFixed(2)} ms; goal ≥ 1.0, p50 no worse`);
+    row('MCP over HTTP via mcp-proxy, 16 in flight', bridges.mcpProxy.concurrent, '(limit)');
+    row('… via chio mcp serve-http, 16 in flight', bridges.chio.concurrent, 'mcp-proxy', bridges.mcpProxy.concurrent, 'goal ≥ 1.0');
   }
 
   // The ACP edge and proxy: one call (or one prompt turn) in flight.

@@ -1,0 +1,101 @@
+/**
+ * `chio mcp serve-http` (governed) beside `mcp-proxy` (npm; an ungoverned stdio ⇄ Streamable HTTP
+ * bridge), both in front of the same upstream (server-everything over stdio), driven by the same
+ * SDK client over Streamable HTTP: `echo` calls one at a time (p50) and 16 in flight (calls/s).
+ * The bridge users run today is the limit governance is measured against.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const require = createRequire(import.meta.url);
+const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+const MCP_PROXY = join(require.resolve('mcp-proxy/package.json'), '..', 'dist', 'bin', 'mcp-proxy.mjs');
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+
+export interface BridgeFigure { sequential: { perSecond: number; p50ms: number }; concurrent: number }
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function connect(url: URL): Promise<Client> {
+  for (let attempt = 0; ; attempt++) {
+    const client = new Client({ name: 'chio-bench', version: '1.0.0' }, { capabilities: {} });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(url));
+      return client;
+    } catch (e) {
+      if (attempt > 100) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** `echo` one at a time, then `inFlight` at a time, through one client session. */
+export async function drive(url: URL, calls: number, inFlight = 16): Promise<BridgeFigure> {
+  const client = await connect(url);
+  for (let i = 0; i < 20; i++) await client.callTool({ name: 'echo', arguments: { message: `warm ${i}` } });
+  const latencies: number[] = [];
+  let start = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) {
+    const t = process.hrtime.bigint();
+    await client.callTool({ name: 'echo', arguments: { message: `call ${i}` } });
+    latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  const sequential = { perSecond: calls / (Number(process.hrtime.bigint() - start) / 1e9), p50ms: latencies.sort((a, b) => a - b)[Math.floor(calls / 2)]! };
+  let next = 0;
+  start = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (next++ < calls) await client.callTool({ name: 'echo', arguments: { message: `par ${next}` } });
+  }));
+  const concurrent = calls / (Number(process.hrtime.bigint() - start) / 1e9);
+  await client.close();
+  return { sequential, concurrent };
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+  });
+}
+
+export async function httpBridgeFigures(calls = 500): Promise<{ chio: BridgeFigure; mcpProxy: BridgeFigure }> {
+  const dir = mkdtempSync(join(tmpdir(), 'chio-bench-bridges-'));
+  const proxyPort = await freePort();
+  const proxy = spawn(process.execPath, [MCP_PROXY, '--host', '127.0.0.1', '--port', String(proxyPort), '--server', 'stream', '--', process.execPath, EVERYTHING, 'stdio'], { stdio: 'ignore' });
+  const chio = spawn(process.execPath, [CLI, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', '--receipt-db', join(dir, 'edge.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    const chioUrl = await new Promise<URL>((resolve, reject) => {
+      let err = '';
+      chio.stderr!.on('data', (d) => {
+        err += d;
+        const m = /MCP over Streamable HTTP at (\S+)/.exec(err);
+        if (m !== null) resolve(new URL(m[1]!));
+      });
+      chio.once('exit', (code) => reject(new Error(`chio mcp serve-http exited ${code}: ${err}`)));
+    });
+    // Alternate so neither gets the quieter minute.
+    const mcpProxy = await drive(new URL(`http://127.0.0.1:${proxyPort}/mcp`), calls);
+    const chioFigure = await drive(chioUrl, calls);
+    return { chio: chioFigure, mcpProxy };
+  } finally {
+    await Promise.all([stop(proxy), stop(chio)]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
