@@ -134,6 +134,29 @@ beforeAll(async () => {
 });
 afterAll(() => httpEdge?.stop());
 
+describe('server-to-client requests across chio mcp serve-http reach only the session that caused them', () => {
+  it('two clients asking at the same time: each gets only its own upstream\'s sampling request, and each observation is in its own session', async () => {
+    const a = await connect('http', ALL);
+    const b = await connect('http', ALL);
+    try {
+      const [ra, rb] = await Promise.all([call(a, 'ask-llm', { prompt: 'from A' }), call(b, 'ask-llm', { prompt: 'from B' })]);
+      expect(ra.value.content.text).toBe('sampled: from A');
+      expect(rb.value.content.text).toBe('sampled: from B');
+      const prompts = (h: Harness) => h.asked.filter((x) => x.method === 'sampling/createMessage').map((x) => x.params.messages[0].content.text);
+      expect(prompts(a)).toEqual(['from A']);
+      expect(prompts(b)).toEqual(['from B']);
+      const ledger = rows(httpDb);
+      const sessionOf = (receiptId: string) => ledger.find((x) => receipt(x).id === receiptId)!.session_id;
+      const observedIn = (session: string) => ledger.filter((x) => x.session_id === session && x.tool_name === 'sampling/createMessage').map((x) => receipt(x).action.parameters.messages[0].content.text);
+      expect(observedIn(sessionOf(ra.receipt.id))).toEqual(['from A']);
+      expect(observedIn(sessionOf(rb.receipt.id))).toEqual(['from B']);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
 for (const kind of ['stdio', 'http'] as const) {
   describe(`server-to-client requests across chio mcp ${kind === 'stdio' ? 'serve' : 'serve-http'}`, () => {
     it('the upstream sees exactly the capabilities the client declared: all three, only roots, or none', async () => {
