@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { concurrentEchoCalls, sequentialEchoCalls } from './echo-calls.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
@@ -47,23 +48,10 @@ async function connect(url: URL): Promise<Client> {
 /** `echo` one at a time, then `inFlight` at a time, through one client session. */
 export async function drive(url: URL, calls: number, inFlight = 16): Promise<BridgeFigure> {
   const client = await connect(url);
-  for (let i = 0; i < 20; i++) await client.callTool({ name: 'echo', arguments: { message: `warm ${i}` } });
-  const latencies: number[] = [];
-  let start = process.hrtime.bigint();
-  for (let i = 0; i < calls; i++) {
-    const t = process.hrtime.bigint();
-    await client.callTool({ name: 'echo', arguments: { message: `call ${i}` } });
-    latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  const sequential = { perSecond: calls / (Number(process.hrtime.bigint() - start) / 1e9), p50ms: latencies.sort((a, b) => a - b)[Math.floor(calls / 2)]! };
-  let next = 0;
-  start = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next++ < calls) await client.callTool({ name: 'echo', arguments: { message: `par ${next}` } });
-  }));
-  const concurrent = calls / (Number(process.hrtime.bigint() - start) / 1e9);
+  const { perSecond, p50ms } = await sequentialEchoCalls(client, calls);
+  const concurrent = await concurrentEchoCalls(client, calls, inFlight);
   await client.close();
-  return { sequential, concurrent };
+  return { sequential: { perSecond, p50ms }, concurrent };
 }
 
 function stop(child: ChildProcess): Promise<void> {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { concurrentEchoCalls, sequentialEchoCalls } from './echo-calls.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
@@ -26,25 +27,10 @@ export interface RoundTrips {
 async function measure(args: string[], calls: number): Promise<RoundTrips> {
   const client = new Client({ name: 'chio-bench', version: '1.0.0' }, { capabilities: {} });
   await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
-  for (let i = 0; i < 20; i++) await client.callTool({ name: 'echo', arguments: { message: `warm ${i}` } });
-  const latencies: number[] = [];
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < calls; i++) {
-    const t = process.hrtime.bigint();
-    await client.callTool({ name: 'echo', arguments: { message: `call ${i}` } });
-    latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  // Then 16 calls in flight on the same session (the client's requests interleave on the pipe).
-  let next = 0;
-  const parallelStart = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next++ < calls) await client.callTool({ name: 'echo', arguments: { message: `par ${next}` } });
-  }));
-  const parallel = calls / (Number(process.hrtime.bigint() - parallelStart) / 1e9);
+  const sequential = await sequentialEchoCalls(client, calls);
+  const sixteenInFlight = await concurrentEchoCalls(client, calls, 16);
   await client.close();
-  latencies.sort((a, b) => a - b);
-  return { perSecond: calls / seconds, p50ms: latencies[Math.floor(calls * 0.5)]!, p99ms: latencies[Math.floor(calls * 0.99)]!, sixteenInFlight: parallel };
+  return { ...sequential, sixteenInFlight };
 }
 
 export async function mcpEdgeFigures(calls = 500): Promise<{ direct: RoundTrips; governed: RoundTrips }> {

@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { sequentialEchoCalls } from './echo-calls.js';
+import type { Sequential } from './echo-calls.js';
 import { walFigures } from './wal-bytes.js';
 
 const require = createRequire(import.meta.url);
@@ -23,23 +25,14 @@ const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-interface Latency { perSecond: number; p50ms: number; p99ms: number }
+type Latency = Sequential;
 
 async function calls(args: string[], n: number, env?: Record<string, string>): Promise<Latency> {
   const client = new Client({ name: 'chio-bench', version: '1.0.0' }, { capabilities: {} });
   await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore', ...(env === undefined ? {} : { env: { ...process.env as Record<string, string>, ...env } }) }));
-  for (let i = 0; i < 20; i++) await client.callTool({ name: 'echo', arguments: { message: `warm ${i}` } });
-  const latencies: number[] = [];
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint();
-    await client.callTool({ name: 'echo', arguments: { message: `call ${i}` } });
-    latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const r = await sequentialEchoCalls(client, n);
   await client.close();
-  latencies.sort((a, b) => a - b);
-  return { perSecond: n / seconds, p50ms: latencies[Math.floor(n * 0.5)]!, p99ms: latencies[Math.floor(n * 0.99)]! };
+  return r;
 }
 
 /** p50 of one durable commit: a one-row insert in its own BEGIN IMMEDIATE transaction, WAL, synchronous=FULL. */

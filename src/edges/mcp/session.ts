@@ -18,7 +18,7 @@ import type { CapabilityToken } from '../../capability/index.js';
 import { generateSeed, signerFromSeed } from '../../crypto/index.js';
 import type { Ed25519Signer } from '../../crypto/index.js';
 import { isChioError } from '../../errors.js';
-import type { Kernel } from '../../kernel/index.js';
+import type { Kernel, ToolCallRequest } from '../../kernel/index.js';
 import { ClientRequests } from './client-requests.js';
 import type { RequestSink } from './client-requests.js';
 import { initializeResult, InitializeParamsSchema, LATEST_PROTOCOL_VERSION, RECEIPT_META_KEY, selectVersion, TOOL_CHUNK_NOTIFICATION, TOOL_STREAMING_KEY } from './handshake.js';
@@ -338,18 +338,7 @@ export class McpSession {
     this.inFlight.set(req.id, controller);
     let r;
     try {
-      r = await this.options.kernel.evaluateToolCall({
-        capability: this.capability,
-        caller: this.agent.publicKeyHex,
-        serverId: target.serverId,
-        toolServer: target.server,
-        toolName: target.toolName,
-        arguments: args,
-        requestId: `${this.sessionId}-${String(req.id)}`,
-        sessionId: this.sessionId,
-        pathBases: this.roots.paths,
-        signal: controller.signal,
-      });
+      r = await this.options.kernel.evaluateToolCall(this.callRequest(target, args, String(req.id), controller.signal));
     } finally {
       this.inFlight.delete(req.id);
     }
@@ -389,8 +378,9 @@ export class McpSession {
     }
   }
 
-  private async governedCall(target: Target, args: Record<string, unknown>, callId: string, signal: AbortSignal, onProgress?: (u: { progress: number; total?: number; message?: string }) => void, onChunk?: (data: unknown, index: number) => void): Promise<Record<string, unknown>> {
-    const r = await this.options.kernel.evaluateToolCall({
+  /** A call on `target` as this session makes it: its capability and agent, its session, its roots as path bases. */
+  private callRequest(target: Target, args: Record<string, unknown>, callId: string, signal: AbortSignal): ToolCallRequest {
+    return {
       capability: this.capability,
       caller: this.agent.publicKeyHex,
       serverId: target.serverId,
@@ -401,6 +391,12 @@ export class McpSession {
       sessionId: this.sessionId,
       pathBases: this.roots.paths,
       signal,
+    };
+  }
+
+  private async governedCall(target: Target, args: Record<string, unknown>, callId: string, signal: AbortSignal, onProgress?: (u: { progress: number; total?: number; message?: string }) => void, onChunk?: (data: unknown, index: number) => void): Promise<Record<string, unknown>> {
+    const r = await this.options.kernel.evaluateToolCall({
+      ...this.callRequest(target, args, callId, signal),
       ...(onProgress === undefined ? {} : { onProgress }),
       // Streamed tools stream when the client negotiated chunk notifications; the receipt's
       // content_hash covers every chunk either way (DESIGN §4).
