@@ -7,7 +7,8 @@
  */
 import type { ToolServerConnection } from '../../kernel/index.js';
 import { INVALID_PARAMS, RpcError } from './jsonrpc.js';
-import { GOVERNED_METHOD_HINT, passesMcpResultThrough } from './upstream.js';
+import { GOVERNED_METHOD_HINT } from './upstream-tools.js';
+import { passesMcpResultThrough } from './upstream.js';
 
 interface Entry {
   server: ToolServerConnection;

@@ -176,8 +176,7 @@ export class UpstreamMcpServer implements ToolServerConnection {
     server.tap(transport);
     try {
       await server.refreshing;
-      const tools = await listAllTools(client);
-      server.current = { manifest: upstreamManifest(serverId, client, tools), tools: new Map(tools.map((t) => [t['name'] as string, t])) };
+      await server.loadTools();
       return server;
     } catch (e) {
       await client.close().catch(() => {});
@@ -185,11 +184,16 @@ export class UpstreamMcpServer implements ToolServerConnection {
     }
   }
 
+  /** Reads every page of the upstream's tools and takes them with their manifest; throws CHIO-MCP-UPSTREAM when unusable (nothing taken). */
+  private async loadTools(): Promise<void> {
+    const tools = await listAllTools(this.client);
+    this.current = { manifest: upstreamManifest(this.serverId, this.client, tools), tools: new Map(tools.map((t) => [t['name'] as string, t])) };
+  }
+
   /** Re-reads the upstream's tools after it said they changed; an unusable new list keeps the last one (nothing new becomes callable ungoverned). */
   private async refreshTools(): Promise<void> {
     try {
-      const tools = await listAllTools(this.client);
-      this.current = { manifest: upstreamManifest(this.serverId, this.client, tools), tools: new Map(tools.map((t) => [t['name'] as string, t])) };
+      await this.loadTools();
     } catch (e) {
       process.stderr.write(`chio: the upstream's changed tool list was not taken (the previous one stays): ${(e as Error).message}\n`);
     }
