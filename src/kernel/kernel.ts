@@ -18,7 +18,7 @@ import { canonicalJson, generateSeed, hashCanonical, parseSeed, sha256Hex, signe
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { stamp } from '../stage-profile.js';
-import { ANCESTOR_GRANTS_KEY, firstRevoked, invocationsUsed, LedgerWriter, openLedger, ReservationQueue } from '../ledger/index.js';
+import { ANCESTOR_GRANTS_KEY, firstRevoked, invocationsUsed, LedgerWriter, openLedger } from '../ledger/index.js';
 import type { BudgetKey, ReservationSync } from '../ledger/index.js';
 import { ancestorBudgetKeys } from './budgets.js';
 import { Checkpointer } from './checkpointer.js';
@@ -55,7 +55,7 @@ export interface KernelOptions {
    * How reservations reach the disk before a tool runs: `full` (default) fsyncs each commit and
    * survives a power loss; `normal` survives the process dying but not a power loss, and saves
    * one fsync per call (the receipt's commit makes the reservation durable). Receipts are always
-   * committed synchronous=FULL.
+   * committed synchronous=FULL, and so is a reservation that shares its commit with a receipt.
    */
   reservationSync?: ReservationSync;
   /** Clock in Unix seconds (tests). */
@@ -151,7 +151,6 @@ export class Kernel {
   /** This process incarnation, as pending_calls.owner records it (owner.ts). */
   private readonly self = currentOwner();
   private readonly owner = formatOwner(this.self);
-  private readonly reservations: ReservationQueue;
   /** This process's reserved calls whose receipt append failed, until recovery settles them. */
   private readonly failures = new Map<string, OwnFailure>();
   /** Recovery has work it could not finish (an own append failed, or the ledger refused writes). */
@@ -167,11 +166,12 @@ export class Kernel {
   readonly trustedKernelKeys: readonly string[];
 
   /**
-   * @param ledger  reads (budgets, revocations) and reservations, group-committed and
-   *                synchronous=FULL: a reservation proves the file takes writes, holds its place in
-   *                the budget, and survives a crash or power loss, so a dispatched call is never
-   *                without a record (README "The kernel", decision on reservation durability)
-   * @param writer  receipts, on a synchronous=FULL connection
+   * @param ledger  reads (budgets, revocations) and checkpoints
+   * @param writer  reservations and receipts, group-committed together on a synchronous=FULL
+   *                connection: a reservation proves the file takes writes, holds its place in the
+   *                budget, and survives a crash or power loss, so a dispatched call is never without
+   *                a record (README "The kernel", decision on reservation durability); with calls in
+   *                flight, one call's reservation and another's receipt share a commit
    */
   private constructor(
     private readonly signer: Ed25519Signer,
@@ -190,7 +190,6 @@ export class Kernel {
     this.trustedKernelKeys = [...new Set([signer.publicKeyHex, ...(options.trustedKernelKeys ?? []).map((k) => k.toLowerCase())])];
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.producer = options.producer ?? 'kernel';
-    this.reservations = new ReservationQueue(ledger, undefined, options.reservationSync ?? 'full');
     const log = options.log ?? ((m: string) => void process.stderr.write(`${m}\n`));
     this.checkpointer = options.checkpoints === false ? undefined : new Checkpointer(ledger, signer, options.checkpoints ?? {}, log);
   }
@@ -208,7 +207,8 @@ export class Kernel {
       receiptLedger.close();
       throw e;
     }
-    const kernel = new Kernel(signer, ledger, receiptLedger, new LedgerWriter(receiptLedger), options, generated, redactionKey);
+    const writer = new LedgerWriter(receiptLedger, { reservationSync: options.reservationSync ?? 'full' });
+    const kernel = new Kernel(signer, ledger, receiptLedger, writer, options, generated, redactionKey);
     // Calls of producers that died (or of this process's earlier kernels) without their receipt.
     // A ledger that refuses writes now does not stop the open: the rows wait, and the first
     // successful append of this kernel retries (`lastRecovery.error` says why).
@@ -376,7 +376,7 @@ export class Kernel {
     // The reservation carries the receipt's facts (parameters already redacted), so recovery can
     // sign a faithful receipt if this process never does. It is committed (group commit, fsync)
     // before the tool is invoked; if it cannot be, the call fails here and nothing runs.
-    const r = await this.reservations.reserve({
+    const r = await this.writer.reserve({
       requestId, capabilityId: auth.capabilityId, grants: auth.candidates.map((g) => ({ index: g.index, maxInvocations: g.limit, ancestors: g.ancestors })),
       trustedKeys: this.trustedKernelKeys,
       owner: this.owner, now, sessionId: request.sessionId, toolServer: request.serverId, toolName: request.toolName, facts: reservedFacts(facts),

@@ -168,34 +168,6 @@ export class EntryInserter {
   }
 }
 
-/** What happened to one entry of a committed batch. */
-export type BatchOutcome = { ok: true; result: AppendResult } | { ok: false; error: ChioError };
-
-/**
- * Commits a batch in one `BEGIN IMMEDIATE` transaction. An entry refused before it wrote
- * anything (a duplicate) gets its own failed outcome and the rest commit; any other failure is a
- * fault that rolls the whole batch back and is thrown as CHIO-LEDGER-APPEND-FAILED.
- */
-export function commitBatch(ledger: Ledger, inserter: EntryInserter, entries: readonly PreparedEntry[]): BatchOutcome[] {
-  const outcomes: BatchOutcome[] = [];
-  try {
-    ledger.db.transaction(() => {
-      outcomes.length = 0;
-      for (const entry of entries) {
-        try {
-          outcomes.push({ ok: true, result: inserter.insertLinked(entry) });
-        } catch (e) {
-          if (!(e instanceof ChioError)) throw e;
-          outcomes.push({ ok: false, error: e });
-        }
-      }
-    }).immediate();
-  } catch (e) {
-    throw appendFailed(e);
-  }
-  return outcomes;
-}
-
 export function appendFailed(e: unknown): ChioError {
   if (e instanceof ChioError) return e;
   return new ChioError('CHIO-LEDGER-APPEND-FAILED', `append not committed: ${(e as Error).message}`, { cause: e });

@@ -84,59 +84,78 @@ function checkRow(row: PendingRow): PendingReservation | undefined {
  * grant it narrows (pending_calls.budget_keys).
  */
 export function invocationsUsed(ledger: Ledger, capabilityId: string, grantIndex: number, trustedKeys: readonly string[]): number {
-  const keys = JSON.stringify(trustedKeys);
+  // The trusted keys as a bound list (`kernel_key IN (@k0, @k1, …)`, one statement per key count):
+  // SQLite searches the primary key for each, where `IN (SELECT value FROM json_each(?))` parsed
+  // the JSON and built a bloom filter on every call (~12 µs). More keys than any kernel is
+  // configured with go through json_each, with the same meaning.
+  const bound = trustedKeys.length <= 16;
+  const params: Record<string, string | number> = { cap: capabilityId, idx: grantIndex };
+  if (bound) trustedKeys.forEach((k, i) => (params[`k${i}`] = k));
+  else params['keys'] = JSON.stringify(trustedKeys);
+  const keyList = bound ? trustedKeys.map((_, i) => `@k${i}`).join(', ') : 'SELECT value FROM json_each(@keys)';
   return (statement(ledger.db,
       `SELECT coalesce((SELECT sum(invocations) FROM grant_usage WHERE capability_id = @cap AND grant_index = @idx
-                        AND kernel_key IN (SELECT value FROM json_each(@keys))), 0)
+                        AND kernel_key IN (${keyList})), 0)
             + (SELECT count(*) FROM pending_calls p WHERE
                  (p.budget_keys IS NULL AND p.capability_id = @cap AND p.grant_index = @idx)
                  OR (p.budget_keys IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(p.budget_keys) k
                        WHERE k.value ->> '$.capability_id' = @cap AND k.value ->> '$.grant_index' = @idx))) AS used`)
-    .get({ cap: capabilityId, idx: grantIndex, keys }) as { used: number }).used;
+    .get(params) as { used: number }).used;
 }
 
-function reservationFailed(e: unknown): ChioError {
+/** The statements a reservation runs, prepared once per connection. */
+function reservationStatements(ledger: Ledger) {
+  return {
+    exists: statement(ledger.db, 'SELECT 1 AS one FROM pending_calls WHERE request_id = ?'),
+    insert: statement(ledger.db,
+      `INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts, budget_keys)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+  };
+}
+
+/**
+ * Reserves one call; must run inside a write transaction, after the reservations and receipts
+ * before it there, so the budget it sees is exactly what reserving one by one would see. A
+ * request id already reserved gets its own error and writes nothing; a database fault throws.
+ */
+export function reserveInTransaction(ledger: Ledger, r: CallReservation): ReserveOutcome | ChioError {
+  const { exists, insert } = reservationStatements(ledger);
+  if (exists.get(r.requestId) !== undefined) {
+    return new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot reserve the call: request id ${r.requestId} is already reserved by a call in flight, so it will not run`);
+  }
+  let refusal: ReserveOutcome | undefined;
+  grants: for (const g of r.grants) {
+    const keys: BudgetKey[] = [{ capabilityId: r.capabilityId, grantIndex: g.index, maxInvocations: g.maxInvocations }, ...(g.ancestors ?? [])];
+    for (const k of keys) {
+      if (k.maxInvocations === undefined) continue;
+      const used = invocationsUsed(ledger, k.capabilityId, k.grantIndex, r.trustedKeys);
+      if (used >= k.maxInvocations) {
+        refusal = { ok: false, grantIndex: g.index, used, limit: k.maxInvocations, ...(k.capabilityId === r.capabilityId ? {} : { capabilityId: k.capabilityId, ancestorGrantIndex: k.grantIndex }) };
+        continue grants;
+      }
+    }
+    const budgetKeys = keys.length === 1 ? null : JSON.stringify(keys.map((k) => ({ capability_id: k.capabilityId, grant_index: k.grantIndex })));
+    insert.run(r.requestId, r.capabilityId, g.index, r.now, r.owner, r.sessionId ?? null, r.toolServer ?? null, r.toolName ?? null, r.facts ?? null, budgetKeys);
+    return { ok: true, grantIndex: g.index };
+  }
+  return refusal ?? new ChioError('CHIO-KERNEL-INVALID-REQUEST', 'a reservation needs at least one grant');
+}
+
+/** A reservation that could not be committed: the call does not run. */
+export function reservationFailed(e: unknown): ChioError {
   return new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot reserve the call in the ledger, so it will not run: ${(e as Error).message}`, { cause: e });
 }
 
 /**
  * Reserves every call of `batch` in one `BEGIN IMMEDIATE` transaction (one commit, one fsync on a
- * synchronous=FULL connection). Each call is checked against the budget as it stands after the
- * ones before it, so the batch is exactly as strict as reserving them one by one. A request id
- * already reserved gets its own error; any other failure rolls the batch back and is thrown as
- * CHIO-LEDGER-APPEND-FAILED: nothing of it is reserved.
+ * synchronous=FULL connection). Any failure but a repeated request id rolls the batch back and is
+ * thrown as CHIO-LEDGER-APPEND-FAILED: nothing of it is reserved. (The kernel reserves through
+ * its LedgerWriter, whose commits carry reservations and receipts together.)
  */
 export function commitReservations(ledger: Ledger, batch: readonly CallReservation[]): Array<ReserveOutcome | ChioError> {
-  const db = ledger.db;
   try {
-    const exists = statement(db, 'SELECT 1 AS one FROM pending_calls WHERE request_id = ?');
-    const insert = statement(db,
-      `INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts, budget_keys)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    return db.transaction(() =>
-      batch.map((r): ReserveOutcome | ChioError => {
-        if (exists.get(r.requestId) !== undefined) {
-          return new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot reserve the call: request id ${r.requestId} is already reserved by a call in flight, so it will not run`);
-        }
-        let refusal: ReserveOutcome | undefined;
-        grants: for (const g of r.grants) {
-          const keys: BudgetKey[] = [{ capabilityId: r.capabilityId, grantIndex: g.index, maxInvocations: g.maxInvocations }, ...(g.ancestors ?? [])];
-          for (const k of keys) {
-            if (k.maxInvocations === undefined) continue;
-            const used = invocationsUsed(ledger, k.capabilityId, k.grantIndex, r.trustedKeys);
-            if (used >= k.maxInvocations) {
-              refusal = { ok: false, grantIndex: g.index, used, limit: k.maxInvocations, ...(k.capabilityId === r.capabilityId ? {} : { capabilityId: k.capabilityId, ancestorGrantIndex: k.grantIndex }) };
-              continue grants;
-            }
-          }
-          const budgetKeys = keys.length === 1 ? null : JSON.stringify(keys.map((k) => ({ capability_id: k.capabilityId, grant_index: k.grantIndex })));
-          insert.run(r.requestId, r.capabilityId, g.index, r.now, r.owner, r.sessionId ?? null, r.toolServer ?? null, r.toolName ?? null, r.facts ?? null, budgetKeys);
-          return { ok: true, grantIndex: g.index };
-        }
-        return refusal ?? new ChioError('CHIO-KERNEL-INVALID-REQUEST', 'a reservation needs at least one grant');
-      }),
-    ).immediate();
+    return ledger.db.transaction(() => batch.map((r) => reserveInTransaction(ledger, r))).immediate();
   } catch (e) {
     throw reservationFailed(e);
   }
@@ -177,6 +196,18 @@ export function appendIfPending(ledger: Ledger, request: AppendRequest & { relea
 /** The first of `capabilityIds` that has been revoked, or undefined. */
 export function firstRevoked(ledger: Ledger, capabilityIds: readonly string[], trustedKeys: readonly string[]): string | undefined {
   // Only a revocation signed by a trusted key counts: anyone can sign a receipt and append it.
+  if (capabilityIds.length === 0 || trustedKeys.length === 0) return undefined;
+  if (capabilityIds.length <= 16 && trustedKeys.length <= 16) {
+    // A token and its ancestors in one statement (one read snapshot: each statement outside a
+    // transaction opens its own, ~5 µs), ids and keys bound as lists so SQLite searches the
+    // primary key (capability_id, kernel_key) for each pair. One prepared statement per pair of
+    // list lengths (at most 16 × 16 per connection).
+    const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+    const stmt = statement(ledger.db, `SELECT capability_id FROM revoked_capabilities WHERE capability_id IN (${list(capabilityIds.length)}) AND kernel_key IN (${list(trustedKeys.length)})`);
+    const revoked = new Set(stmt.pluck().all(...capabilityIds, ...trustedKeys));
+    return capabilityIds.find((id) => revoked.has(id));
+  }
+  // Longer lists than a chain (MAX_DELEGATION_DEPTH + 1 ids) or a kernel's configured keys: one id at a time.
   const stmt = statement(ledger.db, 'SELECT 1 AS one FROM revoked_capabilities WHERE capability_id = ? AND kernel_key IN (SELECT value FROM json_each(?))');
   const keys = JSON.stringify(trustedKeys);
   return capabilityIds.find((id) => stmt.get(id, keys) !== undefined);

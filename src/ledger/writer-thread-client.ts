@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import { ChioError } from '../errors.js';
 import type { ChioErrorCode } from '../errors.js';
-import type { BatchOutcome, PreparedEntry } from './append.js';
+import type { OpOutcome, ReservationSync, WriteOp } from './write-ops.js';
 import type { OpenLedgerOptions } from './open.js';
 import type { FromWriterThread, WireError, WireOutcome } from './writer-thread-protocol.js';
 
@@ -25,7 +25,7 @@ function fromWire(e: WireError): ChioError {
 
 export class ThreadCommitter {
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (o: BatchOutcome[]) => void; reject: (e: ChioError) => void }>();
+  private readonly waiting = new Map<number, { resolve: (o: OpOutcome[]) => void; reject: (e: ChioError) => void }>();
   private dead: ChioError | null = null;
   private closing: (() => void) | null = null;
 
@@ -40,8 +40,8 @@ export class ThreadCommitter {
   }
 
   /** Starts the thread and waits until it has opened (and if need be created) the ledger. */
-  static start(path: string, options: OpenLedgerOptions): Promise<ThreadCommitter> {
-    const worker = new Worker(WORKER_URL, { workerData: { path, options } });
+  static start(path: string, options: OpenLedgerOptions, reservationSync: ReservationSync = 'full'): Promise<ThreadCommitter> {
+    const worker = new Worker(WORKER_URL, { workerData: { path, options, reservationSync } });
     return new Promise((resolve, reject) => {
       const onMessage = (msg: FromWriterThread) => {
         worker.off('error', onError);
@@ -57,13 +57,13 @@ export class ThreadCommitter {
     });
   }
 
-  commit(entries: readonly PreparedEntry[]): Promise<BatchOutcome[]> {
+  commit(ops: readonly WriteOp[]): Promise<OpOutcome[]> {
     if (this.dead !== null) return Promise.reject(this.dead);
     const id = this.nextId++;
     if (this.waiting.size === 0) this.worker.ref(); // keep the process alive while a batch is out
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ type: 'commit', id, entries });
+      this.worker.postMessage({ type: 'commit', id, ops });
     });
   }
 
@@ -83,7 +83,7 @@ export class ThreadCommitter {
     this.waiting.delete(msg.id);
     if (this.waiting.size === 0) this.worker.unref();
     if (msg.type === 'failed') waiter.reject(fromWire(msg.error));
-    else waiter.resolve(msg.outcomes.map((o: WireOutcome): BatchOutcome => (o.ok ? o : { ok: false, error: fromWire(o.error) })));
+    else waiter.resolve(msg.outcomes.map((o: WireOutcome): OpOutcome => (o.ok ? o : { ok: false, error: fromWire(o.error) })));
   }
 
   private die(error: ChioError): void {

@@ -3,16 +3,21 @@
  * errors travel as {code, message} and become ChioErrors again on arrival).
  * Owns: message shapes. Imports types only.
  */
-import type { AppendResult, PreparedEntry } from './append.js';
+import type { AppendResult } from './append.js';
+import type { ReserveOutcome } from './reservations.js';
+import type { WriteOp } from './write-ops.js';
 
 export interface WireError {
   code: string;
   message: string;
 }
 
-export type WireOutcome = { ok: true; result: AppendResult } | { ok: false; error: WireError };
+export type WireOutcome =
+  | { ok: true; kind: 'append'; result: AppendResult }
+  | { ok: true; kind: 'reserve'; outcome: ReserveOutcome }
+  | { ok: false; error: WireError };
 
-export type ToWriterThread = { type: 'commit'; id: number; entries: PreparedEntry[] } | { type: 'close' };
+export type ToWriterThread = { type: 'commit'; id: number; ops: WriteOp[] } | { type: 'close' };
 
 export type FromWriterThread =
   | { type: 'ready' }

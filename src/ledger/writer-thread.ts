@@ -1,14 +1,16 @@
 /**
  * The writer thread: owns one connection to the ledger and commits the batches it is handed, in
- * the order they arrive, each in one synchronous `BEGIN IMMEDIATE` transaction (commitBatch).
+ * the order they arrive, each in one synchronous `BEGIN IMMEDIATE` transaction (commitOps).
  * The main thread keeps working while this one waits for fsync.
  * Owns: nothing but the loop. Must not import kernel, edges or cli.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChioError } from '../errors.js';
-import { commitBatch, EntryInserter } from './append.js';
+import { EntryInserter } from './append.js';
 import { openLedger } from './open.js';
 import type { Ledger, OpenLedgerOptions } from './open.js';
+import { commitOps } from './write-ops.js';
+import type { ReservationSync } from './write-ops.js';
 import type { FromWriterThread, ToWriterThread, WireError } from './writer-thread-protocol.js';
 
 const port = parentPort;
@@ -20,7 +22,7 @@ function toWire(e: unknown): WireError {
 
 const send = (msg: FromWriterThread) => port.postMessage(msg);
 
-function serve(ledger: Ledger, inserter: EntryInserter): void {
+function serve(ledger: Ledger, inserter: EntryInserter, reservationSync: ReservationSync): void {
   port!.on('message', (msg: ToWriterThread) => {
     if (msg.type === 'close') {
       ledger.close();
@@ -28,7 +30,7 @@ function serve(ledger: Ledger, inserter: EntryInserter): void {
       return;
     }
     try {
-      const outcomes = commitBatch(ledger, inserter, msg.entries);
+      const outcomes = commitOps(ledger, inserter, msg.ops, reservationSync);
       send({ type: 'committed', id: msg.id, outcomes: outcomes.map((o) => (o.ok ? o : { ok: false, error: toWire(o.error) })) });
     } catch (e) {
       send({ type: 'failed', id: msg.id, error: toWire(e) });
@@ -36,10 +38,10 @@ function serve(ledger: Ledger, inserter: EntryInserter): void {
   });
 }
 
-const { path, options } = workerData as { path: string; options: OpenLedgerOptions };
+const { path, options, reservationSync } = workerData as { path: string; options: OpenLedgerOptions; reservationSync: ReservationSync };
 try {
   const ledger = openLedger(path, { ...options, readonly: false });
-  serve(ledger, new EntryInserter(ledger));
+  serve(ledger, new EntryInserter(ledger), reservationSync);
   send({ type: 'ready' });
 } catch (e) {
   send({ type: 'fault', error: toWire(e) }); // the thread then ends: nothing keeps it alive

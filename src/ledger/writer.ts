@@ -4,7 +4,9 @@
  * resolves only after COMMIT returned: a producer that awaits it never answers its caller before
  * the receipt is durable. If the commit fails, every append in the batch rejects and nothing of
  * the batch is in the ledger: the governed calls fail closed.
- * Owns: batching and the append promise contract. Must not import kernel, edges or cli.
+ * The kernel's reservations (`reserve`) go through the same queue, so the reservation of a call
+ * about to run and the receipts of calls that finished share commits (write-ops.ts).
+ * Owns: batching and the append and reserve promise contracts. Must not import kernel, edges or cli.
  *
  * Where the transaction runs is a `BatchCommitter`: on this thread (`new LedgerWriter(ledger)`),
  * or on a dedicated writer thread (`LedgerWriter.onThread(path)`, writer-thread.ts) so that this
@@ -12,42 +14,49 @@
  * thread commits them one after another, so seqs follow the order of `append` calls.
  */
 import { ChioError } from '../errors.js';
-import { commitBatch, EntryInserter, prepareEntry } from './append.js';
-import type { AppendRequest, AppendResult, BatchOutcome, PreparedEntry } from './append.js';
+import { EntryInserter, prepareEntry } from './append.js';
+import type { AppendRequest, AppendResult, PreparedEntry } from './append.js';
 import type { Ledger, OpenLedgerOptions } from './open.js';
+import type { CallReservation, ReserveOutcome } from './reservations.js';
+import { commitOps, faultFor } from './write-ops.js';
+import type { OpOutcome, ReservationSync, WriteOp } from './write-ops.js';
 import { ThreadCommitter } from './writer-thread-client.js';
 
 /** Commits one batch; may finish later (another thread). Throws/rejects only for a fault. */
 export interface BatchCommitter {
-  commit(entries: readonly PreparedEntry[]): BatchOutcome[] | Promise<BatchOutcome[]>;
+  commit(ops: readonly WriteOp[]): OpOutcome[] | Promise<OpOutcome[]>;
   close(): Promise<void>;
 }
 
 interface Pending {
-  entry: PreparedEntry;
-  resolve: (result: AppendResult) => void;
+  op: WriteOp;
+  resolve: (result: never) => void;
   reject: (error: unknown) => void;
 }
 
 export interface LedgerWriterOptions {
-  /** Most entries committed in one transaction. */
+  /** Most appends and reservations committed in one transaction. */
   maxBatch?: number;
+  /** How a commit that holds only reservations reaches the disk (write-ops.ts ReservationSync); default `full`. */
+  reservationSync?: ReservationSync;
 }
 
 export interface LedgerWriterStats {
   appended: number;
+  /** Reservations committed (granted or refused by their budget). */
+  reserved: number;
   commits: number;
   largestBatch: number;
 }
 
 class SameThreadCommitter implements BatchCommitter {
   private readonly inserter: EntryInserter;
-  constructor(private readonly ledger: Ledger) {
+  constructor(private readonly ledger: Ledger, private readonly reservationSync: ReservationSync) {
     if (ledger.readonly) throw new ChioError('CHIO-LEDGER-APPEND-FAILED', 'the ledger was opened read-only');
     this.inserter = new EntryInserter(ledger);
   }
-  commit(entries: readonly PreparedEntry[]): BatchOutcome[] {
-    return commitBatch(this.ledger, this.inserter, entries);
+  commit(ops: readonly WriteOp[]): OpOutcome[] {
+    return commitOps(this.ledger, this.inserter, ops, this.reservationSync);
   }
   async close(): Promise<void> {}
 }
@@ -60,13 +69,13 @@ export class LedgerWriter {
   private inFlight = 0;
   private closed = false;
   private readonly idle: Array<() => void> = [];
-  readonly stats: LedgerWriterStats = { appended: 0, commits: 0, largestBatch: 0 };
+  readonly stats: LedgerWriterStats = { appended: 0, reserved: 0, commits: 0, largestBatch: 0 };
 
   /** A writer that commits on this thread, through `ledger`'s connection. */
   constructor(ledger: Ledger, options?: LedgerWriterOptions);
   constructor(committer: BatchCommitter, options?: LedgerWriterOptions);
   constructor(target: Ledger | BatchCommitter, options: LedgerWriterOptions = {}) {
-    this.committer = 'commit' in target ? target : new SameThreadCommitter(target);
+    this.committer = 'commit' in target ? target : new SameThreadCommitter(target, options.reservationSync ?? 'full');
     this.maxBatch = options.maxBatch ?? 512;
   }
 
@@ -75,7 +84,8 @@ export class LedgerWriter {
    * Smaller batches (default 32) keep two in flight: one committing while the next is signed.
    */
   static async onThread(path: string, options: LedgerWriterOptions & OpenLedgerOptions = {}): Promise<LedgerWriter> {
-    const committer = await ThreadCommitter.start(path, options);
+    const { maxBatch: _maxBatch, reservationSync, ...openOptions } = options;
+    const committer = await ThreadCommitter.start(path, openOptions, reservationSync);
     return new LedgerWriter(committer, { maxBatch: options.maxBatch ?? 32 });
   }
 
@@ -92,7 +102,20 @@ export class LedgerWriter {
       return Promise.reject(e);
     }
     return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ entry, resolve, reject });
+      this.queue.push({ op: { kind: 'append', entry }, resolve: resolve as (r: never) => void, reject });
+      this.schedule();
+    });
+  }
+
+  /**
+   * Queues a call's reservation (reservations.ts); resolves after the commit holding it, with the
+   * grant reserved or the budget's refusal. Rejects CHIO-LEDGER-APPEND-FAILED when it cannot be
+   * committed (or the request id is already reserved): the call must not run.
+   */
+  reserve(reservation: CallReservation): Promise<ReserveOutcome> {
+    if (this.closed) return Promise.reject(new ChioError('CHIO-LEDGER-CLOSED', 'the ledger writer is closed'));
+    return new Promise<ReserveOutcome>((resolve, reject) => {
+      this.queue.push({ op: { kind: 'reserve', reservation }, resolve: resolve as (r: never) => void, reject });
       this.schedule();
     });
   }
@@ -123,9 +146,9 @@ export class LedgerWriter {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       this.inFlight += 1;
-      let outcomes: BatchOutcome[] | Promise<BatchOutcome[]>;
+      let outcomes: OpOutcome[] | Promise<OpOutcome[]>;
       try {
-        outcomes = this.committer.commit(batch.map((p) => p.entry));
+        outcomes = this.committer.commit(batch.map((p) => p.op));
       } catch (e) {
         this.settle(batch, e);
         continue;
@@ -135,20 +158,23 @@ export class LedgerWriter {
     }
   }
 
-  private settle(batch: Pending[], outcomes: BatchOutcome[] | unknown): void {
+  private settle(batch: Pending[], outcomes: OpOutcome[] | unknown): void {
     this.inFlight -= 1;
     if (!Array.isArray(outcomes)) {
-      for (const p of batch) p.reject(outcomes);
+      for (const p of batch) p.reject(faultFor(p.op, outcomes));
     } else {
       this.stats.commits += 1;
       this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
       batch.forEach((p, i) => {
-        const outcome = outcomes[i] as BatchOutcome;
-        if (outcome.ok) {
-          this.stats.appended += 1;
-          p.resolve(outcome.result);
-        } else {
+        const outcome = outcomes[i] as OpOutcome;
+        if (!outcome.ok) {
           p.reject(outcome.error);
+        } else if (outcome.kind === 'append') {
+          this.stats.appended += 1;
+          p.resolve(outcome.result as never);
+        } else {
+          this.stats.reserved += 1;
+          p.resolve(outcome.outcome as never);
         }
       });
     }
