@@ -7,7 +7,7 @@ export { CapabilityTokenSchema, ScopeSchema, ToolGrantSchema, ConstraintSchema, 
 export type { CapabilityToken, AncestorToken, Scope, ToolGrant, Constraint, Operation, MonetaryAmount } from './schema.js';
 export { issueCapability, delegateCapability, capabilitySigningText, delegatedCapabilityId } from './sign.js';
 export type { IssueOptions, DelegateOptions } from './sign.js';
-export { verifyCapability } from './verify.js';
+export { verifyCapability, capabilityCacheStats, clearCapabilityCache } from './verify.js';
 export type { CapabilityVerdict, CapabilityCheck, VerifyCapabilityOptions } from './verify.js';
 export { matchingGrants, grantCovers, grantWithin, firstWideningGrant, constraintMatches, constraintVerdict, constraintViolation, constraintImplies, pathWithin, globMatches } from './scope.js';
 export { linearRegExp, MAX_TOKEN_PATTERN_CHARS } from './linear-regexp.js';
