@@ -202,10 +202,10 @@ export function firstRevoked(ledger: Ledger, capabilityIds: readonly string[], t
     // transaction opens its own, ~5 µs), ids and keys bound as lists so SQLite searches the
     // primary key (capability_id, kernel_key) for each pair. One prepared statement per pair of
     // list lengths (at most 16 × 16 per connection).
-    const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+    const list = (n: number) => `${'?, '.repeat(n - 1)}?`;
     const stmt = statement(ledger.db, `SELECT capability_id FROM revoked_capabilities WHERE capability_id IN (${list(capabilityIds.length)}) AND kernel_key IN (${list(trustedKeys.length)})`);
-    const revoked = new Set(stmt.pluck().all(...capabilityIds, ...trustedKeys));
-    return capabilityIds.find((id) => revoked.has(id));
+    const revoked = stmt.pluck().all(...capabilityIds, ...trustedKeys);
+    return revoked.length === 0 ? undefined : capabilityIds.find((id) => revoked.includes(id));
   }
   // Longer lists than a chain (MAX_DELEGATION_DEPTH + 1 ids) or a kernel's configured keys: one id at a time.
   const stmt = statement(ledger.db, 'SELECT 1 AS one FROM revoked_capabilities WHERE capability_id = ? AND kernel_key IN (SELECT value FROM json_each(?))');
