@@ -8,7 +8,10 @@
  *  either way      session/cancel purges the session's capability contexts; from the editor it
  *                  also answers the agent's open permission requests `cancelled` (ACP
  *                  prompt-turn §cancellation) and drops the editor's late answers to them.
- * Each message gets one `Disposition`; the transport applies them in arrival order.
+ * Each message gets one `Disposition`; the transport applies them in arrival order. The transport
+ * may judge the next messages while a tool-call update's receipt commits (`judgeFromAgent`): every
+ * step that reads or changes state a later message depends on runs when the message is judged;
+ * only the commit, and the forwarding decision that waits for it, is left to `ready`.
  * Owns: method handling. Imports the kernel (signing) and the proxy's guards. All params are
  * attacker-controlled (either peer may be hostile).
  */
@@ -73,7 +76,13 @@ export interface InterceptorOptions {
   clock?: () => number;
 }
 
+/** A judged message: `ready` resolves with its disposition once its own receipt, if any, committed or failed. Never rejects. */
+export interface Judged {
+  ready: Promise<Disposition>;
+}
+
 const pass = (): Disposition => ({ forward: true, toSender: [], toPeerAfter: [] });
+const at = (d: Disposition): Judged => ({ ready: Promise.resolve(d) });
 
 /**
  * The kernel's forbidden-path guard with the policy's `guards['forbidden-path']` settings (the
@@ -106,7 +115,23 @@ export class AcpInterceptor {
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
   }
 
+  /** The disposition of an agent message, once its receipt (if it needs one) has committed or failed. */
   async fromAgent(m: Incoming): Promise<Disposition> {
+    return (await this.judgeFromAgent(m)).ready;
+  }
+
+  /**
+   * Judges an agent message. Call it in arrival order, each call after the previous one resolved:
+   * guards, the checker, refusal receipts and every change to contexts and permissions happen
+   * before it resolves. A tool-call update's receipt is started and committed in `ready`, so the
+   * caller may judge the next messages meanwhile (their receipts are then committed together).
+   */
+  async judgeFromAgent(m: Incoming): Promise<Judged> {
+    if (m.kind === 'notification' && m.message.method === 'session/update') return this.sessionUpdate(m.message.params);
+    return { ready: Promise.resolve(await this.agentMessage(m)) };
+  }
+
+  private async agentMessage(m: Incoming): Promise<Disposition> {
     if (m.kind === 'request') {
       const { id, method } = m.message;
       const params = m.message.params ?? {};
@@ -125,10 +150,7 @@ export class AcpInterceptor {
           return pass();
       }
     }
-    if (m.kind === 'notification') {
-      if (m.message.method === 'session/update') return this.sessionUpdate(m.message.params);
-      if (m.message.method === 'session/cancel') return this.cancel(m.message.params, false);
-    }
+    if (m.kind === 'notification' && m.message.method === 'session/cancel') return this.cancel(m.message.params, false);
     return pass();
   }
 
@@ -266,13 +288,18 @@ export class AcpInterceptor {
     return { forward: true, toSender: [], toPeerAfter };
   }
 
-  private async sessionUpdate(params: unknown): Promise<Disposition> {
+  /**
+   * Synchronous up to the receipt: the context is bound and settled here, in arrival order, so the
+   * next update (judged while this receipt commits) sees the call exactly as it did when each
+   * update waited for its own receipt. Whether the update is forwarded waits for the commit.
+   */
+  private sessionUpdate(params: unknown): Judged {
     const event = readToolCallEvent(params);
-    if (event.kind === 'none') return pass();
+    if (event.kind === 'none') return at(pass());
     const required = this.options.config.fields.attestation === 'required';
     if (event.kind === 'invalid') {
       this.log(`${event.message}${required ? ' (not forwarded: attestation is required)' : ''}`);
-      return { forward: !required, toSender: [], toPeerAfter: [] };
+      return at({ forward: !required, toSender: [], toPeerAfter: [] });
     }
     const context = event.kind === 'tool_call'
       ? this.contexts.bindToolCall(event.sessionId, event.toolCallId, event.toolKind)
@@ -281,22 +308,28 @@ export class AcpInterceptor {
     // The entry as recorded: under a redacting policy without the title, resource or request hash in clear.
     const redaction = kernel?.policy.policy.redaction ?? NO_REDACTION;
     const entry = auditEntry(event, this.options.config.serverId, this.clock(), context, redaction);
-    let recorded = false;
-    if (kernel !== undefined) {
-      try {
-        await kernel.recordReceipt(auditDraft(entry, kernel.policy.policyHash, redaction), { nonce: auditNonce(entry), sessionId: entry.sessionId });
-        recorded = true;
-      } catch (e) {
-        // The same event sent twice maps to the same receipt (same nonce and body): already recorded.
-        recorded = isChioError(e) && e.code === 'CHIO-LEDGER-DUPLICATE-RECEIPT';
-        if (!recorded) this.log(`receipt for tool call ${entry.toolCallId} (${entry.status}) failed: ${(e as Error).message}`);
-      }
-    }
     this.contexts.settle(entry.sessionId, entry.toolCallId, entry.status);
-    if (!recorded && required) {
-      this.log(`tool call ${entry.toolCallId} (${entry.status}) not forwarded: attestation is required and ${kernel === undefined ? 'no receipt signer is installed' : 'its receipt could not be written'}`);
-      return { forward: false, toSender: [], toPeerAfter: [], entry };
+    const decide = (recorded: boolean): Disposition => {
+      if (!recorded && required) {
+        this.log(`tool call ${entry.toolCallId} (${entry.status}) not forwarded: attestation is required and ${kernel === undefined ? 'no receipt signer is installed' : 'its receipt could not be written'}`);
+        return { forward: false, toSender: [], toPeerAfter: [], entry };
+      }
+      return { forward: true, toSender: [], toPeerAfter: [], entry };
+    };
+    if (kernel === undefined) return at(decide(false));
+    let receipt: Promise<unknown>;
+    try {
+      // Started now, in arrival order: the kernel appends in call order, so seqs follow arrival.
+      receipt = kernel.recordReceipt(auditDraft(entry, kernel.policy.policyHash, redaction), { nonce: auditNonce(entry), sessionId: entry.sessionId });
+    } catch (e) {
+      receipt = Promise.reject(e);
     }
-    return { forward: true, toSender: [], toPeerAfter: [], entry };
+    const ready = receipt.then(() => true, (e: unknown) => {
+      // The same event sent twice maps to the same receipt (same nonce and body): already recorded.
+      const recorded = isChioError(e) && e.code === 'CHIO-LEDGER-DUPLICATE-RECEIPT';
+      if (!recorded) this.log(`receipt for tool call ${entry.toolCallId} (${entry.status}) failed: ${(e as Error)?.message ?? String(e)}`);
+      return recorded;
+    });
+    return { ready: ready.then(decide) };
   }
 }

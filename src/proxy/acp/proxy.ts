@@ -1,12 +1,14 @@
 /**
  * `AcpProxy` (issue 7): spawns the agent and routes ACP's symmetric JSON-RPC between the editor
  * (our stdin/stdout) and the agent (its stdin/stdout), one line per message (ACP v1 transports).
- * Each direction is handled strictly in arrival order, so nothing is reordered; lines are
+ * Each direction is an ordered pipeline (pipeline.ts): messages are judged and leave strictly in
+ * arrival order, so nothing is reordered, while later messages are judged as an earlier one's
+ * receipt commits (at most MAX_IN_FLIGHT per direction, then its input is not read); lines are
  * forwarded byte for byte. Malformed input from the editor is answered (−32700/−32600) and never
  * forwarded; garbage from the agent is logged and dropped. When the agent exits, the editor's
  * unanswered requests and every later one get a clear error, and the proxy keeps answering until
  * the editor closes its end.
- * Owns: processes, framing and ordering. Imports src/wire and the interceptor.
+ * Owns: processes and framing. Imports src/wire, the pipeline and the interceptor.
  */
 import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
@@ -14,7 +16,9 @@ import { classify, errorResponse, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, 
 import type { Incoming } from '../../wire/index.js';
 import type { AcpProxyConfig } from './config.js';
 import { AcpInterceptor } from './interceptor.js';
-import type { Disposition, InterceptorOptions } from './interceptor.js';
+import type { Disposition, InterceptorOptions, Judged } from './interceptor.js';
+import { gatedInput, now, OrderedPipeline } from './pipeline.js';
+import type { Step } from './pipeline.js';
 
 export interface AcpProxyOptions extends Omit<InterceptorOptions, 'config'> {
   config: AcpProxyConfig;
@@ -60,7 +64,15 @@ export class AcpProxy {
     const { fields } = this.options.config;
     const max = this.options.maxMessageBytes ?? ACP_MAX_MESSAGE_BYTES;
     const child = spawn(fields.agentCommand, [...fields.agentArgs], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...fields.agentEnv } });
-    const toEditor = (m: object | string) => this.options.output.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
+    const editorOut = this.options.output;
+    const toEditor = (m: object | string) => {
+      // Messages that leave together (a committed batch of updates) go out in one write.
+      if (editorOut.writableCorked === 0) {
+        editorOut.cork();
+        process.nextTick(() => editorOut.uncork());
+      }
+      editorOut.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
+    };
     const toAgent = (m: object | string) => {
       if (this.agentGone === undefined && child.stdin.writable) child.stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
     };
@@ -78,31 +90,25 @@ export class AcpProxy {
     });
 
     // Agent → editor, in order.
-    let agentQueue = Promise.resolve();
-    const fromAgent = readLines(child.stdout, {
-      onLine: (line) => {
-        agentQueue = agentQueue.then(() => this.agentLine(line, toEditor, toAgent)).catch((e) => this.log(`internal fault on an agent message: ${(e as Error).message}`));
-      },
-      onOversize: (limit) => this.log(`dropped a message from the agent larger than ${limit} bytes`),
+    const agentPipe = new OrderedPipeline((e) => this.log(`internal fault on an agent message: ${(e as Error)?.message ?? String(e)}`));
+    const fromAgent = readLines(gatedInput(child.stdout, agentPipe), {
+      onLine: (line) => agentPipe.push(() => this.agentLine(line, toEditor, toAgent)),
+      onOversize: (limit) => agentPipe.push(() => now(() => this.log(`dropped a message from the agent larger than ${limit} bytes`))),
     }, max).catch(() => {});
-    const agentDone = Promise.all([exited, fromAgent]).then(() => agentQueue).then(() => {
+    const agentDone = Promise.all([exited, fromAgent]).then(() => agentPipe.drained()).then(() => {
       for (const [key, method] of this.unanswered) toEditor(errorResponse(JSON.parse(key), INTERNAL_ERROR, `agent ${this.agentGone} before answering ${method}`));
       this.unanswered.clear();
       this.log(`agent ${this.agentGone}`);
     });
 
     // Editor → agent, in order.
-    let editorQueue = Promise.resolve();
-    await readLines(this.options.input, {
-      onLine: (line) => {
-        editorQueue = editorQueue.then(() => this.editorLine(line, toEditor, toAgent)).catch((e) => this.log(`internal fault on an editor message: ${(e as Error).message}`));
-      },
-      onOversize: (limit) => {
-        // Queued like any line, so the refusal never overtakes answers to earlier lines.
-        editorQueue = editorQueue.then(() => void toEditor(errorResponse(null, INVALID_REQUEST, `message larger than ${limit} bytes refused`)));
-      },
+    const editorPipe = new OrderedPipeline((e) => this.log(`internal fault on an editor message: ${(e as Error)?.message ?? String(e)}`));
+    await readLines(gatedInput(this.options.input, editorPipe), {
+      onLine: (line) => editorPipe.push(() => this.editorLine(line, toEditor, toAgent)),
+      // Queued like any line, so the refusal never overtakes answers to earlier lines.
+      onOversize: (limit) => editorPipe.push(() => now(() => void toEditor(errorResponse(null, INVALID_REQUEST, `message larger than ${limit} bytes refused`)))),
     }, max);
-    await editorQueue;
+    await editorPipe.drained();
     child.stdin.end();
     // The editor is gone: the agent gets 5 s to finish on its own, then SIGTERM, then SIGKILL.
     const term = setTimeout(() => child.kill('SIGTERM'), 5000);
@@ -130,40 +136,48 @@ export class AcpProxy {
     for (const m of d.toPeerAfter) peer(m);
   }
 
-  private async editorLine(line: string, toEditor: (m: object | string) => void, toAgent: (m: object | string) => void): Promise<void> {
+  /** Judged in arrival order; bookkeeping now, sends when it leaves. */
+  private async editorLine(line: string, toEditor: (m: object | string) => void, toAgent: (m: object | string) => void): Promise<Step> {
     const p = this.parse(line);
-    if (p === null) return;
-    if (!p.ok) return void toEditor(errorResponse(null, PARSE_ERROR, p.reason));
+    if (p === null) return now();
+    if (!p.ok) return now(() => void toEditor(errorResponse(null, PARSE_ERROR, p.reason)));
     const m = p.message;
-    if (m.kind === 'invalid') return void toEditor(errorResponse(m.id, INVALID_REQUEST, m.reason));
+    if (m.kind === 'invalid') return now(() => void toEditor(errorResponse(m.id, INVALID_REQUEST, m.reason)));
     if (this.agentGone !== undefined) {
-      if (m.kind === 'request') toEditor(errorResponse(m.message.id, INTERNAL_ERROR, `agent ${this.agentGone}; ${m.message.method} cannot be answered`));
-      return;
+      const gone = this.agentGone;
+      return now(() => {
+        if (m.kind === 'request') toEditor(errorResponse(m.message.id, INTERNAL_ERROR, `agent ${gone}; ${m.message.method} cannot be answered`));
+      });
     }
     if (m.kind === 'request') this.unanswered.set(JSON.stringify(m.message.id), m.message.method);
-    this.apply(await this.interceptor.fromClient(m), p.raw, toEditor, toAgent);
+    const d = await this.interceptor.fromClient(m);
+    return now(() => this.apply(d, p.raw, toEditor, toAgent));
   }
 
-  private async agentLine(line: string, toEditor: (m: object | string) => void, toAgent: (m: object | string) => void): Promise<void> {
+  /** Judged in arrival order; leaves once its receipt (if any) committed or failed, after every earlier agent message. */
+  private async agentLine(line: string, toEditor: (m: object | string) => void, toAgent: (m: object | string) => void): Promise<Step> {
     const p = this.parse(line);
-    if (p === null) return;
-    if (!p.ok) return void this.log(`dropped a line from the agent that is not JSON: ${line.slice(0, 120)}`);
+    if (p === null) return now();
+    if (!p.ok) return now(() => this.log(`dropped a line from the agent that is not JSON: ${line.slice(0, 120)}`));
     const m = p.message;
     if (m.kind === 'invalid') {
-      this.log(`dropped a message from the agent that is not JSON-RPC: ${m.reason}`);
-      if (m.id !== null) toAgent(errorResponse(m.id, INVALID_REQUEST, m.reason));
-      return;
+      return now(() => {
+        this.log(`dropped a message from the agent that is not JSON-RPC: ${m.reason}`);
+        if (m.id !== null) toAgent(errorResponse(m.id, INVALID_REQUEST, m.reason));
+      });
     }
     if (m.kind === 'response' && m.message.id !== null) this.unanswered.delete(JSON.stringify(m.message.id));
-    let d: Disposition;
-    try {
-      d = await this.interceptor.fromAgent(m);
-    } catch (e) {
-      // A fault while judging a message fails closed: not forwarded, and a request is answered.
+    // A fault while judging a message fails closed: not forwarded, and a request is answered.
+    const fault = (e: unknown) => () => {
       this.log(`internal fault on an agent message, not forwarded: ${(e as Error)?.message ?? String(e)}`);
       if (m.kind === 'request') toAgent(errorResponse(m.message.id, INTERNAL_ERROR, `internal error: the proxy could not judge ${m.message.method}`));
-      return;
+    };
+    let judged: Judged;
+    try {
+      judged = await this.interceptor.judgeFromAgent(m);
+    } catch (e) {
+      return now(fault(e));
     }
-    this.apply(d, p.raw, toAgent, toEditor);
+    return { leave: judged.ready.then((d: Disposition) => () => this.apply(d, p.raw, toAgent, toEditor), fault) };
   }
 }
