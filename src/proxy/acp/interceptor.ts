@@ -3,7 +3,7 @@
  *  agent → editor  fs/* and terminal/* requests are checked (kernel checker when installed, then
  *                  FsGuard with the policy's forbidden paths / TerminalGuard and any plugged-in
  *                  terminal checks) and refused with −32000 naming the operation and value, never
- *                  forwarded, leaving a deny receipt that names the refusing guard; session/update tool-call events become signed receipts;
+ *                  forwarded, leaving a deny receipt that names the refusing guard; session/update tool-call events become signed receipts (updates.ts);
  *                  permission requests are logged with their mapping and tracked;
  *  either way      session/cancel purges the session's capability contexts; from the editor it
  *                  also answers the agent's open permission requests `cancelled` (ACP
@@ -23,31 +23,25 @@ import { guards } from '../../kernel/index.js';
 import type { Kernel } from '../../kernel/index.js';
 import { errorResponse, INVALID_PARAMS, resultResponse } from '../../wire/index.js';
 import type { Incoming, RequestId } from '../../wire/index.js';
-import { auditEntry, readToolCallEvent } from './audit.js';
-import type { AcpToolCallAuditEntry } from './audit.js';
 import { splitToken } from './checker.js';
 import type { KernelCapabilityChecker } from './checker.js';
 import type { AcpProxyConfig } from './config.js';
 import { CapabilityContexts } from './contexts.js';
 import { FsGuard } from './fs-guard.js';
 import type { ForbiddenPaths } from './fs-guard.js';
-import { auditDraft, auditNonce, refusalDraft } from './receipts.js';
-import { NO_REDACTION, redacts } from './redaction.js';
+import { refusalDraft } from './receipts.js';
+import { redacts } from './redaction.js';
 import { TerminalGuard } from './terminal-guard.js';
 import type { TerminalCheck } from './terminal-guard.js';
 import { kernelTerminalCheck } from './kernel-terminal-check.js';
+import { judgeToolCallUpdate } from './updates.js';
 
 /** ACP's access-denied error code for refused requests (upstream ACP_ERROR_ACCESS_DENIED). */
 export const ACCESS_DENIED = -32000;
 
-/** What to do with one message: forward it or not, answer its sender, and send extras to the peer after it. */
-export interface Disposition {
-  forward: boolean;
-  toSender: object[];
-  toPeerAfter: object[];
-  /** The audit entry recorded for this message, if any (tests, logs). */
-  entry?: AcpToolCallAuditEntry;
-}
+import { at, pass } from './disposition.js';
+import type { Disposition, Judged } from './disposition.js';
+export type { Disposition, Judged } from './disposition.js';
 
 const nonBlank = z.string().refine((s) => s.trim() !== '' && s.trim() === s, 'must be a non-empty unpadded string');
 const FsParams = z.object({ sessionId: nonBlank, path: z.string() }).passthrough();
@@ -76,13 +70,6 @@ export interface InterceptorOptions {
   clock?: () => number;
 }
 
-/** A judged message: `ready` resolves with its disposition once its own receipt, if any, committed or failed. Never rejects. */
-export interface Judged {
-  ready: Promise<Disposition>;
-}
-
-const pass = (): Disposition => ({ forward: true, toSender: [], toPeerAfter: [] });
-const at = (d: Disposition): Judged => ({ ready: Promise.resolve(d) });
 
 /**
  * The kernel's forbidden-path guard with the policy's `guards['forbidden-path']` settings (the
@@ -128,7 +115,7 @@ export class AcpInterceptor {
    */
   async judgeFromAgent(m: Incoming): Promise<Judged> {
     if (m.kind === 'notification' && m.message.method === 'session/update') return this.sessionUpdate(m.message.params);
-    return { ready: Promise.resolve(await this.agentMessage(m)) };
+    return at(await this.agentMessage(m));
   }
 
   private async agentMessage(m: Incoming): Promise<Disposition> {
@@ -288,48 +275,8 @@ export class AcpInterceptor {
     return { forward: true, toSender: [], toPeerAfter };
   }
 
-  /**
-   * Synchronous up to the receipt: the context is bound and settled here, in arrival order, so the
-   * next update (judged while this receipt commits) sees the call exactly as it did when each
-   * update waited for its own receipt. Whether the update is forwarded waits for the commit.
-   */
   private sessionUpdate(params: unknown): Judged {
-    const event = readToolCallEvent(params);
-    if (event.kind === 'none') return at(pass());
-    const required = this.options.config.fields.attestation === 'required';
-    if (event.kind === 'invalid') {
-      this.log(`${event.message}${required ? ' (not forwarded: attestation is required)' : ''}`);
-      return at({ forward: !required, toSender: [], toPeerAfter: [] });
-    }
-    const context = event.kind === 'tool_call'
-      ? this.contexts.bindToolCall(event.sessionId, event.toolCallId, event.toolKind)
-      : this.contexts.forUpdate(event.sessionId, event.toolCallId);
-    const kernel = this.options.kernel;
-    // The entry as recorded: under a redacting policy without the title, resource or request hash in clear.
-    const redaction = kernel?.policy.policy.redaction ?? NO_REDACTION;
-    const entry = auditEntry(event, this.options.config.serverId, this.clock(), context, redaction);
-    this.contexts.settle(entry.sessionId, entry.toolCallId, entry.status);
-    const decide = (recorded: boolean): Disposition => {
-      if (!recorded && required) {
-        this.log(`tool call ${entry.toolCallId} (${entry.status}) not forwarded: attestation is required and ${kernel === undefined ? 'no receipt signer is installed' : 'its receipt could not be written'}`);
-        return { forward: false, toSender: [], toPeerAfter: [], entry };
-      }
-      return { forward: true, toSender: [], toPeerAfter: [], entry };
-    };
-    if (kernel === undefined) return at(decide(false));
-    let receipt: Promise<unknown>;
-    try {
-      // Started now, in arrival order: the kernel appends in call order, so seqs follow arrival.
-      receipt = kernel.recordReceipt(auditDraft(entry, kernel.policy.policyHash, redaction), { nonce: auditNonce(entry), sessionId: entry.sessionId });
-    } catch (e) {
-      receipt = Promise.reject(e);
-    }
-    const ready = receipt.then(() => true, (e: unknown) => {
-      // The same event sent twice maps to the same receipt (same nonce and body): already recorded.
-      const recorded = isChioError(e) && e.code === 'CHIO-LEDGER-DUPLICATE-RECEIPT';
-      if (!recorded) this.log(`receipt for tool call ${entry.toolCallId} (${entry.status}) failed: ${(e as Error)?.message ?? String(e)}`);
-      return recorded;
-    });
-    return { ready: ready.then(decide) };
+    const { kernel, config } = this.options;
+    return judgeToolCallUpdate(params, { contexts: this.contexts, config, log: this.log, clock: this.clock, ...(kernel === undefined ? {} : { kernel }) });
   }
 }
