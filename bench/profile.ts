@@ -35,8 +35,8 @@ async function calls(args: string[], n: number, env?: Record<string, string>): P
   return r;
 }
 
-/** p50 of one durable commit: a one-row insert in its own BEGIN IMMEDIATE transaction, WAL, synchronous=FULL. */
-function durableCommitMs(dir: string, n = 300): number {
+/** One durable commit's latency (p50, p90, p99): a one-row insert in its own BEGIN IMMEDIATE transaction, WAL, synchronous=FULL. */
+function durableCommitMs(dir: string, n = 300): { p50: number; p90: number; p99: number } {
   const db = new Database(join(dir, 'commit.sqlite'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
@@ -51,7 +51,8 @@ function durableCommitMs(dir: string, n = 300): number {
   }
   db.close();
   times.sort((a, b) => a - b);
-  return times[Math.floor(n / 2)]!;
+  const at = (q: number) => times[Math.min(n - 1, Math.floor(n * q))]!;
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99) };
 }
 
 interface CpuProfile { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples: number[]; timeDeltas: number[] }
@@ -92,8 +93,11 @@ export async function profileFigures(n = 1000): Promise<void> {
     console.log(`  direct            p50 ${direct.p50ms.toFixed(3)} ms  p99 ${direct.p99ms.toFixed(3)} ms  ${direct.perSecond.toFixed(0)}/s`);
     console.log(`  governed          p50 ${plain.p50ms.toFixed(3)} ms  p99 ${plain.p99ms.toFixed(3)} ms  ${plain.perSecond.toFixed(0)}/s  (${(plain.perSecond / direct.perSecond).toFixed(2)} of direct)`);
     console.log(`  governed, --reservation-sync normal (one fsync per call)  p50 ${oneFsync.p50ms.toFixed(3)} ms  p99 ${oneFsync.p99ms.toFixed(3)} ms  ${oneFsync.perSecond.toFixed(0)}/s  (${(oneFsync.perSecond / direct.perSecond).toFixed(2)} of direct)`);
-    console.log(`  one durable commit p50 ${commit.toFixed(3)} ms (same disk, synchronous=FULL)`);
-    console.log(`  goal: governed p50 ≤ direct p50 + one commit + 0.3 ms = ${(direct.p50ms + commit + 0.3).toFixed(3)} ms; now ${(plain.p50ms - direct.p50ms - commit).toFixed(3)} ms over direct + commit`);
+    console.log(`  one durable commit p50 ${commit.p50.toFixed(3)} ms, p90 ${commit.p90.toFixed(3)} ms, p99 ${commit.p99.toFixed(3)} ms (same disk, synchronous=FULL)`);
+    console.log(`  goal: governed p50 ≤ direct p50 + one commit + 0.3 ms = ${(direct.p50ms + commit.p50 + 0.3).toFixed(3)} ms; now ${(plain.p50ms - direct.p50ms - commit.p50).toFixed(3)} ms over direct + commit`);
+    // With the default reservation sync a lone call makes two durable commits (the reservation before
+    // the tool runs, the receipt after): the floor under that guarantee counts both.
+    console.log(`  floor with the reservation fsynced too: direct p50 + two commits + 0.3 ms = ${(direct.p50ms + 2 * commit.p50 + 0.3).toFixed(3)} ms; --reservation-sync normal is held to the one-commit goal`);
     console.log(`  (under the CPU profiler: p50 ${governed.p50ms.toFixed(3)} ms)`);
 
     const s = JSON.parse(readFileSync(stages, 'utf8')) as { stages: Array<{ stage: string; ns: number; count: number }> };
