@@ -147,9 +147,12 @@ describe('the stored Merkle tree', () => {
     }
     expect(storedRows(path)).toEqual(before);
 
-    // Back to schema 6: no tree tables; opening it for writing migrates and computes them.
+    // Back to schema 6: no tree tables, and the verdict and timestamp indexes schema 8 replaced;
+    // opening it for writing migrates and computes them.
     const old = new Database(path);
     old.exec('DROP TABLE merkle_subtrees; DROP TABLE ledger_checkpoints;');
+    old.exec(`DROP INDEX ledger_entries_timestamp_verdict; DROP INDEX ledger_entries_verdict_not_allow;
+      CREATE INDEX ledger_entries_timestamp ON ledger_entries (timestamp); CREATE INDEX ledger_entries_verdict ON ledger_entries (verdict);`);
     old.pragma('user_version = 6');
     old.close();
     openLedger(path).close();
