@@ -5,8 +5,11 @@
 // required. Real proxy process, real SDK fixture agent, real SQLite ledger, `chio ledger verify`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { MAX_IN_FLIGHT } from '../../src/proxy/acp/pipeline.js';
+import { gatedInput, MAX_IN_FLIGHT, OrderedPipeline } from '../../src/proxy/acp/pipeline.js';
+import { readLines } from '../../src/wire/index.js';
 import { startProxyClient, waitFor } from '../helpers/acp-proxy-client.js';
 import { kernelKeyFiles, ledgerReceipts } from '../helpers/acp-proxy-ledger.js';
 import { INIT_PARAMS, promptParams, rawProxy } from '../helpers/acp-proxy-raw.js';
@@ -142,4 +145,45 @@ describe('an update whose receipt cannot be written, in the middle of a burst', 
       expect(v.status, v.stdout + v.stderr).toBe(0);
     });
   }
+});
+
+describe('the in-flight bound (the pipeline and its gated input, with the real line reader)', () => {
+  it('a flood is read only up to the bound while nothing leaves; each message that leaves lets exactly one more in; all leave in order', async () => {
+    const bound = 8;
+    const faults: unknown[] = [];
+    const pipe = new OrderedPipeline((e) => faults.push(e), bound);
+    const input = new PassThrough();
+    const read: string[] = [];
+    const left: string[] = [];
+    const holds: Array<() => void> = [];
+    const reading = readLines(gatedInput(input, pipe), {
+      onLine: (line) => {
+        read.push(line);
+        // Every message waits for its "receipt" (released by the test), the last one first.
+        pipe.push(() => ({ leave: new Promise<() => void>((resolve) => holds.push(() => resolve(() => void left.push(line)))) }));
+      },
+      onOversize: () => {},
+    });
+    input.end(Array.from({ length: 100 }, (_, i) => `m${i}`).join('\n') + '\n'); // one chunk, 100 lines
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await turn();
+    };
+    await settle();
+    expect(read).toHaveLength(bound);
+    holds.at(-1)!(); // the newest is ready, but earlier ones hold it back: nothing leaves, nothing more is read
+    await settle();
+    expect([left.length, read.length]).toEqual([0, bound]);
+    holds[0]!(); // the oldest leaves: one more is read
+    await settle();
+    expect([left, read.length]).toEqual([['m0'], bound + 1]);
+    for (let released = 1; released < 100; released++) {
+      for (const h of holds) h();
+      await settle();
+    }
+    await reading;
+    await pipe.drained();
+    expect(read).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`));
+    expect(left).toEqual(read);
+    expect(faults).toEqual([]);
+  });
 });
