@@ -2,6 +2,9 @@
  * MCP edge figures for `npm run bench` (issue 4): governed `tools/call` round trips per second and
  * p50/p99 latency through `chio mcp serve` (stdio) wrapping the real server-everything, beside the
  * same calls made directly to the same upstream in the same run; then calls per second with 16 in flight.
+ * Beside them, the same calls through a null relay (bench/null-relay.ts: a process that starts the
+ * upstream and copies bytes both ways): the floor of any edge that wraps a stdio server, since the
+ * client, the relay and the upstream then share this machine's cores.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -15,6 +18,7 @@ import { concurrentEchoCalls, sequentialEchoCalls } from './echo-calls.js';
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const NULL_RELAY = fileURLToPath(new URL('./null-relay.js', import.meta.url));
 
 export interface RoundTrips {
   perSecond: number;
@@ -33,12 +37,13 @@ async function measure(args: string[], calls: number): Promise<RoundTrips> {
   return { ...sequential, sixteenInFlight };
 }
 
-export async function mcpEdgeFigures(calls = 500): Promise<{ direct: RoundTrips; governed: RoundTrips }> {
+export async function mcpEdgeFigures(calls = 500): Promise<{ direct: RoundTrips; relayed: RoundTrips; governed: RoundTrips }> {
   const dir = mkdtempSync(join(tmpdir(), 'chio-bench-mcp-'));
   try {
     const direct = await measure([EVERYTHING, 'stdio'], calls);
+    const relayed = await measure([NULL_RELAY, process.execPath, EVERYTHING, 'stdio'], calls);
     const governed = await measure([CLI, 'mcp', 'serve', '--receipt-db', join(dir, 'edge.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'], calls);
-    return { direct, governed };
+    return { direct, relayed, governed };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

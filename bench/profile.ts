@@ -23,6 +23,7 @@ import { walFigures } from './wal-bytes.js';
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const NULL_RELAY = fileURLToPath(new URL('./null-relay.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 type Latency = Sequential;
@@ -81,6 +82,7 @@ export async function profileFigures(n = 1000): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'chio-bench-profile-'));
   try {
     const direct = await calls([EVERYTHING, 'stdio'], n);
+    const relayed = await calls([NULL_RELAY, process.execPath, EVERYTHING, 'stdio'], n);
     const stages = join(dir, 'stages.json');
     const cpuDir = join(dir, 'cpu');
     // Stage stamps cost two hrtime reads per boundary; the CPU profiler slows everything, so it runs apart.
@@ -91,12 +93,14 @@ export async function profileFigures(n = 1000): Promise<void> {
 
     console.log(`\nOne governed MCP tools/call (server-everything echo over stdio, one in flight, ${n} calls)`);
     console.log(`  direct            p50 ${direct.p50ms.toFixed(3)} ms  p99 ${direct.p99ms.toFixed(3)} ms  ${direct.perSecond.toFixed(0)}/s`);
+    console.log(`  null relay        p50 ${relayed.p50ms.toFixed(3)} ms  p99 ${relayed.p99ms.toFixed(3)} ms  ${relayed.perSecond.toFixed(0)}/s  (${(relayed.perSecond / direct.perSecond).toFixed(2)} of direct: a process that only copies bytes, the floor of any wrapping edge)`);
     console.log(`  governed          p50 ${plain.p50ms.toFixed(3)} ms  p99 ${plain.p99ms.toFixed(3)} ms  ${plain.perSecond.toFixed(0)}/s  (${(plain.perSecond / direct.perSecond).toFixed(2)} of direct)`);
     console.log(`  governed, --reservation-sync normal (one fsync per call)  p50 ${oneFsync.p50ms.toFixed(3)} ms  p99 ${oneFsync.p99ms.toFixed(3)} ms  ${oneFsync.perSecond.toFixed(0)}/s  (${(oneFsync.perSecond / direct.perSecond).toFixed(2)} of direct)`);
     console.log(`  one durable commit p50 ${commit.p50.toFixed(3)} ms, p90 ${commit.p90.toFixed(3)} ms, p99 ${commit.p99.toFixed(3)} ms (same disk, synchronous=FULL)`);
     console.log(`  goal: governed p50 ≤ direct p50 + one commit + 0.3 ms = ${(direct.p50ms + commit.p50 + 0.3).toFixed(3)} ms; now ${(plain.p50ms - direct.p50ms - commit.p50).toFixed(3)} ms over direct + commit`);
     // With the default reservation sync a lone call makes two durable commits (the reservation before
     // the tool runs, the receipt after): the floor under that guarantee counts both.
+    console.log(`  floor of a wrapping edge: null relay p50 + one commit = ${(relayed.p50ms + commit.p50).toFixed(3)} ms (two commits: ${(relayed.p50ms + 2 * commit.p50).toFixed(3)} ms)`);
     console.log(`  floor with the reservation fsynced too: direct p50 + two commits + 0.3 ms = ${(direct.p50ms + 2 * commit.p50 + 0.3).toFixed(3)} ms; --reservation-sync normal is held to the one-commit goal`);
     console.log(`  (under the CPU profiler: p50 ${governed.p50ms.toFixed(3)} ms)`);
 

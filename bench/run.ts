@@ -235,10 +235,12 @@ async function main(): Promise<void> {
 
   // The MCP edge: one client, one call in flight, through chio vs straight to the upstream.
   {
-    const { direct, governed } = await mcpEdgeFigures();
+    const { direct, relayed, governed } = await mcpEdgeFigures();
     row('MCP tools/call direct to server-everything (stdio)', direct.perSecond, '(limit)', undefined, `p50 ${direct.p50ms.toFixed(2)} ms, p99 ${direct.p99ms.toFixed(2)} ms`);
+    row('  … through a null relay (copies bytes, judges nothing)', relayed.perSecond, 'direct', direct.perSecond, `p50 ${relayed.p50ms.toFixed(2)} ms: the floor of any wrapping edge`);
     row('MCP tools/call through chio mcp serve (governed)', governed.perSecond, 'direct', direct.perSecond, `p50 ${governed.p50ms.toFixed(2)} ms, p99 ${governed.p99ms.toFixed(2)} ms`);
     row('MCP tools/call direct, 16 in flight', direct.sixteenInFlight, '(limit)');
+    row('  … through a null relay, 16 in flight', relayed.sixteenInFlight, 'direct', direct.sixteenInFlight, 'the floor of any wrapping edge');
     row('MCP tools/call through chio mcp serve, 16 in flight', governed.sixteenInFlight, 'direct', direct.sixteenInFlight, 'goal ≥ 0.5');
     const bridges = await httpBridgeFigures();
     row('MCP over Streamable HTTP via mcp-proxy (ungoverned bridge)', bridges.mcpProxy.sequential.perSecond, '(limit)', undefined, `p50 ${bridges.mcpProxy.sequential.p50ms.toFixed(2)} ms`);
