@@ -18,6 +18,7 @@ import { proofCommand } from './commands/proof.js';
 import { mcpCommand, upstreamAfterSeparator } from './commands/mcp.js';
 import { checkCommand, policyCommand } from './commands/policy.js';
 import { receiptCommand } from './commands/receipt.js';
+import { serveCommand } from './commands/serve.js';
 import { sqlCommand } from './commands/sql.js';
 import { DEFAULT_RECEIPT_DB } from './options.js';
 import { reportError } from './output.js';
@@ -51,6 +52,7 @@ export async function main(argv: string[]): Promise<void> {
     .command(certCommand)
     .command(proofCommand)
     .command(evidenceCommand)
+    .command(serveCommand)
     .demandCommand(1, 'name a command')
     .strict()
     .parserConfiguration({ 'populate--': true })

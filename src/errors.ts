@@ -269,6 +269,31 @@ export const ERROR_CATALOGUE = {
     help: 'check the query; `chio sql "select name from sqlite_schema"` lists the tables and views',
     exit: EXIT.badInput,
   },
+  'CHIO-API-UNAUTHORIZED': {
+    summary: 'the audit API request carried no bearer token, or not the service token',
+    help: 'send `Authorization: Bearer <token>` with the token `chio serve` was started with (--service-token or --service-token-file); only /healthz is open',
+    exit: EXIT.badInput,
+  },
+  'CHIO-API-BAD-REQUEST': {
+    summary: 'an audit API query parameter is missing, unknown or malformed',
+    help: 'the error names the parameter; filters are toolServer, toolName, capabilityId, sessionId, outcome (allow|deny|cancelled|incomplete), since and until (Unix seconds or ISO 8601), limit (1–1000) and cursor (the nextCursor of the previous page)',
+    exit: EXIT.badInput,
+  },
+  'CHIO-API-NOT-FOUND': {
+    summary: 'no audit API route, receipt or session matches the request',
+    help: 'routes are GET /healthz, /v1/receipts/query, /v1/receipts/{id}, /v1/sessions, /v1/sessions/{id}/receipts and /v1/ledger/head',
+    exit: EXIT.badInput,
+  },
+  'CHIO-API-LEDGER-UNREADABLE': {
+    summary: 'the audit API could not read the ledger for this request (locked, damaged or gone)',
+    help: 'retry; if it persists, run `chio ledger verify` on the file the service was started with',
+    exit: EXIT.fault,
+  },
+  'CHIO-CLI-SERVICE-OPTIONS': {
+    summary: '`chio serve` was given no service token, or an address it cannot listen on',
+    help: 'pass --service-token T or --service-token-file F (at least 16 characters) and --listen host:port (127.0.0.1:8940 by default)',
+    exit: EXIT.badInput,
+  },
   'CHIO-CLI-RECEIPT-NOT-FOUND': {
     summary: 'no receipt with this id (or id prefix) is in the ledger',
     help: 'list receipt ids with `chio receipt list`; a prefix must be at least 8 hex characters and unique',

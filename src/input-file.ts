@@ -29,6 +29,8 @@ export const INPUT_LIMITS = {
   policy: 1 * MiB,
   seed: 4 * KiB,
   'public key': 4 * KiB,
+  /** The audit API's bearer token (`chio serve --service-token-file`). */
+  'service token': 4 * KiB,
   receipts: 256 * MiB,
   /** A signed checkpoint note (C2SP signed-note caps a note at far less). */
   checkpoint: 128 * KiB,

@@ -1,0 +1,65 @@
+/**
+ * `chio serve --listen host:port --service-token T --receipt-db F`: the audit API (DESIGN §12) on
+ * a read-only connection to the ledger, until SIGINT or SIGTERM.
+ * Owns: the service's flags and its lifetime. The HTTP API itself is src/projections/query.
+ */
+import { createServer } from 'node:http';
+import type { CommandModule } from 'yargs';
+import { z } from 'zod';
+import { ChioError } from '../../src/errors.js';
+import { openLedger } from '../../src/ledger/index.js';
+import { auditApi } from '../../src/projections/query/index.js';
+import type { GlobalArgs } from '../main.js';
+import { readTextFile } from '../options.js';
+
+interface ServeArgs extends GlobalArgs {
+  listen: string;
+  'service-token'?: string | undefined;
+  'service-token-file'?: string | undefined;
+}
+
+/** A token short enough to guess is refused: the API shows every receipt. */
+const TokenSchema = z.string().min(16, 'at least 16 characters').max(4096).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
+
+function serviceToken(args: ServeArgs): string {
+  const given = [args['service-token'], args['service-token-file']].filter((v) => v !== undefined);
+  if (given.length !== 1) throw new ChioError('CHIO-CLI-SERVICE-OPTIONS', 'pass exactly one of --service-token and --service-token-file');
+  const text = args['service-token'] ?? readTextFile(args['service-token-file']!, 'service token').trim();
+  const parsed = TokenSchema.safeParse(text);
+  if (!parsed.success) throw new ChioError('CHIO-CLI-SERVICE-OPTIONS', `the service token: ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
+}
+
+export const serveCommand: CommandModule<GlobalArgs, ServeArgs> = {
+  command: 'serve',
+  describe: 'Serve the read-only audit API (GET /v1/receipts/query, /v1/receipts/{id}, /v1/sessions, /v1/sessions/{id}/receipts, /v1/ledger/head) over the ledger',
+  builder: (y) =>
+    y
+      .option('listen', { type: 'string', default: '127.0.0.1:8940', describe: 'host:port (port 0 picks a free one)' })
+      .option('service-token', { type: 'string', describe: 'the bearer token clients must send (visible to other local users in the process list: prefer --service-token-file)' })
+      .option('service-token-file', { type: 'string', describe: 'a file holding the bearer token' }),
+  handler: async (args) => {
+    const token = serviceToken(args);
+    const m = /^(.*):(\d{1,5})$/.exec(args.listen);
+    if (m === null || Number(m[2]) > 65_535) throw new ChioError('CHIO-CLI-SERVICE-OPTIONS', `--listen ${args.listen}: expected host:port`);
+    const ledger = openLedger(args['receipt-db'], { readonly: true });
+    const server = createServer(auditApi({ ledger, token }));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', (e) => reject(new ChioError('CHIO-CLI-SERVICE-OPTIONS', `cannot listen on ${args.listen}: ${e.message}`, { cause: e })));
+        server.listen(Number(m[2]), m[1]!.replace(/^\[|\]$/g, ''), resolve);
+      });
+      const address = server.address() as { address: string; port: number };
+      const host = address.address.includes(':') ? `[${address.address}]` : address.address;
+      process.stderr.write(`chio: audit API at http://${host}:${address.port}/ (read-only: ${args['receipt-db']})\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      ledger.close();
+    }
+  },
+};
