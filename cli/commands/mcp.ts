@@ -11,6 +11,7 @@ import type { CommandModule } from 'yargs';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, sessionLimits } from '../../src/edges/mcp/http-sessions.js';
 import type { ConnectUpstream, UpstreamTarget } from '../../src/edges/mcp/index.js';
 import { ChioError } from '../../src/errors.js';
+import { openLedger } from '../../src/ledger/index.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
 import type { GlobalArgs } from '../main.js';
 import { checkpointOptions, checkpointSchedule } from '../checkpoint-options.js';
@@ -167,22 +168,31 @@ const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
     return withEdge(args, async (kernel, upstream, { serveHttp }) => {
       const m = /^(.*):(\d{1,5})$/.exec(args.listen);
       if (m === null) throw new ChioError('CHIO-CLI-USAGE', `--listen ${args.listen}: expected host:port`);
-      const edge = await serveHttp({
-        kernel,
-        upstream,
-        host: m[1]!.replace(/^\[|\]$/g, ''),
-        port: Number(m[2]),
-        authToken: args['auth-token'],
-        allowedOrigins: args['allowed-origin'],
-        maxBodyBytes: args['max-message-bytes'],
-        ...limits,
-      });
-      process.stderr.write(`chio: MCP over Streamable HTTP at ${edge.url}\n`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      await edge.close();
+      // With a bearer token, the audit API is served beside /mcp under /v1/ (same token, read-only
+      // connection): a client's control URL may then be the edge's own. Without one it is not served.
+      const api = args['auth-token'] === undefined ? undefined : await import('../../src/projections/query/index.js');
+      const reader = api === undefined ? undefined : openLedger(args['receipt-db'], { readonly: true });
+      try {
+        const edge = await serveHttp({
+          kernel,
+          upstream,
+          host: m[1]!.replace(/^\[|\]$/g, ''),
+          port: Number(m[2]),
+          authToken: args['auth-token'],
+          allowedOrigins: args['allowed-origin'],
+          maxBodyBytes: args['max-message-bytes'],
+          ...(api === undefined || reader === undefined ? {} : { mount: { prefix: '/v1/', handler: api.auditApi({ ledger: reader, token: args['auth-token']! }) } }),
+          ...limits,
+        });
+        process.stderr.write(`chio: MCP over Streamable HTTP at ${edge.url}${reader === undefined ? '' : ' (audit API under /v1/)'}\n`);
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+        await edge.close();
+      } finally {
+        reader?.close();
+      }
     });
   },
 };

@@ -43,6 +43,11 @@ export interface HttpEdgeOptions {
   maxSessions?: number | undefined;
   /** A session with no request for this long is ended (default 15 minutes). */
   sessionIdleTimeoutMs?: number | undefined;
+  /**
+   * Other routes served beside /mcp (the audit API under `/v1/`): requests whose path starts with
+   * `prefix` go to `handler` after the Host and Origin checks; the handler authenticates them itself.
+   */
+  mount?: { prefix: string; handler: (req: IncomingMessage, res: ServerResponse) => void } | undefined;
 }
 
 export interface HttpEdge {
@@ -158,10 +163,12 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname !== '/mcp') return reject(res, 404, INVALID_REQUEST, 'not found: the MCP endpoint is /mcp');
+    const mounted = options.mount !== undefined && url.pathname.startsWith(options.mount.prefix);
+    if (url.pathname !== '/mcp' && !mounted) return reject(res, 404, INVALID_REQUEST, 'not found: the MCP endpoint is /mcp');
     if (!hostNames.has(req.headers.host ?? '')) return reject(res, 403, INVALID_REQUEST, 'forbidden: unexpected Host header');
     const origin = req.headers.origin;
     if (origin !== undefined && !origins.has(origin)) return reject(res, 403, INVALID_REQUEST, `forbidden: origin ${origin} is not allowed`);
+    if (mounted) return options.mount!.handler(req, res);
     if (options.authToken !== undefined) {
       const auth = req.headers.authorization ?? '';
       if (!auth.startsWith('Bearer ') || !sameSecret(auth.slice(7), options.authToken)) {
