@@ -289,6 +289,11 @@ export const ERROR_CATALOGUE = {
     help: 'retry; if it persists, run `chio ledger verify` on the file the service was started with',
     exit: EXIT.fault,
   },
+  'CHIO-SDK-RESPONSE': {
+    summary: 'the SDK could not reach the Chio service, or its answer was not what the SDK expects',
+    help: 'check the URL and that the service (chio serve, or chio mcp serve-http with --auth-token) is running and of this version',
+    exit: EXIT.fault,
+  },
   'CHIO-CLI-SERVICE-OPTIONS': {
     summary: '`chio serve` was given no service token, or an address it cannot listen on',
     help: 'pass --service-token T or --service-token-file F (at least 16 characters) and --listen host:port (127.0.0.1:8940 by default)',

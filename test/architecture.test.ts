@@ -35,6 +35,8 @@ const ALLOWED: Record<string, { internal: string[]; external: RegExp }> = {
   'src/wire': { internal: ['src/wire'], external: /^(node:|zod$)/ },
   'src/edges': { internal: ['src/edges', 'src/wire', 'src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|@modelcontextprotocol\/sdk\/)/ },
   'src/proxy': { internal: ['src/proxy', 'src/wire', 'src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
+  // the SDK: a client of the edge (over the MCP SDK's client) and of the audit API; never the ledger or the kernel
+  'src/sdk': { internal: ['src/sdk', 'src'], external: /^(node:|zod$|@modelcontextprotocol\/sdk\/)/ },
   'src/projections': { internal: ['src/projections', 'src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
   'src/ledger': { internal: ['src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|better-sqlite3$|drizzle-orm(\/|$))/ },
 };
