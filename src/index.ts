@@ -95,3 +95,9 @@ export type { TreeVerdict, TreeFailure, TreeCheck, ExternalNote, VerifyTreeOptio
 // evidence bundles
 export { exportEvidence, verifyEvidenceBundle, EvidenceBundleSchema, EVIDENCE_BUNDLE_SCHEMA_ID } from './projections/evidence/index.js';
 export type { EvidenceBundle, BundleEntry, EvidenceVerdict, EvidenceCheck, VerifyEvidenceOptions, ExportEvidenceOptions } from './projections/evidence/index.js';
+
+// the audit API and the SDK (also `chio/sdk`; installed under the name `@chio-protocol/sdk`, this is what it imports)
+export { auditApi } from './projections/query/index.js';
+export type { AuditApiOptions } from './projections/query/index.js';
+export { ChioClient, ChioSession, ReceiptQueryClient } from './sdk/index.js';
+export type { GovernedToolResult, ReceiptRef, ReceiptQuery, ReceiptPage, ReceiptDetail, ServedReceipt } from './sdk/index.js';
