@@ -281,7 +281,7 @@ export const ERROR_CATALOGUE = {
   },
   'CHIO-API-NOT-FOUND': {
     summary: 'no audit API route, receipt or session matches the request',
-    help: 'routes are GET /healthz, /v1/receipts/query, /v1/receipts/{id}, /v1/sessions, /v1/sessions/{id}/receipts and /v1/ledger/head',
+    help: 'routes are GET /healthz, /v1/receipts/query, /v1/receipts/{id}, /v1/receipts/{id}/proof, /v1/sessions, /v1/sessions/{id}/receipts, /v1/sessions/{id}/certificate, /v1/ledger/head and /v1/ledger/checkpoint (404 until the ledger has a checkpoint)',
     exit: EXIT.badInput,
   },
   'CHIO-API-LEDGER-UNREADABLE': {
@@ -296,7 +296,7 @@ export const ERROR_CATALOGUE = {
   },
   'CHIO-CLI-SERVICE-OPTIONS': {
     summary: '`chio serve` was given no service token, or an address it cannot listen on',
-    help: 'pass --service-token T or --service-token-file F (at least 16 characters) and --listen host:port (127.0.0.1:8940 by default)',
+    help: 'pass --service-token T or --service-token-file F (at least 16 characters), --listen host:port (127.0.0.1:8940 by default), and at most one of --kernel-seed-file and --authority-seed-file',
     exit: EXIT.badInput,
   },
   'CHIO-CLI-RECEIPT-NOT-FOUND': {

@@ -6,8 +6,11 @@
 import { createServer } from 'node:http';
 import type { CommandModule } from 'yargs';
 import { z } from 'zod';
+import { parseSeed, signerFromSeed } from '../../src/crypto/index.js';
 import { ChioError } from '../../src/errors.js';
+import { readInputFile } from '../../src/input-file.js';
 import { openLedger } from '../../src/ledger/index.js';
+import type { CertificateSigner } from '../../src/projections/certificate/index.js';
 import { auditApi } from '../../src/projections/query/index.js';
 import type { GlobalArgs } from '../main.js';
 import { readTextFile } from '../options.js';
@@ -16,6 +19,19 @@ interface ServeArgs extends GlobalArgs {
   listen: string;
   'service-token'?: string | undefined;
   'service-token-file'?: string | undefined;
+  'kernel-seed-file'?: string | undefined;
+  'authority-seed-file'?: string | undefined;
+}
+
+/** The key /v1/sessions/{id}/certificate signs with, if one was named (never created). */
+function certificateSigner(args: ServeArgs): CertificateSigner | undefined {
+  const kernel = args['kernel-seed-file'];
+  const authority = args['authority-seed-file'];
+  if (kernel !== undefined && authority !== undefined) throw new ChioError('CHIO-CLI-SERVICE-OPTIONS', 'pass one of --kernel-seed-file and --authority-seed-file, not both: a certificate has one signer');
+  const path = kernel ?? authority;
+  if (path === undefined) return undefined;
+  const what = kernel !== undefined ? 'kernel seed file' : 'authority seed file';
+  return { role: kernel !== undefined ? 'kernel' : 'authority', key: signerFromSeed(parseSeed(readInputFile(path, 'seed', what))) };
 }
 
 /** A token short enough to guess is refused: the API shows every receipt. */
@@ -32,18 +48,21 @@ function serviceToken(args: ServeArgs): string {
 
 export const serveCommand: CommandModule<GlobalArgs, ServeArgs> = {
   command: 'serve',
-  describe: 'Serve the read-only audit API (GET /v1/receipts/query, /v1/receipts/{id}, /v1/sessions, /v1/sessions/{id}/receipts, /v1/ledger/head) over the ledger',
+  describe: 'Serve the read-only audit API (GET /v1/receipts/query, /v1/receipts/{id}[/proof], /v1/sessions, /v1/sessions/{id}/receipts|certificate, /v1/ledger/head|checkpoint) over the ledger',
   builder: (y) =>
     y
       .option('listen', { type: 'string', default: '127.0.0.1:8940', describe: 'host:port (port 0 picks a free one)' })
       .option('service-token', { type: 'string', describe: 'the bearer token clients must send (visible to other local users in the process list: prefer --service-token-file)' })
-      .option('service-token-file', { type: 'string', describe: 'a file holding the bearer token' }),
+      .option('service-token-file', { type: 'string', describe: 'a file holding the bearer token' })
+      .option('kernel-seed-file', { type: 'string', describe: 'sign session certificates with this kernel key (the key that signed the sessions)' })
+      .option('authority-seed-file', { type: 'string', describe: 'sign session certificates with this certifying authority key' }),
   handler: async (args) => {
     const token = serviceToken(args);
+    const signer = certificateSigner(args);
     const m = /^(.*):(\d{1,5})$/.exec(args.listen);
     if (m === null || Number(m[2]) > 65_535) throw new ChioError('CHIO-CLI-SERVICE-OPTIONS', `--listen ${args.listen}: expected host:port`);
     const ledger = openLedger(args['receipt-db'], { readonly: true });
-    const server = createServer(auditApi({ ledger, token }));
+    const server = createServer(auditApi({ ledger, token, certificateSigner: signer }));
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', (e) => reject(new ChioError('CHIO-CLI-SERVICE-OPTIONS', `cannot listen on ${args.listen}: ${e.message}`, { cause: e })));

@@ -9,9 +9,11 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signerFromSeed } from '../../src/crypto/index.js';
+import { signerFromSeed, toHex } from '../../src/crypto/index.js';
+import { verifyCertificate } from '../../src/projections/certificate/index.js';
+import { verifyProof } from '../../src/projections/checkpoints/index.js';
 import { Kernel } from '../../src/kernel/index.js';
-import { CHIO_BIN } from '../helpers/cli.js';
+import { chio, CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { CountingToolServer } from '../helpers/tool-server.js';
 
@@ -203,6 +205,38 @@ describe('chio serve: the audit API', () => {
     expect(r.body.verification.ok).toBe(false);
     expect(r.body.verification.signature).not.toBe('ok');
     expect(r.body.verification.entryHash).toMatch(/^stored [0-9a-f]{64}, position and body give [0-9a-f]{64}$/);
+  });
+
+  it('certificates signed with the service\'s key (501 without one, 404 for no such session); checkpoints and proofs once a checkpoint exists', async () => {
+    const seed = join(dir, 'kernel.seed');
+    writeFileSync(seed, toHex(new Uint8Array(32).fill(3)));
+    const kernelKey = signerFromSeed(new Uint8Array(32).fill(3)).publicKeyHex;
+    const unsigned = await get(`${api}/v1/sessions/sess-0/certificate`);
+    expect(unsigned.status).toBe(501);
+    expect(unsigned.body.error.code).toBe('CHIO-CLI-CERT-SIGNER-REQUIRED');
+
+    const signed = await serve(db, ['--service-token', TOKEN, '--kernel-seed-file', seed]);
+    const cert = await get(`${signed.url}/v1/sessions/sess-1/certificate`);
+    expect(cert.status).toBe(200);
+    expect(cert.body.signer_key).toBe(kernelKey);
+    expect(verifyCertificate(cert.body, { trustedKernelKeys: new Set([kernelKey]) })).toMatchObject({ passed: true });
+    expect(cert.body.body.receipt_count).toBe(made.filter((m) => m.session === 'sess-1').length);
+    const none = await get(`${signed.url}/v1/sessions/sess-9/certificate`);
+    expect(none.status).toBe(404);
+    expect(none.body.error.code).toBe('CHIO-CLI-SESSION-EMPTY');
+
+    // No checkpoint yet: 404. One made by the CLI (a writer), then served and proved against.
+    const before = await get(`${signed.url}/v1/ledger/checkpoint`);
+    expect(before.status).toBe(404);
+    const made1 = chio(['ledger', 'checkpoint', '--receipt-db', db, '--kernel-seed-file', seed]);
+    expect(made1.status, made1.stderr).toBe(0);
+    const ckpt = await get(`${signed.url}/v1/ledger/checkpoint`);
+    expect(ckpt.status).toBe(200);
+    expect(ckpt.body).toMatchObject({ treeSize: 45, signerKey: kernelKey });
+    const proof = await get(`${signed.url}/v1/receipts/${made[20]!.id}/proof`);
+    expect(proof.status).toBe(200);
+    expect(verifyProof(proof.body, [ckpt.body.note], [kernelKey])).toMatchObject({ ok: true });
+    expect((await get(`${signed.url}/v1/receipts/${'0'.repeat(64)}/proof`)).status).toBe(404);
   });
 
   it('refuses to start without a token, with a short one, or with both token flags (exit 2, CHIO-CLI-SERVICE-OPTIONS)', async () => {

@@ -9,14 +9,17 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ChioError, ERROR_CATALOGUE } from '../../errors.js';
 import type { Ledger } from '../../ledger/index.js';
+import type { CertificateSigner } from '../certificate/index.js';
 import { PageSchema, parseQuery, ReceiptQuerySchema } from './params.js';
-import { ledgerHead, listSessions, queryReceipts, receiptById, sessionReceipts } from './routes.js';
+import { checkpoint, ledgerHead, listSessions, queryReceipts, receiptById, receiptProof, sessionCertificate, sessionReceipts } from './routes.js';
 
 export interface AuditApiOptions {
   /** The ledger, opened read-only. */
   ledger: Ledger;
   /** The bearer token every route but /healthz requires. */
   token: string;
+  /** Signs the certificates of /v1/sessions/{id}/certificate; without it that route answers CHIO-CLI-CERT-SIGNER-REQUIRED. */
+  certificateSigner?: CertificateSigner | undefined;
 }
 
 /** Longest request target accepted: ids and filters are short; anything longer is refused unread. */
@@ -27,7 +30,15 @@ const STATUS: Partial<Record<string, number>> = {
   'CHIO-API-BAD-REQUEST': 400,
   'CHIO-API-NOT-FOUND': 404,
   'CHIO-API-LEDGER-UNREADABLE': 503,
+  'CHIO-CLI-SESSION-EMPTY': 404,
+  'CHIO-PROOF-NOT-FOUND': 404,
+  'CHIO-CLI-CERT-SIGNER-REQUIRED': 501,
 };
+
+/** The HTTP status of an error: by code, then by area (a session that cannot be certified, a proof that cannot be made: 422). */
+function statusOf(code: string): number {
+  return STATUS[code] ?? (/^CHIO-(CERT|PROOF|CHECKPOINT)-/.test(code) ? 422 : 500);
+}
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -37,7 +48,7 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 
 function sendError(res: ServerResponse, e: unknown): void {
   const error = e instanceof ChioError ? e : new ChioError('CHIO-API-LEDGER-UNREADABLE', `the ledger could not be read: ${(e as Error)?.message ?? String(e)}`);
-  const status = STATUS[error.code] ?? 500;
+  const status = statusOf(error.code);
   const help = (ERROR_CATALOGUE as Record<string, { help: string }>)[error.code]?.help;
   send(res, status, { error: { code: error.code, message: error.message, ...(help === undefined ? {} : { help }) } },
     status === 401 ? { 'www-authenticate': 'Bearer realm="chio"' } : {});
@@ -77,29 +88,33 @@ export function auditApi(options: AuditApiOptions): (req: IncomingMessage, res: 
         return;
       }
       if (!tokenMatches(req.headers.authorization, expected)) throw new ChioError('CHIO-API-UNAUTHORIZED', 'a valid bearer token is required');
-      send(res, 200, route(ledger, url));
+      send(res, 200, route(ledger, url, options.certificateSigner));
     } catch (e) {
       sendError(res, e);
     }
   };
 }
 
-function route(ledger: Ledger, url: URL): unknown {
+function route(ledger: Ledger, url: URL, signer: CertificateSigner | undefined): unknown {
   const parts = url.pathname.split('/').slice(1);
   if (parts[0] !== 'v1') throw new ChioError('CHIO-API-NOT-FOUND', `no route ${url.pathname}`);
-  const [, area, id, sub, ...rest] = parts;
+  const [, area, rawId, sub, ...rest] = parts;
+  const id = rawId === undefined || rawId === '' ? undefined : segment(rawId);
+  const page = () => parseQuery(url.searchParams, PageSchema);
+  // Routes without parameters refuse any, as the others refuse unknown ones.
+  const bare = <T>(answer: () => T): T => {
+    parseQuery(url.searchParams, PageSchema.pick({}));
+    return answer();
+  };
   if (rest.length === 0) {
     if (area === 'receipts' && id === 'query' && sub === undefined) return queryReceipts(ledger, parseQuery(url.searchParams, ReceiptQuerySchema));
-    if (area === 'receipts' && id !== undefined && id !== '' && sub === undefined) {
-      parseQuery(url.searchParams, PageSchema.pick({}));
-      return receiptById(ledger, segment(id));
-    }
-    if (area === 'sessions' && id === undefined) return listSessions(ledger, parseQuery(url.searchParams, PageSchema));
-    if (area === 'sessions' && id !== undefined && id !== '' && sub === 'receipts') return sessionReceipts(ledger, segment(id), parseQuery(url.searchParams, PageSchema));
-    if (area === 'ledger' && id === 'head' && sub === undefined) {
-      parseQuery(url.searchParams, PageSchema.pick({}));
-      return ledgerHead(ledger);
-    }
+    if (area === 'receipts' && id !== undefined && sub === undefined) return bare(() => receiptById(ledger, id));
+    if (area === 'receipts' && id !== undefined && sub === 'proof') return bare(() => receiptProof(ledger, id));
+    if (area === 'sessions' && rawId === undefined) return listSessions(ledger, page());
+    if (area === 'sessions' && id !== undefined && sub === 'receipts') return sessionReceipts(ledger, id, page());
+    if (area === 'sessions' && id !== undefined && sub === 'certificate') return bare(() => sessionCertificate(ledger, id, signer));
+    if (area === 'ledger' && id === 'head' && sub === undefined) return bare(() => ledgerHead(ledger));
+    if (area === 'ledger' && id === 'checkpoint' && sub === undefined) return bare(() => checkpoint(ledger));
   }
   throw new ChioError('CHIO-API-NOT-FOUND', `no route ${url.pathname}`);
 }

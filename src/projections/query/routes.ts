@@ -6,7 +6,11 @@
  * Owns: the answers' shapes. Must not import the append path; never writes.
  */
 import { ChioError } from '../../errors.js';
-import { entryHash, findEntry, listEntries, receiptSha256 } from '../../ledger/index.js';
+import { entryHash, findEntry, latestCheckpoint, listEntries, receiptSha256 } from '../../ledger/index.js';
+import { generateCertificate } from '../certificate/index.js';
+import type { Certificate, CertificateSigner } from '../certificate/index.js';
+import { proveInclusion } from '../checkpoints/index.js';
+import type { InclusionProof } from '../checkpoints/index.js';
 import type { Ledger } from '../../ledger/index.js';
 import type { LedgerEntryRow } from '../../ledger/index.js';
 import { verifyReceipt } from '../../receipt/index.js';
@@ -102,4 +106,25 @@ export function ledgerHead(ledger: Ledger): { entries: number; head: { seq: numb
   const head = ledger.db.prepare('SELECT seq, entry_hash AS entryHash FROM ledger_entries ORDER BY seq DESC LIMIT 1').get() as { seq: number; entryHash: string } | undefined;
   // seq is contiguous from 1 (DESIGN §6), so the head's seq is the number of entries.
   return { entries: head?.seq ?? 0, head: head ?? null };
+}
+
+/**
+ * A compliance certificate over one session, signed now with the service's key (generation's own
+ * error codes when the session cannot be certified). Without a configured key there is none.
+ */
+export function sessionCertificate(ledger: Ledger, sessionId: string, signer: CertificateSigner | undefined): Certificate {
+  if (signer === undefined) throw new ChioError('CHIO-CLI-CERT-SIGNER-REQUIRED', 'this service has no certificate signing key (start chio serve with --kernel-seed-file or --authority-seed-file)');
+  return snapshot(ledger, () => generateCertificate(ledger, { sessionId, signer }));
+}
+
+/** The latest stored checkpoint (a signed tree head, C2SP signed-note text in `note`). */
+export function checkpoint(ledger: Ledger) {
+  const c = latestCheckpoint(ledger);
+  if (c === undefined) throw new ChioError('CHIO-API-NOT-FOUND', 'the ledger has no checkpoint yet');
+  return c;
+}
+
+/** An inclusion proof of one receipt's entry against the latest stored checkpoint that holds it. */
+export function receiptProof(ledger: Ledger, id: string): InclusionProof {
+  return snapshot(ledger, () => proveInclusion(ledger, { receiptId: id }));
 }
