@@ -281,7 +281,7 @@ export const ERROR_CATALOGUE = {
   },
   'CHIO-API-NOT-FOUND': {
     summary: 'no audit API route, receipt or session matches the request',
-    help: 'routes are GET /healthz, /v1/receipts/query, /v1/receipts/{id}, /v1/receipts/{id}/proof, /v1/sessions, /v1/sessions/{id}/receipts, /v1/sessions/{id}/certificate, /v1/ledger/head and /v1/ledger/checkpoint (404 until the ledger has a checkpoint)',
+    help: 'routes are GET /healthz, /v1/receipts/query, /v1/receipts/{id}, /v1/receipts/{id}/proof, /v1/sessions, /v1/sessions/{id}/receipts, /v1/sessions/{id}/certificate, /v1/sessions/{id}/evidence, /v1/ledger/head and /v1/ledger/checkpoint (404 until the ledger has a checkpoint)',
     exit: EXIT.badInput,
   },
   'CHIO-API-LEDGER-UNREADABLE': {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signerFromSeed, toHex } from '../../src/crypto/index.js';
 import { verifyCertificate } from '../../src/projections/certificate/index.js';
 import { verifyProof } from '../../src/projections/checkpoints/index.js';
+import { verifyEvidenceBundle } from '../../src/projections/evidence/index.js';
 import { Kernel } from '../../src/kernel/index.js';
 import { chio, CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -225,9 +226,13 @@ describe('chio serve: the audit API', () => {
     expect(none.status).toBe(404);
     expect(none.body.error.code).toBe('CHIO-CLI-SESSION-EMPTY');
 
-    // No checkpoint yet: 404. One made by the CLI (a writer), then served and proved against.
+    // No checkpoint yet: 404, and no evidence bundle (409: nothing covers the session). One made by
+    // the CLI (a writer), then served, proved against, and bundled.
     const before = await get(`${signed.url}/v1/ledger/checkpoint`);
     expect(before.status).toBe(404);
+    const early = await get(`${signed.url}/v1/sessions/sess-2/evidence`);
+    expect(early.status).toBe(409);
+    expect(early.body.error.code).toBe('CHIO-EVIDENCE-NO-CHECKPOINT');
     const made1 = chio(['ledger', 'checkpoint', '--receipt-db', db, '--kernel-seed-file', seed]);
     expect(made1.status, made1.stderr).toBe(0);
     const ckpt = await get(`${signed.url}/v1/ledger/checkpoint`);
@@ -237,6 +242,11 @@ describe('chio serve: the audit API', () => {
     expect(proof.status).toBe(200);
     expect(verifyProof(proof.body, [ckpt.body.note], [kernelKey])).toMatchObject({ ok: true });
     expect((await get(`${signed.url}/v1/receipts/${'0'.repeat(64)}/proof`)).status).toBe(404);
+    const bundle = await get(`${signed.url}/v1/sessions/sess-2/evidence`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.body.entries).toHaveLength(15);
+    expect(verifyEvidenceBundle(bundle.body, { trustedKernelKeys: new Set([kernelKey]) })).toMatchObject({ ok: true });
+    expect((await get(`${signed.url}/v1/sessions/sess-9/evidence`)).status).toBe(404);
   });
 
   it('refuses to start without a token, with a short one, or with both token flags (exit 2, CHIO-CLI-SERVICE-OPTIONS)', async () => {

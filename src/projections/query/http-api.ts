@@ -11,7 +11,7 @@ import { ChioError, ERROR_CATALOGUE } from '../../errors.js';
 import type { Ledger } from '../../ledger/index.js';
 import type { CertificateSigner } from '../certificate/index.js';
 import { PageSchema, parseQuery, ReceiptQuerySchema } from './params.js';
-import { checkpoint, ledgerHead, listSessions, queryReceipts, receiptById, receiptProof, sessionCertificate, sessionReceipts } from './routes.js';
+import { checkpoint, ledgerHead, listSessions, queryReceipts, receiptById, receiptProof, sessionCertificate, sessionEvidence, sessionReceipts } from './routes.js';
 
 export interface AuditApiOptions {
   /** The ledger, opened read-only. */
@@ -33,6 +33,8 @@ const STATUS: Partial<Record<string, number>> = {
   'CHIO-CLI-SESSION-EMPTY': 404,
   'CHIO-PROOF-NOT-FOUND': 404,
   'CHIO-CLI-CERT-SIGNER-REQUIRED': 501,
+  'CHIO-EVIDENCE-NO-SESSION': 404,
+  'CHIO-EVIDENCE-NO-CHECKPOINT': 409,
 };
 
 /** The HTTP status of an error: by code, then by area (a session that cannot be certified, a proof that cannot be made: 422). */
@@ -113,6 +115,7 @@ function route(ledger: Ledger, url: URL, signer: CertificateSigner | undefined):
     if (area === 'sessions' && rawId === undefined) return listSessions(ledger, page());
     if (area === 'sessions' && id !== undefined && sub === 'receipts') return sessionReceipts(ledger, id, page());
     if (area === 'sessions' && id !== undefined && sub === 'certificate') return bare(() => sessionCertificate(ledger, id, signer));
+    if (area === 'sessions' && id !== undefined && sub === 'evidence') return bare(() => sessionEvidence(ledger, id, signer));
     if (area === 'ledger' && id === 'head' && sub === undefined) return bare(() => ledgerHead(ledger));
     if (area === 'ledger' && id === 'checkpoint' && sub === undefined) return bare(() => checkpoint(ledger));
   }

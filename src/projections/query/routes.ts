@@ -10,6 +10,8 @@ import { entryHash, findEntry, latestCheckpoint, listEntries, receiptSha256 } fr
 import { generateCertificate } from '../certificate/index.js';
 import type { Certificate, CertificateSigner } from '../certificate/index.js';
 import { proveInclusion } from '../checkpoints/index.js';
+import { exportEvidence } from '../evidence/index.js';
+import type { EvidenceBundle } from '../evidence/index.js';
 import type { InclusionProof } from '../checkpoints/index.js';
 import type { Ledger } from '../../ledger/index.js';
 import type { LedgerEntryRow } from '../../ledger/index.js';
@@ -127,4 +129,13 @@ export function checkpoint(ledger: Ledger) {
 /** An inclusion proof of one receipt's entry against the latest stored checkpoint that holds it. */
 export function receiptProof(ledger: Ledger, id: string): InclusionProof {
   return snapshot(ledger, () => proveInclusion(ledger, { receiptId: id }));
+}
+
+/**
+ * A session's evidence bundle (DESIGN §10): its entries, a proof each against the latest stored
+ * checkpoint (which must cover the session: the service never signs one), and a certificate
+ * signed now with the service's key — everything needed to check the session without the ledger.
+ */
+export function sessionEvidence(ledger: Ledger, sessionId: string, signer: CertificateSigner | undefined): EvidenceBundle {
+  return snapshot(ledger, () => exportEvidence(ledger, { sessionId, certificate: sessionCertificate(ledger, sessionId, signer) }));
 }
