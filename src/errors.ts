@@ -296,7 +296,7 @@ export const ERROR_CATALOGUE = {
   },
   'CHIO-CLI-SERVICE-OPTIONS': {
     summary: '`chio serve` was given no service token, or an address it cannot listen on',
-    help: 'pass --service-token T or --service-token-file F (at least 16 characters), --listen host:port (127.0.0.1:8940 by default), and at most one of --kernel-seed-file and --authority-seed-file',
+    help: 'pass --service-token T or --service-token-file F (at least 8 characters; 16 or more beyond a demo), --listen host:port (127.0.0.1:8940 by default), and at most one of --kernel-seed-file and --authority-seed-file',
     exit: EXIT.badInput,
   },
   'CHIO-CLI-RECEIPT-NOT-FOUND': {

@@ -249,7 +249,7 @@ describe('chio serve: the audit API', () => {
     expect((await get(`${signed.url}/v1/sessions/sess-9/evidence`)).status).toBe(404);
   });
 
-  it('refuses to start without a token, with a short one, or with both token flags (exit 2, CHIO-CLI-SERVICE-OPTIONS)', async () => {
+  it('refuses to start without a token, with one under 8 characters, or with both token flags (exit 2, CHIO-CLI-SERVICE-OPTIONS); a demo-length token starts with a warning', async () => {
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, `${TOKEN}\n`);
     for (const args of [[], ['--service-token', 'short'], ['--service-token', TOKEN, '--service-token-file', tokenFile]]) {
@@ -262,5 +262,9 @@ describe('chio serve: the audit API', () => {
     }
     const fromFile = await serve(db, ['--service-token-file', tokenFile]);
     expect((await get(`${fromFile.url}/v1/ledger/head`)).status).toBe(200);
+    // The documentation's demo token is accepted, with a warning.
+    const demo = await serve(db, ['--service-token', 'demo-token']);
+    expect(demo.stderr()).toContain('warning: the service token is shorter than 16 characters');
+    expect((await get(`${demo.url}/v1/ledger/head`, 'demo-token')).status).toBe(200);
   });
 });
