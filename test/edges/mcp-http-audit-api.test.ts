@@ -1,42 +1,24 @@
 // `chio mcp serve-http --auth-token T` serves the audit API beside /mcp under /v1/ with the same
 // token: a client that made a governed call resolves that call's receipt from the edge's own URL.
 // Without a token the API is not served at all (the receipts are not for anyone who can connect).
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { childProcesses } from '../helpers/children.js';
 import { CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
 const TOKEN = 'edge-token-0123456789abcdef';
-const children: ChildProcess[] = [];
-afterAll(async () => {
-  for (const c of children) {
-    if (c.exitCode !== null) continue;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    await exited;
-  }
-});
+const children = childProcesses();
 
 async function edge(db: string, extra: string[]): Promise<URL> {
-  const child = spawn(process.execPath, [CHIO_BIN, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', '--receipt-db', db, '--server-id', 'everything', ...extra, '--', process.execPath, EVERYTHING, 'stdio'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(child);
-  return new Promise<URL>((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (d) => {
-      err += d;
-      const m = /MCP over Streamable HTTP at (\S+)/.exec(err);
-      if (m !== null) resolve(new URL(m[1]!));
-    });
-    child.once('exit', (code) => reject(new Error(`edge exited ${code}: ${err}`)));
-  });
+  const started = await children.start([CHIO_BIN, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', '--receipt-db', db, '--server-id', 'everything', ...extra, '--', process.execPath, EVERYTHING, 'stdio'], /MCP over Streamable HTTP at (\S+)/);
+  return new URL(started.match[1]!);
 }
 
 describe('the audit API on the hosted MCP edge', () => {

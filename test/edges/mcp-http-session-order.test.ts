@@ -2,27 +2,19 @@
 // reservations and receipts of different sessions share commits): each session's receipts are in
 // the order its calls were made, linked to one another through session_prev_seq, at the seq each
 // call's answer named, and the chain verifies. Real SDK clients, the real server-everything per session.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openLedger } from '../../src/ledger/index.js';
+import { childProcesses } from '../helpers/children.js';
 import { chio, CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
-const children: ChildProcess[] = [];
-afterAll(async () => {
-  for (const c of children) {
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    await exited;
-  }
-});
+const children = childProcesses();
 
 const SESSIONS = 4;
 const CALLS = 20;
@@ -34,17 +26,8 @@ describe('sessions governed together keep their own order', () => {
     const seed = join(dir, 'kernel.seed');
     const pub = join(dir, 'kernel.pub');
     expect(chio(['keys', 'generate', '--out', seed, '--pub-out', pub]).status).toBe(0);
-    const child = spawn(process.execPath, [CHIO_BIN, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', '--receipt-db', db, '--kernel-seed-file', seed, '--server-id', 'everything', '--', process.execPath, EVERYTHING, 'stdio'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    children.push(child);
-    const url = await new Promise<URL>((resolve, reject) => {
-      let err = '';
-      child.stderr!.on('data', (d) => {
-        err += d;
-        const m = /MCP over Streamable HTTP at (\S+)/.exec(err);
-        if (m !== null) resolve(new URL(m[1]!));
-      });
-      child.once('exit', (code) => reject(new Error(`edge exited ${code}: ${err}`)));
-    });
+    const edge = await children.start([CHIO_BIN, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', '--receipt-db', db, '--kernel-seed-file', seed, '--server-id', 'everything', '--', process.execPath, EVERYTHING, 'stdio'], /MCP over Streamable HTTP at (\S+)/);
+    const url = new URL(edge.match[1]!);
 
     const clients = await Promise.all(Array.from({ length: SESSIONS }, async () => {
       const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });

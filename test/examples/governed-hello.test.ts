@@ -3,12 +3,12 @@
 // call's receipt from the audit API (CHIO_CONTROL_URL defaulting to CHIO_BASE_URL, or `chio
 // serve`); without CHIO_BASE_URL or CHIO_AUTH_TOKEN it stops with a clear message (exit 2).
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openLedger } from '../../src/ledger/index.js';
+import { childProcesses } from '../helpers/children.js';
 import { CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -16,29 +16,8 @@ const require = createRequire(import.meta.url);
 const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
 const EXAMPLE = fileURLToPath(new URL('../../dist/examples/governed_hello/governed_hello.js', import.meta.url));
 const TOKEN = 'demo-token-0123456789abcdef';
-const children: ChildProcess[] = [];
-afterAll(async () => {
-  for (const c of children) {
-    if (c.exitCode !== null) continue;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    await exited;
-  }
-});
-
-function started(args: string[], ready: RegExp): Promise<string> {
-  const child = spawn(process.execPath, [CHIO_BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (d) => {
-      err += d;
-      const m = ready.exec(err);
-      if (m !== null) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
-}
+const children = childProcesses();
+const started = async (args: string[], ready: RegExp) => (await children.start([CHIO_BIN, ...args], ready)).match[1]!;
 
 const run = (env: Record<string, string>) => {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CHIO_'))) as Record<string, string>;

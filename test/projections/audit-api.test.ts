@@ -4,44 +4,26 @@
 // sessions, the ledger head; bad parameters (400, with their code), a missing or wrong token (401),
 // writes refused (405); and the ledger file's bytes unchanged by a run of requests.
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { signerFromSeed, toHex } from '../../src/crypto/index.js';
 import { verifyCertificate } from '../../src/projections/certificate/index.js';
 import { verifyProof } from '../../src/projections/checkpoints/index.js';
 import { verifyEvidenceBundle } from '../../src/projections/evidence/index.js';
 import { Kernel } from '../../src/kernel/index.js';
+import { childProcesses } from '../helpers/children.js';
 import { chio, CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { CountingToolServer } from '../helpers/tool-server.js';
 
 const TOKEN = 'audit-token-0123456789abcdef';
-const children: ChildProcess[] = [];
-afterAll(async () => {
-  for (const c of children) {
-    if (c.exitCode !== null) continue;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    await exited;
-  }
-});
+const children = childProcesses();
 
-async function serve(db: string, extra: string[] = []): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, [CHIO_BIN, 'serve', '--listen', '127.0.0.1:0', '--receipt-db', db, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(child);
-  let err = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (d) => {
-      err += d;
-      const m = /audit API at (\S+)/.exec(err);
-      if (m !== null) resolve(m[1]!.replace(/\/$/, ''));
-    });
-    child.once('exit', (code) => reject(new Error(`chio serve exited ${code}: ${err}`)));
-  });
-  return { url, child, stderr: () => err };
+async function serve(db: string, extra: string[] = []): Promise<{ url: string; stderr: () => string }> {
+  const started = await children.start([CHIO_BIN, 'serve', '--listen', '127.0.0.1:0', '--receipt-db', db, ...extra], /audit API at (\S+)/);
+  return { url: started.match[1]!.replace(/\/$/, ''), stderr: started.stderr };
 }
 
 const get = async (url: string, token: string | null = TOKEN, method = 'GET') => {

@@ -2,38 +2,24 @@
 // --auth-token` in front of the real server-everything — initialize, list, call, then resolve the
 // receipt of that very call by its id from the edge's own URL; every page through the iterator;
 // the service's error codes surfaced as ChioErrors; an unreachable or wrong endpoint fails clearly.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ChioClient, ReceiptQueryClient } from '../../src/sdk/index.js';
+import { childProcesses } from '../helpers/children.js';
 import { CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
 const TOKEN = 'sdk-token-0123456789abcdef';
-let child: ChildProcess;
+const children = childProcesses();
 let base: string;
 
 beforeAll(async () => {
   const db = join(tempDir(), 'sdk.sqlite');
-  child = spawn(process.execPath, [CHIO_BIN, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', '--receipt-db', db, '--server-id', 'wrapped-everything', '--auth-token', TOKEN, '--', process.execPath, EVERYTHING, 'stdio'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  base = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (d) => {
-      err += d;
-      const m = /MCP over Streamable HTTP at (\S+)\/mcp/.exec(err);
-      if (m !== null) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`edge exited ${code}: ${err}`)));
-  });
-});
-afterAll(async () => {
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
+  const edge = await children.start([CHIO_BIN, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', '--receipt-db', db, '--server-id', 'wrapped-everything', '--auth-token', TOKEN, '--', process.execPath, EVERYTHING, 'stdio'], /MCP over Streamable HTTP at (\S+)\/mcp/);
+  base = edge.match[1]!;
 });
 
 describe('the SDK against a hosted edge', () => {
