@@ -1,13 +1,13 @@
 // A ledger written before projections were kept per signing key (schema 5) is upgraded on open:
 // revocations and grant usage are re-derived per kernel key, so a revocation another key signed
 // while the old projection counted it stops revoking, and the result equals a fresh rebuild.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
 import { Kernel } from '../../src/kernel/index.js';
-import { CHIO_APPLICATION_ID, LEDGER_SCHEMA_VERSION, LedgerWriter, openLedger, rebuildProjections, verifyChain } from '../../src/ledger/index.js';
+import { LEDGER_SCHEMA_VERSION, LedgerWriter, openLedger, rebuildProjections, verifyChain } from '../../src/ledger/index.js';
+import { oldSchema } from '../helpers/old-schema.js';
 import { tempDir } from '../helpers/tmp.js';
 import { CountingToolServer } from '../helpers/tool-server.js';
 
@@ -15,20 +15,7 @@ const SEED = fromHex('81'.repeat(32));
 const ROGUE_SEED = fromHex('82'.repeat(32));
 const alice = signerFromSeed(fromHex('83'.repeat(32)));
 const dir = tempDir();
-const MIGRATIONS = new URL('../../migrations/', import.meta.url).pathname;
 
-/** Applies the first `count` migrations as chio did when they were the newest. */
-function oldSchema(path: string, count: number): Database.Database {
-  const journal = JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> };
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  for (const e of journal.entries.slice(0, count)) {
-    for (const statement of readFileSync(join(MIGRATIONS, `${e.tag}.sql`), 'utf8').split('--> statement-breakpoint')) if (statement.trim() !== '') db.exec(statement);
-  }
-  db.pragma(`application_id = ${CHIO_APPLICATION_ID}`);
-  db.pragma(`user_version = ${count}`);
-  return db;
-}
 
 const projections = (db: Database.Database) => ({
   revoked: db.prepare('SELECT capability_id, kernel_key, seq, revoked_at FROM revoked_capabilities ORDER BY capability_id, kernel_key').all(),

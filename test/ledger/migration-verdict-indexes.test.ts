@@ -3,14 +3,12 @@
 // timestamp index. The upgrade must keep every row, trigger and view as it was, leave a file whose
 // schema equals a new ledger's, and every query that filters or counts by verdict must still be
 // answered from an index — through the library and through the built `chio` CLI.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashCanonical, NULL_CONTENT_HASH } from '../../src/crypto/index.js';
 import {
   appendReceiptSync,
-  CHIO_APPLICATION_ID,
   LEDGER_SCHEMA_VERSION,
   ledgerStats,
   listEntries,
@@ -22,10 +20,10 @@ import { signReceipt } from '../../src/receipt/index.js';
 import type { Receipt } from '../../src/receipt/index.js';
 import { chio } from '../helpers/cli.js';
 import { allowDraft, mixedReceipt, testSigner } from '../helpers/receipts.js';
+import { oldSchema } from '../helpers/old-schema.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir();
-const MIGRATIONS = new URL('../../migrations/', import.meta.url).pathname;
 
 /** The i-th receipt: the mixed stream (allows, denies, observations) plus cancelled and incomplete calls. */
 function receipt(i: number): Receipt {
@@ -34,18 +32,6 @@ function receipt(i: number): Receipt {
   return mixedReceipt(i);
 }
 
-/** Applies the first `count` migrations as chio did when they were the newest (no entries yet, so no subtrees to compute). */
-function oldSchema(path: string, count: number): Database.Database {
-  const journal = JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> };
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  for (const e of journal.entries.slice(0, count)) {
-    for (const statement of readFileSync(join(MIGRATIONS, `${e.tag}.sql`), 'utf8').split('--> statement-breakpoint')) if (statement.trim() !== '') db.exec(statement);
-  }
-  db.pragma(`application_id = ${CHIO_APPLICATION_ID}`);
-  db.pragma(`user_version = ${count}`);
-  return db;
-}
 
 const TABLES = ['ledger_entries', 'ledger_sessions', 'revoked_capabilities', 'grant_usage', 'merkle_subtrees', 'ledger_checkpoints', 'pending_calls'];
 const contents = (db: Database.Database) => Object.fromEntries(TABLES.map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all()]));
