@@ -1,7 +1,14 @@
 // Copies the SQL migrations next to the compiled code (dist/migrations) so that
-// dist/src/ledger/migrate.js finds them at ../../migrations, and marks the CLI executable.
-import { chmodSync, cpSync, rmSync } from 'node:fs';
+// dist/src/ledger/migrate.js finds them at ../../migrations, marks the CLI executable, and puts the
+// web explorer's page, stylesheet and bundled uPlot beside its compiled scripts (dist/explorer).
+import { chmodSync, copyFileSync, cpSync, mkdirSync, rmSync } from 'node:fs';
 
 rmSync('dist/migrations', { recursive: true, force: true });
 cpSync('migrations', 'dist/migrations', { recursive: true });
 chmodSync('dist/cli/main.js', 0o755);
+
+const web = 'src/projections/explorer/web';
+for (const file of ['index.html', 'style.css', 'favicon.svg']) copyFileSync(`${web}/${file}`, `dist/explorer/${file}`);
+mkdirSync('dist/explorer/vendor', { recursive: true });
+for (const file of ['uPlot.iife.min.js', 'uPlot.min.css']) copyFileSync(`node_modules/uplot/dist/${file}`, `dist/explorer/vendor/${file}`);
+copyFileSync('node_modules/uplot/LICENSE', 'dist/explorer/vendor/uPlot.LICENSE.txt');

@@ -1,6 +1,6 @@
 /**
  * `chio serve --listen host:port --service-token T --receipt-db F`: the audit API (DESIGN §12) on
- * a read-only connection to the ledger, until SIGINT or SIGTERM.
+ * a read-only connection to the ledger, and the web explorer at `/`, until SIGINT or SIGTERM.
  * Owns: the service's flags and its lifetime. The HTTP API itself is src/projections/query.
  */
 import { createServer } from 'node:http';
@@ -11,6 +11,7 @@ import { ChioError } from '../../src/errors.js';
 import { readInputFile } from '../../src/input-file.js';
 import { openLedger } from '../../src/ledger/index.js';
 import type { CertificateSigner } from '../../src/projections/certificate/index.js';
+import { explorerSite } from '../../src/projections/explorer/index.js';
 import { auditApi } from '../../src/projections/query/index.js';
 import type { GlobalArgs } from '../main.js';
 import { readTextFile } from '../options.js';
@@ -51,7 +52,7 @@ function serviceToken(args: ServeArgs): string {
 
 export const serveCommand: CommandModule<GlobalArgs, ServeArgs> = {
   command: 'serve',
-  describe: 'Serve the read-only audit API (GET /v1/receipts/query, /v1/receipts/{id}[/proof], /v1/sessions, /v1/sessions/{id}/receipts|certificate, /v1/ledger/head|checkpoint) over the ledger',
+  describe: 'Serve the web explorer at / and the read-only audit API (GET /v1/receipts/query, /v1/receipts/{id}[/proof], /v1/sessions, /v1/sessions/{id}/receipts|certificate, /v1/ledger/head|checkpoint, /v1/denials) over the ledger',
   builder: (y) =>
     y
       .option('listen', { type: 'string', default: '127.0.0.1:8940', describe: 'host:port (port 0 picks a free one)' })
@@ -66,7 +67,11 @@ export const serveCommand: CommandModule<GlobalArgs, ServeArgs> = {
     const m = /^(.*):(\d{1,5})$/.exec(args.listen);
     if (m === null || Number(m[2]) > 65_535) throw new ChioError('CHIO-CLI-SERVICE-OPTIONS', `--listen ${args.listen}: expected host:port`);
     const ledger = openLedger(args['receipt-db'], { readonly: true });
-    const server = createServer(auditApi({ ledger, token, certificateSigner: signer }));
+    const api = auditApi({ ledger, token, certificateSigner: signer });
+    const site = explorerSite();
+    const server = createServer((req, res) => {
+      if (!site(req, res)) api(req, res);
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', (e) => reject(new ChioError('CHIO-CLI-SERVICE-OPTIONS', `cannot listen on ${args.listen}: ${e.message}`, { cause: e })));
@@ -74,7 +79,7 @@ export const serveCommand: CommandModule<GlobalArgs, ServeArgs> = {
       });
       const address = server.address() as { address: string; port: number };
       const host = address.address.includes(':') ? `[${address.address}]` : address.address;
-      process.stderr.write(`chio: audit API at http://${host}:${address.port}/ (read-only: ${args['receipt-db']})\n`);
+      process.stderr.write(`chio: audit API at http://${host}:${address.port}/ (read-only: ${args['receipt-db']}; the explorer is at /)\n`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);

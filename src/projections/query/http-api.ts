@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ChioError, ERROR_CATALOGUE } from '../../errors.js';
 import type { Ledger } from '../../ledger/index.js';
 import type { CertificateSigner } from '../certificate/index.js';
+import { denialSeries, DenialQuerySchema } from './denials.js';
 import { PageSchema, parseQuery, ReceiptQuerySchema } from './params.js';
 import { checkpoint, ledgerHead, listSessions, queryReceipts, receiptById, receiptProof, sessionCertificate, sessionEvidence, sessionReceipts } from './routes.js';
 
@@ -116,6 +117,7 @@ function route(ledger: Ledger, url: URL, signer: CertificateSigner | undefined):
     if (area === 'sessions' && id !== undefined && sub === 'receipts') return sessionReceipts(ledger, id, page());
     if (area === 'sessions' && id !== undefined && sub === 'certificate') return bare(() => sessionCertificate(ledger, id, signer));
     if (area === 'sessions' && id !== undefined && sub === 'evidence') return bare(() => sessionEvidence(ledger, id, signer));
+    if (area === 'denials' && rawId === undefined) return denialSeries(ledger, parseQuery(url.searchParams, DenialQuerySchema));
     if (area === 'ledger' && id === 'head' && sub === undefined) return bare(() => ledgerHead(ledger));
     if (area === 'ledger' && id === 'checkpoint' && sub === undefined) return bare(() => checkpoint(ledger));
   }

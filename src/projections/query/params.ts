@@ -12,9 +12,9 @@ export const MAX_PAGE = 1000;
 const DEFAULT_PAGE = 50;
 
 const label = z.string().min(1).max(256);
-const whole = (min: number, max: number) => z.string().regex(/^\d{1,16}$/, 'a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
+export const whole = (min: number, max: number) => z.string().regex(/^\d{1,16}$/, 'a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
 /** Unix seconds, or an ISO 8601 date-time with its offset (as `chio receipt list` takes them). */
-const time = z.string().max(64).transform((text, ctx) => {
+export const timeParameter = z.string().max(64).transform((text, ctx) => {
   if (/^\d{1,12}$/.test(text)) return Number(text);
   const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(ms)) {
@@ -34,8 +34,8 @@ export const ReceiptQuerySchema = z.strictObject({
   capabilityId: label.optional(),
   sessionId: label.optional(),
   outcome: z.enum(['allow', 'deny', 'cancelled', 'incomplete']).optional(),
-  since: time.optional(),
-  until: time.optional(),
+  since: timeParameter.optional(),
+  until: timeParameter.optional(),
   ...page,
 });
 export type ReceiptQuery = z.infer<typeof ReceiptQuerySchema>;
