@@ -64,6 +64,16 @@ describe('architecture', () => {
     });
   }
 
+  it('the web explorer (browser code) imports only its own modules: no package, no node:, nothing of the server', () => {
+    const web = srcFiles.filter((f) => f.startsWith('src/projections/explorer/web/'));
+    expect(web.length).toBeGreaterThan(5);
+    const offending = web.flatMap((f) => imports(f).filter((s) => !s.startsWith('src/projections/explorer/web/')).map((s) => `${f} → ${s}`));
+    expect(offending).toEqual([]);
+    // and the server side never imports the browser code
+    const server = srcFiles.filter((f) => !f.startsWith('src/projections/explorer/web/'));
+    expect(server.flatMap((f) => imports(f).filter((s) => s.startsWith('src/projections/explorer/web/')))).toEqual([]);
+  });
+
   it('src/errors.ts and the root files import no area below them, and nothing in src imports cli/', () => {
     expect(imports('src/errors.ts')).toEqual([]);
     const toCli = srcFiles.flatMap((f) => imports(f).filter((s) => s.startsWith('cli/')).map((s) => `${f} → ${s}`));

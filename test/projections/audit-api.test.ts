@@ -35,7 +35,7 @@ describe('chio serve: the audit API', () => {
   const dir = tempDir();
   const db = join(dir, 'audit.sqlite');
   let api: string;
-  const made: Array<{ id: string; session: string; tool: string; verdict: string; timestamp: number }> = [];
+  const made: Array<{ id: string; session: string; tool: string; verdict: string; timestamp: number; guard: string | undefined }> = [];
 
   beforeAll(async () => {
     // A ledger written by the real kernel: three sessions, allows, denials (a forbidden path) and a tool failure.
@@ -49,7 +49,7 @@ describe('chio serve: the audit API', () => {
       const session = `sess-${i % 3}`;
       const [tool, args] = i % 5 === 0 ? ['read_file', { path: '/srv/app/.env' }] : i % 7 === 0 ? ['fail_tool', {}] : ['hello_tool', { name: `n${i}` }];
       const r = await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName: tool as string, arguments: args, sessionId: session });
-      made.push({ id: r.receipt.id, session, tool: tool as string, verdict: r.receipt.decision!.verdict, timestamp: r.receipt.timestamp });
+      made.push({ id: r.receipt.id, session, tool: tool as string, verdict: r.receipt.decision!.verdict, timestamp: r.receipt.timestamp, guard: (r.receipt.decision as { guard?: string }).guard });
     }
     await kernel.close();
     ({ url: api } = await serve(db, ['--service-token', TOKEN]));
@@ -153,6 +153,60 @@ describe('chio serve: the audit API', () => {
       expect(basic.status).toBe(401);
     }
     expect((await get(`${api}/healthz`, null)).body).toEqual({ ok: true });
+  });
+
+  it('denials by guard over time: every deny counted once under its guard and in its time bucket, per session too', async () => {
+    const denies = made.filter((m) => m.verdict === 'deny');
+    expect(denies.length).toBeGreaterThan(3);
+    const check = (body: any, want: typeof made, since?: number) => {
+      expect(body.totalCount).toBe(want.length);
+      expect(body.from).toBe(since ?? Math.min(...want.map((m) => m.timestamp)));
+      const counted = new Map<string, number[]>();
+      for (const m of want) {
+        const counts = counted.get(m.guard ?? '(none)') ?? new Array(body.starts.length).fill(0);
+        counts[Math.floor((m.timestamp - body.from) / body.bucketSeconds)] += 1;
+        counted.set(m.guard ?? '(none)', counts);
+      }
+      expect(Object.fromEntries(body.guards.map((g: any) => [g.guard, g.counts]))).toEqual(Object.fromEntries(counted));
+      for (const g of body.guards) expect(g.total).toBe(g.counts.reduce((a: number, b: number) => a + b, 0));
+      body.starts.forEach((s: number, i: number) => expect(s).toBe(body.from + i * body.bucketSeconds));
+    };
+    const all = await get(`${api}/v1/denials?buckets=7`);
+    expect(all.status).toBe(200);
+    expect(all.body.starts.length).toBeLessThanOrEqual(7);
+    check(all.body, denies);
+    check((await get(`${api}/v1/denials?sessionId=sess-2&buckets=1000`)).body, denies.filter((m) => m.session === 'sess-2'));
+    const since = made[20]!.timestamp;
+    check((await get(`${api}/v1/denials?since=${since}`)).body, denies.filter((m) => m.timestamp >= since), since);
+    const none = await get(`${api}/v1/denials?sessionId=nobody`);
+    expect(none.body).toMatchObject({ totalCount: 0, guards: [] });
+    for (const bad of ['buckets=0', 'buckets=1001', 'buckets=x', 'since=yesterday', 'limit=5', 'sessionId=a&sessionId=b']) {
+      const r = await get(`${api}/v1/denials?${bad}`);
+      expect(r.status, bad).toBe(400);
+      expect(r.body.error.code, bad).toBe('CHIO-API-BAD-REQUEST');
+    }
+    expect((await get(`${api}/v1/denials`, null)).status).toBe(401);
+  });
+
+  it("the explorer's files at / and /explorer/: no token needed, no data in them, a strict CSP, nothing else reachable", async () => {
+    const page = await fetch(`${api}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    const html = await page.text();
+    expect(html).toContain('/explorer/main.js');
+    expect(html).not.toMatch(/https?:\/\//); // nothing from another origin
+    expect(html).not.toContain(made[0]!.id);
+    const script = await fetch(`${api}/explorer/verify.js`);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect((await fetch(`${api}/explorer/vendor/uPlot.iife.min.js`)).status).toBe(200);
+    for (const path of ['/explorer/../package.json', '/explorer/%2e%2e/%2e%2e/package.json', '/explorer/nope.js', '/explorer/verify.js.map', '/index.html']) {
+      const r = await fetch(`${api}${path}`);
+      expect(r.status, path).not.toBe(200);
+    }
+    expect((await fetch(`${api}/`, { method: 'POST' })).status).toBe(405);
   });
 
   it('writes are refused (405) and a run of requests leaves the ledger file byte for byte unchanged', async () => {

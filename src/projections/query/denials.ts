@@ -42,7 +42,8 @@ export function denialSeries(ledger: Ledger, q: DenialQuery): DenialSeries {
     const count = Math.max(1, Math.ceil((to - from + 1) / bucketSeconds));
     const starts = Array.from({ length: count }, (_, i) => from + i * bucketSeconds);
     const rows = span.n === 0 ? [] : ledger.db.prepare(
-      `SELECT (timestamp - ?) / ? AS bucket, coalesce(body ->> '$.decision.guard', '${NO_GUARD}') AS guard, count(*) AS n
+      // better-sqlite3 binds JS numbers as REAL: cast, or the division is not a whole bucket number.
+      `SELECT (timestamp - CAST(? AS INTEGER)) / CAST(? AS INTEGER) AS bucket, coalesce(body ->> '$.decision.guard', '${NO_GUARD}') AS guard, count(*) AS n
          FROM ledger_entries WHERE ${where} GROUP BY bucket, guard`,
     ).all(from, bucketSeconds, ...args(from, to)) as Array<{ bucket: number; guard: string; n: number }>;
     const byGuard = new Map<string, number[]>();

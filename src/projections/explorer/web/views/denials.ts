@@ -30,7 +30,7 @@ export async function denialChart(filter: { sessionId?: string }): Promise<HTMLE
   const section = el('section', { class: 'denials', 'aria-labelledby': 'denials-title' }, title,
     el('p', { class: 'small' }, `${isoTime(data.from)} onwards, ${data.bucketSeconds} s per bucket`), plot, table);
   if (typeof uPlot === 'function') {
-    const width = () => Math.max(280, Math.min(1100, (section.parentElement?.clientWidth ?? 800) - 8));
+    const width = () => Math.max(280, Math.min(1100, section.clientWidth || 800));
     const chart = new uPlot({
       width: width(),
       height: 220,

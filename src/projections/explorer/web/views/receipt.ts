@@ -21,7 +21,8 @@ interface ReceiptAnswer {
 const checkItem = (name: string, c: Check | undefined) =>
   c === undefined ? null : el('li', { class: c.ok ? 'pass' : 'fail' }, el('strong', {}, `${c.ok ? '✓' : '✗'} ${name}: `), c.detail);
 
-function keyPanel(key: string): HTMLElement {
+/** The signing key, and a button to pin it as trusted in this browser; `changed` runs after a pin or unpin. */
+function keyPanel(key: string, changed: () => void): HTMLElement {
   const panel = el('p', { class: 'key' });
   const draw = () => {
     const pins = pinnedKeys.all();
@@ -31,10 +32,11 @@ function keyPanel(key: string): HTMLElement {
       if (pinned) pinnedKeys.remove(key);
       else pinnedKeys.add(key);
       draw();
+      changed();
       (panel.querySelector('button') as HTMLButtonElement).focus();
     });
     const note = pinned ? el('span', { class: 'pass' }, ' — pinned in this browser as trusted')
-      : pins.length > 0 ? el('span', { class: 'fail', role: 'alert' }, ' — NOT one of the keys you pinned: a valid signature by an unknown key proves nothing')
+      : pins.length > 0 ? el('span', { class: 'fail' }, ' — NOT one of the keys you pinned: a valid signature by an unknown key proves nothing')
         : el('span', {}, ' — no keys pinned yet: compare it with your kernel\'s key (chio keys show) before trusting it');
     panel.replaceChildren('Signed by kernel key ', el('code', { class: 'wrap' }, key), note, ' ', button);
   };
@@ -51,9 +53,18 @@ export async function receiptView(id: string): Promise<HTMLElement> {
   const asked = r.id === id ? null : el('p', { class: 'fail', role: 'alert' }, `The service answered receipt ${String(r.id)}, not ${id}.`);
   const ok = checks.ok && asked === null;
   const verdict = verdictOf(r);
-  const status = checks.unavailable !== undefined
-    ? el('h2', { class: 'verify unknown' }, 'Signature not checked')
-    : el('h2', { class: `verify ${ok ? 'pass' : 'fail'}` }, ok ? '✓ Signature verified' : '✗ Signature invalid');
+  const status = el('h2', { role: 'status' });
+  // The headline: not checked, invalid, valid but by a key other than the ones pinned here, or verified.
+  const drawStatus = () => {
+    const pins = pinnedKeys.all();
+    const [cls, text] = checks.unavailable !== undefined ? ['unknown', 'Signature not checked']
+      : !ok ? ['fail', '✗ Signature invalid']
+        : pins.length > 0 && !pins.includes(checks.kernelKey ?? '') ? ['fail', '✗ Signed by a key you have not pinned']
+          : ['pass', '✓ Signature verified'];
+    status.className = `verify ${cls}`;
+    status.textContent = text;
+  };
+  drawStatus();
   const json = JSON.stringify(r, null, 2);
   const download = el('a', { class: 'button', href: URL.createObjectURL(new Blob([JSON.stringify(r)], { type: 'application/json' })), download: `receipt-${String(r.id).slice(0, 16)}.json` }, 'Download receipt JSON');
   return el('section', {},
@@ -62,9 +73,10 @@ export async function receiptView(id: string): Promise<HTMLElement> {
     el('section', { class: 'panel', 'aria-labelledby': 'checks-title' },
       el('span', { id: 'checks-title', class: 'sr-only' }, 'Checked in this browser'),
       status, asked,
+      position.ok || checks.unavailable !== undefined ? null : el('p', { class: 'fail', role: 'alert' }, '✗ The chain position the service states does not match this receipt.'),
       checks.unavailable === undefined ? null : el('p', { class: 'error' }, checks.unavailable),
       el('ul', { class: 'checks' }, checkItem('id', checks.id), checkItem('signature', checks.signature), checkItem('kind', checks.semantics), checkItem('parameters', checks.parameterHash), checkItem('chain position', position)),
-      checks.kernelKey === undefined ? null : keyPanel(checks.kernelKey),
+      checks.kernelKey === undefined ? null : keyPanel(checks.kernelKey, drawStatus),
       el('p', { class: 'small' }, `The service says: ${answer.verification.ok ? 'ok' : `${answer.verification.signature}; entry hash ${answer.verification.entryHash}`} (not relied on above).`)),
     el('h2', {}, 'Decision'),
     el('dl', {},

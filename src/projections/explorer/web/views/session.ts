@@ -65,9 +65,9 @@ export async function sessionView(sessionId: string): Promise<HTMLElement> {
     el('p', {}, `${first.totalCount} calls and observations, in ledger order.`),
     certificateButton(sessionId),
     await denialChart({ sessionId }),
-    el('table', { class: 'timeline' },
+    el('div', { class: 'table-wrap' }, el('table', { class: 'timeline' },
       el('caption', {}, 'Timeline'),
       el('thead', {}, el('tr', {}, ...['#', 'Time (UTC)', 'Tool', 'Verdict', 'Guard', 'Reason', 'Receipt'].map((h) => el('th', { scope: 'col' }, h)))),
-      body),
+      body)),
     more);
 }

@@ -53,14 +53,14 @@ export async function sessionsView(): Promise<HTMLElement> {
     el('p', { class: 'head' }, `${head.entries} ledger entries`, head.head === null ? '' : ' · head ', head.head === null ? null : short(head.head.entryHash, 16),
       ` · ${first.totalCount} sessions`),
     await denialChart({}),
-    el('table', { class: 'sessions' },
+    el('div', { class: 'table-wrap' }, el('table', { class: 'sessions' },
       el('caption', {}, 'Sessions in the order they began'),
       el('thead', {}, el('tr', {},
         el('th', { scope: 'col' }, 'Session'), el('th', { scope: 'col', class: 'num' }, 'Entries'),
         el('th', { scope: 'col', class: 'num' }, 'Allowed'), el('th', { scope: 'col', class: 'num' }, 'Denied'),
         el('th', { scope: 'col', class: 'num' }, 'Observed'), el('th', { scope: 'col', class: 'num' }, 'Cancelled / incomplete'),
         el('th', { scope: 'col' }, 'First'), el('th', { scope: 'col' }, 'Last'))),
-      body),
+      body)),
     first.totalCount === 0 ? el('p', {}, 'No sessions in this ledger yet.') : null,
     more);
 }
