@@ -18,10 +18,12 @@ import { canonicalJson, parseSeed, sha256Hex, signerFromSeed, toHex } from '../.
 import { entryHash, receiptSha256 } from '../../src/ledger/index.js';
 import { verifyCertificate } from '../../src/projections/certificate/index.js';
 import { explorerSite } from '../../src/projections/explorer/index.js';
+import { Kernel } from '../../src/kernel/index.js';
 import { headlessChromium } from '../helpers/browser.js';
 import { childProcesses } from '../helpers/children.js';
 import { CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { CountingToolServer } from '../helpers/tool-server.js';
 
 const TOKEN = 'explorer-token-0123456789';
 const DEMO = fileURLToPath(new URL('../../dist/examples/demo/demo.js', import.meta.url));
@@ -86,7 +88,20 @@ describe('the web explorer in Chromium', () => {
   beforeAll(async () => {
     const demo = spawnSync(process.execPath, [DEMO], { cwd: dir, encoding: 'utf8', env: { ...process.env, CHIO_DEMO_DB: db, CHIO_DEMO_SEED: seedFile } });
     expect(demo.status, demo.stderr).toBe(0);
-    kernelKey = signerFromSeed(parseSeed(readFileSync(seedFile, 'utf8'))).publicKeyHex;
+    const seed = parseSeed(readFileSync(seedFile, 'utf8'));
+    kernelKey = signerFromSeed(seed).publicKeyHex;
+    // One more session, by the same kernel, spread over six hours: enough span for the chart to draw.
+    let clock = Math.floor(Date.now() / 1000);
+    const kernel = Kernel.open({ ledgerPath: db, seed, clock: () => clock, checkpoints: false });
+    kernel.registerToolServer(new CountingToolServer());
+    const agent = signerFromSeed(new Uint8Array(32).fill(4));
+    const capability = kernel.issueCapability({ subject: agent.publicKeyHex, ttlSeconds: 10 ** 6 });
+    for (let i = 0; i < 12; i++) {
+      clock += 1800;
+      const [tool, args] = i % 2 === 0 ? ['read_file', { path: '/srv/app/.env' }] : ['hello_tool', { name: `n${i}` }];
+      await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName: tool, arguments: args, sessionId: 'spread-session' });
+    }
+    await kernel.close();
     const ledger = new Database(db, { readonly: true });
     rows = ledger.prepare('SELECT seq, receipt_id, session_id, tool_server, tool_name, verdict, guard, reason FROM receipts ORDER BY seq').all() as Row[];
     ledger.close();
@@ -158,17 +173,24 @@ describe('the web explorer in Chromium', () => {
     await close();
   });
 
-  it('the chart of denials by guard: a series per guard, the same totals the ledger holds', async () => {
+  it('the chart of denials by guard: a series per guard over a session\'s hours; the ledger\'s totals per guard in the table', async () => {
     const { page, close } = await open();
     await signIn(page, service);
-    await page.locator('.denials canvas').first().waitFor();
-    const legend = await page.locator('.denials .u-legend .u-series th').allTextContents();
+    // Everything: the table holds every guard's total (the demo's denials fall within seconds: no chart for them alone).
     const byGuard = new Map<string, number>();
     for (const r of rows.filter((x) => x.verdict === 'deny')) byGuard.set(r.guard ?? '(none)', (byGuard.get(r.guard ?? '(none)') ?? 0) + 1);
     expect(byGuard.size).toBeGreaterThanOrEqual(3);
-    for (const guard of byGuard.keys()) expect(legend.join(' ')).toContain(guard);
+    await page.locator('.denials tr.guard-row').first().waitFor({ state: 'attached' });
     const table = await page.locator('.denials tr.guard-row').evaluateAll((trs) => trs.map((tr) => [tr.children[0]!.textContent, Number(tr.children[1]!.textContent)]));
     expect(new Map(table as Array<[string, number]>)).toEqual(byGuard);
+    // A session spread over hours: drawn, one series per guard, its points where the denials are.
+    await page.goto(`${service}/#/session/spread-session`);
+    await expect.poll(() => heading(page).textContent()).toBe('Session spread-session');
+    await page.locator('.denials canvas').first().waitFor();
+    const legend = await page.locator('.denials .u-legend .u-series th').allTextContents();
+    expect(legend.map((t) => t.trim())).toEqual(['forbidden-path']);
+    expect(await page.locator('.denials h2').textContent()).toBe(`Denials by guard (${rows.filter((r) => r.session_id === 'spread-session' && r.verdict === 'deny').length})`);
+    await chromium.screenshot(page, 'session-chart');
     await close();
   });
 

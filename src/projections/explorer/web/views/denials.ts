@@ -14,6 +14,13 @@ interface DenialSeries {
   totalCount: number;
 }
 
+/** An axis tick in UTC: the time of day (with seconds for short buckets), and the date where it changes. */
+function timeLabel(t: number, previous: number | undefined, bucketSeconds: number): string {
+  const iso = isoTime(t);
+  const time = bucketSeconds < 60 ? iso.slice(11, 19) : iso.slice(11, 16);
+  return previous === undefined || isoTime(previous).slice(0, 10) !== iso.slice(0, 10) ? `${time}\n${iso.slice(0, 10)}` : time;
+}
+
 /** Distinct hues, dark enough on white; guards beyond them reuse them (the legend names each). */
 const COLOURS = ['#c0392b', '#8e44ad', '#d35400', '#2c3e50', '#16a085', '#7f8c8d', '#b7950b', '#1f618d'];
 
@@ -29,14 +36,21 @@ export async function denialChart(filter: { sessionId?: string }): Promise<HTMLE
       el('tbody', {}, ...data.guards.map((g) => el('tr', { class: 'guard-row' }, el('th', { scope: 'row' }, g.guard), el('td', { class: 'num' }, g.total))))));
   const section = el('section', { class: 'denials', 'aria-labelledby': 'denials-title' }, title,
     el('p', { class: 'small' }, `${isoTime(data.from)} onwards, ${data.bucketSeconds} s per bucket`), plot, table);
-  if (typeof uPlot === 'function') {
+  if (data.starts.length < 3) {
+    // Two buckets or one draw no trend: the numbers say it better.
+    plot.replaceChildren(el('p', { class: 'small' }, `All ${data.totalCount} denials fall within ${data.starts.length * data.bucketSeconds} s: see the table.`));
+    table.open = true;
+  } else if (typeof uPlot === 'function') {
     const width = () => Math.max(280, Math.min(1100, section.clientWidth || 800));
     const chart = new uPlot({
       width: width(),
       height: 220,
+      // Times in UTC, as everywhere else on the page.
+      tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
       // The whole queried span, even when it is a single bucket (uPlot cannot scale a span of zero).
       scales: { x: { time: true, range: (): uPlot.Range.MinMax => [data.from, data.from + data.starts.length * data.bucketSeconds] } },
-      axes: [{}, { label: 'denials', size: 50 }],
+      legend: { live: false },
+      axes: [{ values: (_u: uPlot, splits: number[]) => splits.map((t, i) => timeLabel(t, i === 0 ? undefined : splits[i - 1], data.bucketSeconds)), size: 50 }, { label: 'denials', size: 50 }],
       series: [{ label: 'time' }, ...data.guards.map((g, i) => ({
         label: g.guard, stroke: COLOURS[i % COLOURS.length]!, width: 2, points: { show: true, size: 6 },
       }))],

@@ -37,7 +37,7 @@ function keyPanel(key: string, changed: () => void): HTMLElement {
     });
     const note = pinned ? el('span', { class: 'pass' }, ' — pinned in this browser as trusted')
       : pins.length > 0 ? el('span', { class: 'fail' }, ' — NOT one of the keys you pinned: a valid signature by an unknown key proves nothing')
-        : el('span', {}, ' — no keys pinned yet: compare it with your kernel\'s key (chio keys show) before trusting it');
+        : el('span', {}, ' — no keys pinned yet: compare it with your kernel\'s public key file before trusting it');
     panel.replaceChildren('Signed by kernel key ', el('code', { class: 'wrap' }, key), note, ' ', button);
   };
   draw();
