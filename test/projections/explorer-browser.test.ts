@@ -25,6 +25,9 @@ import { CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { CountingToolServer } from '../helpers/tool-server.js';
 
+// Globals of the page, for the callbacks page.evaluate runs there (this file compiles without DOM types).
+declare const document: any, window: any, getComputedStyle: (e: unknown) => any;
+
 const TOKEN = 'explorer-token-0123456789';
 const DEMO = fileURLToPath(new URL('../../dist/examples/demo/demo.js', import.meta.url));
 const children = childProcesses();
@@ -61,7 +64,7 @@ describe('the web explorer in Chromium', () => {
     const { id: _i, signature: _s, ...content } = r;
     r.id = sha256Hex(canonicalJson(content));
     const { signature: _t, ...body } = r;
-    r.signature = toHex(attacker.sign(canonicalJson(body)));
+    r.signature = toHex(attacker.sign(new TextEncoder().encode(canonicalJson(body))));
     const p = answer.position;
     p.entryHash = entryHash({ seq: p.seq, prevHash: p.prevHash, receiptSha256: receiptSha256(canonicalJson(r)), sessionId: p.sessionId, sessionPrevSeq: p.sessionPrevSeq });
     return r.id;
