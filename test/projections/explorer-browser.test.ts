@@ -91,7 +91,7 @@ describe('the web explorer in Chromium', () => {
   beforeAll(async () => {
     const demo = spawnSync(process.execPath, [DEMO], { cwd: dir, encoding: 'utf8', env: { ...process.env, CHIO_DEMO_DB: db, CHIO_DEMO_SEED: seedFile } });
     expect(demo.status, demo.stderr).toBe(0);
-    const seed = parseSeed(readFileSync(seedFile, 'utf8'));
+    const seed = parseSeed(readFileSync(seedFile));
     kernelKey = signerFromSeed(seed).publicKeyHex;
     // One more session, by the same kernel, spread over six hours: enough span for the chart to draw.
     let clock = Math.floor(Date.now() / 1000);
