@@ -110,149 +110,186 @@ export function signatureFailure(job: SignatureJob, entriesChecked: number): Cha
   return { ok: false, seq: job.seq, check: 'signature', message: `signature does not verify under kernel_key ${job.kernelKey}`, entriesChecked };
 }
 
+/** The projection tables as stored, for the end of the walk (absent tables: undefined). */
+export interface StoredProjections {
+  sessions: Array<Record<string, unknown>>;
+  revocations?: Array<{ capability_id: string; kernel_key: string; seq: number; revoked_at: number }> | undefined;
+  grants?: Array<{ capability_id: string; grant_index: number; kernel_key: string; invocations: number }> | undefined;
+}
+
+/**
+ * The checks of the walk, one row at a time, whatever the rows come from (an SQLite iterator, pages
+ * of a PostgreSQL query): `beforeSignature`, then (signatures on) the signature job it hands out,
+ * then `afterSignature`; `finish` compares the stored projections with what the walk derived.
+ */
+export class ChainChecker {
+  private expectedSeq = 1;
+  private prevHash = GENESIS_PREV_HASH;
+  /** Entries that passed every check. */
+  checked = 0;
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly kernelKeys: Record<string, number> = {};
+  private readonly revocations = new Map<string, [number, number]>();
+  private readonly usage = new Map<string, number>();
+  readonly signatures: boolean;
+
+  constructor(private readonly options: VerifyChainOptions = {}) {
+    this.signatures = options.signatures ?? true;
+  }
+
+  fail(seq: number | null, check: ChainCheck, message: string): ChainVerdict {
+    return { ok: false, seq, check, message, entriesChecked: this.checked };
+  }
+
+  /** Links, hashes, body, id and projected columns; a failure, or the signature job for this row (null when signatures are off). */
+  beforeSignature(row: Row): { fail: ChainVerdict } | { job: SignatureJob | null } {
+    const fail = (seq: number | null, check: ChainCheck, message: string) => ({ fail: this.fail(seq, check, message) });
+    const expectedSeq = this.expectedSeq;
+    if (row.seq !== expectedSeq) {
+      return fail(expectedSeq, 'gap', row.seq > expectedSeq
+        ? `seq ${expectedSeq} is missing (the next entry is seq ${row.seq})`
+        : `seq ${row.seq} appears where seq ${expectedSeq} was expected`);
+    }
+    if (row.prev_hash !== this.prevHash) {
+      return fail(row.seq, 'prev_hash', `prev_hash ${row.prev_hash} is not the entry_hash of seq ${row.seq - 1} (${this.prevHash})`);
+    }
+    let computed: string;
+    try {
+      computed = entryHash({
+        seq: row.seq,
+        prevHash: row.prev_hash,
+        receiptSha256: receiptSha256(row.body),
+        sessionId: row.session_id,
+        sessionPrevSeq: row.session_prev_seq,
+      });
+    } catch (e) {
+      return fail(row.seq, 'entry_hash', `the entry's fields cannot be hashed: ${(e as Error).message}`);
+    }
+    if (computed !== row.entry_hash) {
+      return fail(row.seq, 'entry_hash', `entry_hash ${row.entry_hash} does not match the entry (recomputed ${computed})`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(row.body);
+    } catch {
+      return fail(row.seq, 'body', 'body is not JSON');
+    }
+    const verdict = verifyReceipt(parsed, { signatures: false, trustedKernelKeys: this.options.trustedKernelKeys });
+    if (!verdict.ok) {
+      const check: ChainCheck =
+        verdict.check === 'id' ? 'receipt_id'
+        : verdict.check === 'signature' ? 'signature'
+        : verdict.check === 'kernel_key' ? 'untrusted_key'
+        : 'body';
+      return fail(row.seq, check, verdict.message);
+    }
+    if (verdict.body !== row.body) return fail(row.seq, 'body', 'body is not the receipt in its exact RFC 8785 form');
+    if (row.receipt_id !== verdict.id) {
+      return fail(row.seq, 'receipt_id', `receipt_id column ${row.receipt_id} is not the receipt's id ${verdict.id}`);
+    }
+    const kind = kindOf(verdict.receipt);
+    if (row.kind !== kind) return fail(row.seq, 'projection', `column kind is ${JSON.stringify(row.kind)} but the receipt is a ${kind}`);
+    if (kind === 'revocation') {
+      const revoked = revokedCapabilityOf(verdict.receipt);
+      if (revoked === undefined) return fail(row.seq, 'body', 'a revocation must allow and name action.parameters.capability_id');
+      const rkey = `${revoked}\u0000${verdict.receipt.kernel_key}`;
+      if (!this.revocations.has(rkey)) this.revocations.set(rkey, [row.seq, row.timestamp]);
+    }
+    for (const grant of grantsOf(verdict.receipt)) {
+      const key = `${grant.capabilityId}\u0000${grant.grantIndex}\u0000${verdict.receipt.kernel_key}`;
+      this.usage.set(key, (this.usage.get(key) ?? 0) + 1);
+    }
+    const projected = projectReceipt(verdict.receipt);
+    for (const [column, field] of PROJECTED) {
+      if (row[column] !== projected[field]) {
+        return fail(row.seq, 'projection', `column ${column} is ${JSON.stringify(row[column])} but the receipt says ${JSON.stringify(projected[field])}`);
+      }
+    }
+    return { job: this.signatures ? { seq: row.seq, kernelKey: verdict.receipt.kernel_key, signed: verdict.signed, signature: verdict.receipt.signature } : null };
+  }
+
+  /** The session link, then the row counts as checked; a failure or null. */
+  afterSignature(row: Row): ChainVerdict | null {
+    if (row.session_id !== null) {
+      const s = this.sessions.get(row.session_id);
+      const expectedPrev = s?.lastSeq ?? null;
+      if (row.session_prev_seq !== expectedPrev) {
+        return this.fail(row.seq, 'session_link', `session_prev_seq ${String(row.session_prev_seq)} is not the previous entry of session ${JSON.stringify(row.session_id)} (${String(expectedPrev)})`);
+      }
+      if (s === undefined) {
+        this.sessions.set(row.session_id, { firstSeq: row.seq, lastSeq: row.seq, count: 1, firstTimestamp: row.timestamp, lastTimestamp: row.timestamp, headEntryHash: row.entry_hash });
+      } else {
+        s.lastSeq = row.seq;
+        s.count += 1;
+        s.firstTimestamp = Math.min(s.firstTimestamp, row.timestamp);
+        s.lastTimestamp = Math.max(s.lastTimestamp, row.timestamp);
+        s.headEntryHash = row.entry_hash;
+      }
+    } else if (row.session_prev_seq !== null) {
+      return this.fail(row.seq, 'session_link', 'session_prev_seq is set on an entry without a session');
+    }
+    this.kernelKeys[row.kernel_key] = (this.kernelKeys[row.kernel_key] ?? 0) + 1;
+    this.prevHash = row.entry_hash;
+    this.expectedSeq += 1;
+    this.checked += 1;
+    return null;
+  }
+
+  /** After the last row: the stored projections against the derived ones, then the verdict. */
+  finish(stored: StoredProjections): ChainVerdict {
+    const mismatch = compareSessions(stored.sessions, this.sessions);
+    if (mismatch !== null) return this.fail(null, 'sessions_projection', mismatch);
+    if (stored.revocations !== undefined) {
+      const expected = [...this.revocations].map(([id, [seq, at]]) => `${id} ${seq} ${at}`).sort();
+      const actual = stored.revocations.map((r) => `${r.capability_id}\u0000${r.kernel_key} ${r.seq} ${r.revoked_at}`).sort();
+      if (expected.join('\n') !== actual.join('\n')) return this.fail(null, 'revocations_projection', 'revoked_capabilities does not match the revocation entries');
+    }
+    if (stored.grants !== undefined) {
+      const expected = [...this.usage].map(([k, n]) => `${k} ${n}`).sort();
+      const actual = stored.grants.map((r) => `${r.capability_id}\u0000${r.grant_index}\u0000${r.kernel_key} ${r.invocations}`).sort();
+      if (expected.join('\n') !== actual.join('\n')) return this.fail(null, 'grant_usage_projection', 'grant_usage does not match the allowed receipts');
+    }
+    return {
+      ok: true,
+      entries: this.checked,
+      head: this.checked === 0 ? null : { seq: this.expectedSeq - 1, entryHash: this.prevHash },
+      sessions: this.sessions.size,
+      kernelKeys: this.kernelKeys,
+      signaturesChecked: this.signatures,
+    };
+  }
+}
+
 /**
  * The walk itself. It yields each signature it needs checked (when signatures are on) and takes
  * the verdict back: `true` means valid or "checked elsewhere" (the parallel driver checks them on
  * the thread pool and reports the earliest bad one itself).
  */
 export function* walkChain(ledger: Ledger, options: VerifyChainOptions = {}): Generator<SignatureJob, ChainVerdict, boolean> {
-  const signatures = options.signatures ?? true;
   const progressEvery = options.progressEvery ?? 1000;
   const db = ledger.db;
+  const checker = new ChainChecker(options);
   // One read transaction for the whole walk: a consistent snapshot even while producers append.
   db.exec('BEGIN');
   try {
     const total = (db.prepare('SELECT coalesce(max(seq), 0) AS n FROM ledger_entries').get() as { n: number }).n;
     const rows = db.prepare('SELECT * FROM ledger_entries ORDER BY seq').iterate() as IterableIterator<Row>;
-    let expectedSeq = 1;
-    let prevHash = GENESIS_PREV_HASH;
-    let checked = 0;
-    const sessions = new Map<string, SessionState>();
-    const kernelKeys: Record<string, number> = {};
-    const revocations = new Map<string, [number, number]>();
-    const usage = new Map<string, number>();
-    const fail = (seq: number | null, check: ChainCheck, message: string): ChainVerdict => ({
-      ok: false,
-      seq,
-      check,
-      message,
-      entriesChecked: checked,
-    });
-
     for (const row of rows) {
-      if (row.seq !== expectedSeq) {
-        return fail(expectedSeq, 'gap', row.seq > expectedSeq
-          ? `seq ${expectedSeq} is missing (the next entry is seq ${row.seq})`
-          : `seq ${row.seq} appears where seq ${expectedSeq} was expected`);
-      }
-      if (row.prev_hash !== prevHash) {
-        return fail(row.seq, 'prev_hash', `prev_hash ${row.prev_hash} is not the entry_hash of seq ${row.seq - 1} (${prevHash})`);
-      }
-      let computed: string;
-      try {
-        computed = entryHash({
-          seq: row.seq,
-          prevHash: row.prev_hash,
-          receiptSha256: receiptSha256(row.body),
-          sessionId: row.session_id,
-          sessionPrevSeq: row.session_prev_seq,
-        });
-      } catch (e) {
-        return fail(row.seq, 'entry_hash', `the entry's fields cannot be hashed: ${(e as Error).message}`);
-      }
-      if (computed !== row.entry_hash) {
-        return fail(row.seq, 'entry_hash', `entry_hash ${row.entry_hash} does not match the entry (recomputed ${computed})`);
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(row.body);
-      } catch {
-        return fail(row.seq, 'body', 'body is not JSON');
-      }
-      const verdict = verifyReceipt(parsed, { signatures: false, trustedKernelKeys: options.trustedKernelKeys });
-      if (!verdict.ok) {
-        const check: ChainCheck =
-          verdict.check === 'id' ? 'receipt_id'
-          : verdict.check === 'signature' ? 'signature'
-          : verdict.check === 'kernel_key' ? 'untrusted_key'
-          : 'body';
-        return fail(row.seq, check, verdict.message);
-      }
-      if (verdict.body !== row.body) return fail(row.seq, 'body', 'body is not the receipt in its exact RFC 8785 form');
-      if (row.receipt_id !== verdict.id) {
-        return fail(row.seq, 'receipt_id', `receipt_id column ${row.receipt_id} is not the receipt's id ${verdict.id}`);
-      }
-      const kind = kindOf(verdict.receipt);
-      if (row.kind !== kind) return fail(row.seq, 'projection', `column kind is ${JSON.stringify(row.kind)} but the receipt is a ${kind}`);
-      if (kind === 'revocation') {
-        const revoked = revokedCapabilityOf(verdict.receipt);
-        if (revoked === undefined) return fail(row.seq, 'body', 'a revocation must allow and name action.parameters.capability_id');
-        const rkey = `${revoked}\u0000${verdict.receipt.kernel_key}`;
-        if (!revocations.has(rkey)) revocations.set(rkey, [row.seq, row.timestamp]);
-      }
-      for (const grant of grantsOf(verdict.receipt)) {
-        const key = `${grant.capabilityId}\u0000${grant.grantIndex}\u0000${verdict.receipt.kernel_key}`;
-        usage.set(key, (usage.get(key) ?? 0) + 1);
-      }
-      const projected = projectReceipt(verdict.receipt);
-      for (const [column, field] of PROJECTED) {
-        if (row[column] !== projected[field]) {
-          return fail(row.seq, 'projection', `column ${column} is ${JSON.stringify(row[column])} but the receipt says ${JSON.stringify(projected[field])}`);
-        }
-      }
-      if (signatures) {
-        const job: SignatureJob = { seq: row.seq, kernelKey: verdict.receipt.kernel_key, signed: verdict.signed, signature: verdict.receipt.signature };
-        if (!(yield job)) return signatureFailure(job, checked);
-      }
-      if (row.session_id !== null) {
-        const s = sessions.get(row.session_id);
-        const expectedPrev = s?.lastSeq ?? null;
-        if (row.session_prev_seq !== expectedPrev) {
-          return fail(row.seq, 'session_link', `session_prev_seq ${String(row.session_prev_seq)} is not the previous entry of session ${JSON.stringify(row.session_id)} (${String(expectedPrev)})`);
-        }
-        if (s === undefined) {
-          sessions.set(row.session_id, { firstSeq: row.seq, lastSeq: row.seq, count: 1, firstTimestamp: row.timestamp, lastTimestamp: row.timestamp, headEntryHash: row.entry_hash });
-        } else {
-          s.lastSeq = row.seq;
-          s.count += 1;
-          s.firstTimestamp = Math.min(s.firstTimestamp, row.timestamp);
-          s.lastTimestamp = Math.max(s.lastTimestamp, row.timestamp);
-          s.headEntryHash = row.entry_hash;
-        }
-      } else if (row.session_prev_seq !== null) {
-        return fail(row.seq, 'session_link', 'session_prev_seq is set on an entry without a session');
-      }
-      kernelKeys[row.kernel_key] = (kernelKeys[row.kernel_key] ?? 0) + 1;
-      prevHash = row.entry_hash;
-      expectedSeq += 1;
-      checked += 1;
-      if (options.onProgress !== undefined && checked % progressEvery === 0) options.onProgress(checked, total);
+      const first = checker.beforeSignature(row);
+      if ('fail' in first) return first.fail;
+      if (first.job !== null && !(yield first.job)) return signatureFailure(first.job, checker.checked);
+      const after = checker.afterSignature(row);
+      if (after !== null) return after;
+      if (options.onProgress !== undefined && checker.checked % progressEvery === 0) options.onProgress(checker.checked, total);
     }
-
-    const mismatch = compareSessions(db.prepare('SELECT * FROM ledger_sessions').all() as Array<Record<string, unknown>>, sessions);
-    if (mismatch !== null) return fail(null, 'sessions_projection', mismatch);
     const tables = new Set((db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name));
-    if (tables.has('revoked_capabilities')) {
-      const rows = db.prepare('SELECT capability_id, kernel_key, seq, revoked_at FROM revoked_capabilities').all() as Array<{ capability_id: string; kernel_key: string; seq: number; revoked_at: number }>;
-      const expected = [...revocations].map(([id, [seq, at]]) => `${id} ${seq} ${at}`).sort();
-      const actual = rows.map((r) => `${r.capability_id}\u0000${r.kernel_key} ${r.seq} ${r.revoked_at}`).sort();
-      if (expected.join('\n') !== actual.join('\n')) return fail(null, 'revocations_projection', 'revoked_capabilities does not match the revocation entries');
-    }
-    if (tables.has('grant_usage')) {
-      const rows = db.prepare('SELECT capability_id, grant_index, kernel_key, invocations FROM grant_usage').all() as Array<{ capability_id: string; grant_index: number; kernel_key: string; invocations: number }>;
-      const expected = [...usage].map(([k, n]) => `${k} ${n}`).sort();
-      const actual = rows.map((r) => `${r.capability_id}\u0000${r.grant_index}\u0000${r.kernel_key} ${r.invocations}`).sort();
-      if (expected.join('\n') !== actual.join('\n')) return fail(null, 'grant_usage_projection', 'grant_usage does not match the allowed receipts');
-    }
-    options.onProgress?.(checked, total);
-    return {
-      ok: true,
-      entries: checked,
-      head: checked === 0 ? null : { seq: expectedSeq - 1, entryHash: prevHash },
-      sessions: sessions.size,
-      kernelKeys,
-      signaturesChecked: signatures,
-    };
+    const verdict = checker.finish({
+      sessions: db.prepare('SELECT * FROM ledger_sessions').all() as Array<Record<string, unknown>>,
+      revocations: tables.has('revoked_capabilities') ? (db.prepare('SELECT capability_id, kernel_key, seq, revoked_at FROM revoked_capabilities').all() as StoredProjections['revocations']) : undefined,
+      grants: tables.has('grant_usage') ? (db.prepare('SELECT capability_id, grant_index, kernel_key, invocations FROM grant_usage').all() as StoredProjections['grants']) : undefined,
+    });
+    if (verdict.ok) options.onProgress?.(checker.checked, total);
+    return verdict;
   } finally {
     db.exec('COMMIT');
   }
