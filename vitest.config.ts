@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // One throwaway PostgreSQL server for the run (the PostgreSQL ledger's tests).
+    globalSetup: ['test/setup/postgres.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

@@ -144,6 +144,21 @@ export const ERROR_CATALOGUE = {
     help: 'open the ledger again before appending',
     exit: EXIT.fault,
   },
+  'CHIO-LEDGER-URL': {
+    summary: 'a --receipt-db value that starts like a PostgreSQL URL is not a valid postgres:// or postgresql:// URL',
+    help: 'pass postgres://user@host:port/database (a password in the URL, or PGPASSWORD / ~/.pgpass as libpq reads them)',
+    exit: EXIT.badInput,
+  },
+  'CHIO-LEDGER-UNREACHABLE': {
+    summary: 'the PostgreSQL ledger could not be reached or refused the connection (server down, wrong host, port, user, password or database)',
+    help: 'check that the server is running and that the URL, role and database are right; nothing was written',
+    exit: EXIT.fault,
+  },
+  'CHIO-LEDGER-COPY-TARGET': {
+    summary: 'chio ledger copy refused a target ledger that holds entries which are not a prefix of the source',
+    help: 'copy into an empty ledger, or into one whose entries are the first entries of the source (the copy then continues it); nothing was written',
+    exit: EXIT.badInput,
+  },
   'CHIO-CLI-SESSION-EMPTY': {
     summary: 'chio cert generate found no receipts for the session',
     help: 'pass the --session-id of a session with receipts in the store',

@@ -38,7 +38,8 @@ const ALLOWED: Record<string, { internal: string[]; external: RegExp }> = {
   // the SDK: a client of the edge (over the MCP SDK's client) and of the audit API; never the ledger or the kernel
   'src/sdk': { internal: ['src/sdk', 'src'], external: /^(node:|zod$|@modelcontextprotocol\/sdk\/)/ },
   'src/projections': { internal: ['src/projections', 'src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
-  'src/ledger': { internal: ['src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|better-sqlite3$|drizzle-orm(\/|$))/ },
+  // the PostgreSQL ledger (src/ledger/pg): the pg driver, and zod for its URL
+  'src/ledger': { internal: ['src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|better-sqlite3$|drizzle-orm(\/|$)|pg$|zod$)/ },
 };
 
 describe('architecture', () => {

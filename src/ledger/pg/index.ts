@@ -1,0 +1,10 @@
+/**
+ * The ledger on PostgreSQL (DESIGN §11): the same tables, rows and entry hashes as on SQLite, for
+ * producers on many hosts. Imports src/crypto, src/receipt and the SQLite ledger's pure parts
+ * (entry encoding, the chain checker). Must not import kernel, edges, proxy or cli.
+ */
+export { openPgLedger, isPostgresUrl, redactUrl } from './open.js';
+export type { PgLedger, OpenPgLedgerOptions } from './open.js';
+export { PG_LEDGER_SCHEMA_VERSION } from './migrate.js';
+export { appendReceiptsPg } from './append.js';
+export { verifyChainPg, pgSnapshot, entryPages, pgHead } from './read.js';
