@@ -14,6 +14,8 @@ import type { ChainVerdict, PendingCallsReport, UnreceiptedCall } from '../../sr
 import type { TreeVerdict } from '../../src/projections/checkpoints/index.js';
 import type { GlobalArgs } from '../main.js';
 import { externalNotes, ledgerTreeCommands, runTreeVerify, treeReport } from './ledger-tree.js';
+import { copyCommand, verifyOnPostgres } from './ledger-pg.js';
+import { isPostgresUrl } from '../../src/ledger/pg/index.js';
 import { asArray, parseSeconds, trustedKeys } from '../options.js';
 import { isoTime, out, outJson, setExit, table } from '../output.js';
 import { progressBar } from '../progress.js';
@@ -95,6 +97,11 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
     const notes = externalNotes(asArray(args.checkpoint) ?? [], asArray(args['anchor-file']) ?? []);
     if (trusted === undefined && notes.external.length + notes.malformed.length > 0) {
       throw new ChioError('CHIO-CLI-USAGE', '--checkpoint and --anchor-file need --trusted-kernel-pubkey: a note proves something only under a key you trust');
+    }
+    if (isPostgresUrl(args['receipt-db'])) {
+      if (notes.external.length + notes.malformed.length > 0) throw new ChioError('CHIO-CLI-USAGE', '--checkpoint and --anchor-file are not yet supported on a PostgreSQL ledger');
+      await verifyOnPostgres(args['receipt-db'], { signatures: args.signatures, trusted, json: args.json });
+      return;
     }
     const ledger = openLedger(args['receipt-db'], { readonly: true });
     const progress = progressBar('verifying', process.stderr.isTTY === true && !args.json);
@@ -209,6 +216,6 @@ const rebuild: CommandModule<GlobalArgs, GlobalArgs> = {
 export const ledgerCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'ledger',
   describe: 'Verify and summarise a receipt ledger',
-  builder: (y) => y.command(verify).command(stats).command(rebuild).command(ledgerTreeCommands[0]).command(ledgerTreeCommands[1]).demandCommand(1, 'name a ledger command'),
+  builder: (y) => y.command(verify).command(stats).command(rebuild).command(copyCommand).command(ledgerTreeCommands[0]).command(ledgerTreeCommands[1]).demandCommand(1, 'name a ledger command'),
   handler: () => {},
 };

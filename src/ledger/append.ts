@@ -17,6 +17,7 @@ import { entryHash, GENESIS_PREV_HASH, grantsOf, kindOf, projectReceipt, receipt
 import type { GrantKey } from './entry.js';
 import type { EntryKind, ProjectedColumns } from './entry.js';
 import type { Ledger } from './open.js';
+import type { RawLedgerEntry } from './schema.js';
 import { TreeAppender } from './tree.js';
 
 export interface AppendRequest {
@@ -141,6 +142,23 @@ export class EntryInserter {
        ON CONFLICT (capability_id, grant_index, kernel_key) DO UPDATE SET invocations = invocations + 1`,
     );
     this.release = db.prepare('DELETE FROM pending_calls WHERE request_id = ?');
+  }
+
+  /**
+   * Inserts a row copied from another ledger exactly as it is (seq, links, hashes) and the
+   * projections its receipt implies. Must run inside a write transaction; the link trigger refuses
+   * a row that does not continue this ledger's chain, and a copy verifies the result.
+   */
+  insertRow(row: RawLedgerEntry): void {
+    const receipt = JSON.parse(row.body) as Receipt;
+    this.insert.run(row.seq, row.kind, row.receipt_id, row.session_id, row.session_prev_seq, row.prev_hash, row.entry_hash, row.body, row.timestamp,
+      row.capability_id, row.tool_server, row.tool_name, row.verdict, row.receipt_kind, row.trust_level, row.kernel_key, row.tenant_id, row.producer);
+    this.tree.appended(row.seq, row.entry_hash);
+    if (row.session_id !== null) this.upsertSession.run({ sessionId: row.session_id, seq: row.seq, timestamp: row.timestamp, entryHash: row.entry_hash });
+    // The same projections as an append (prepareEntry): the verify walk derives them the same way.
+    const revokes = revokedCapabilityOf(receipt);
+    if (revokes !== undefined) this.revoke.run(revokes, row.kernel_key, row.seq, row.timestamp);
+    for (const g of grantsOf(receipt)) this.countGrant.run(g.capabilityId, g.grantIndex, row.kernel_key);
   }
 
   /**

@@ -8,3 +8,5 @@ export type { PgLedger, OpenPgLedgerOptions } from './open.js';
 export { PG_LEDGER_SCHEMA_VERSION } from './migrate.js';
 export { appendReceiptsPg } from './append.js';
 export { verifyChainPg, pgSnapshot, entryPages, pgHead } from './read.js';
+export { copyLedger, openAnyLedger, closeAnyLedger, verifyAnyChain } from './copy.js';
+export type { AnyLedger, CopyResult } from './copy.js';

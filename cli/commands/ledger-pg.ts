@@ -1,0 +1,56 @@
+/**
+ * `chio ledger copy --from A --to B`, and `chio ledger verify` on a PostgreSQL ledger (DESIGN §11).
+ * Owns: presenting copies and PostgreSQL verdicts. Reads and writes through src/ledger only.
+ */
+import type { CommandModule } from 'yargs';
+import { EXIT } from '../../src/errors.js';
+import type { ChainVerdict } from '../../src/ledger/index.js';
+import { copyLedger, openPgLedger, verifyChainPg } from '../../src/ledger/pg/index.js';
+import type { GlobalArgs } from '../main.js';
+import { out, outJson, setExit, table } from '../output.js';
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+function printVerdict(verdict: ChainVerdict, json: boolean, extra: Record<string, unknown> = {}): void {
+  if (json) outJson({ ...verdict, ...extra });
+  else if (verdict.ok) {
+    const keys = Object.entries(verdict.kernelKeys).map(([k, n]) => `${k} (${n})`);
+    out(`OK: ${plural(verdict.entries, 'entry', 'entries')} verified, ${plural(verdict.sessions, 'session', 'sessions')}, ${verdict.signaturesChecked ? 'signatures checked' : 'signatures NOT checked (--no-signatures)'}`);
+    out(table([
+      ['head', verdict.head === null ? 'empty ledger' : `seq ${verdict.head.seq} entry_hash ${verdict.head.entryHash}`],
+      ['kernel keys', keys.length === 0 ? '—' : keys.join(', ')],
+    ]).replace(/^/gm, '  '));
+  } else {
+    out(`FAIL: ${verdict.seq === null ? 'ledger' : `seq ${verdict.seq}`}: ${verdict.check}: ${verdict.message}`);
+  }
+  if (!verdict.ok) setExit(EXIT.verificationFailed);
+}
+
+/** `chio ledger verify` when --receipt-db is a postgres:// URL: the chain walk in one snapshot. */
+export async function verifyOnPostgres(url: string, options: { signatures: boolean; trusted: ReadonlySet<string> | undefined; json: boolean }): Promise<void> {
+  const ledger = await openPgLedger(url, { readonly: true });
+  try {
+    printVerdict(await verifyChainPg(ledger, { signatures: options.signatures, trustedKernelKeys: options.trusted }), options.json);
+  } finally {
+    await ledger.close();
+  }
+}
+
+interface CopyArgs extends GlobalArgs {
+  from: string;
+  to: string;
+}
+
+export const copyCommand: CommandModule<GlobalArgs, CopyArgs> = {
+  command: 'copy',
+  describe: 'Copy every entry of one ledger into another, byte for byte (SQLite paths and postgres:// URLs alike); the target must be empty or a prefix of the source, and is verified after',
+  builder: (y) =>
+    y
+      .option('from', { type: 'string', demandOption: true, describe: 'the source ledger (an SQLite path or a postgres:// URL), opened read-only' })
+      .option('to', { type: 'string', demandOption: true, describe: 'the target ledger (created when missing)' }),
+  handler: async (args) => {
+    const result = await copyLedger(args.from, args.to);
+    if (!args.json) out(`copied ${plural(result.copied, 'entry', 'entries')}${result.kept > 0 ? ` after the ${plural(result.kept, 'entry', 'entries')} the target already held` : ''}; the target:`);
+    printVerdict(result.verdict, args.json, { copied: result.copied, kept: result.kept });
+  },
+};
