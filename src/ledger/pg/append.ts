@@ -59,7 +59,7 @@ export async function insertRow(client: pg.PoolClient, row: RawLedgerEntry, proj
   if (projections.releases !== undefined) await client.query('DELETE FROM pending_calls WHERE request_id = $1', [projections.releases]);
 }
 
-async function insertLinked(client: pg.PoolClient, entry: PreparedEntry, head: Head | null): Promise<AppendResult> {
+export async function insertLinked(client: pg.PoolClient, entry: PreparedEntry, head: Head | null): Promise<AppendResult> {
   const dup = await client.query('SELECT 1 FROM ledger_entries WHERE receipt_id = $1', [entry.receiptId]);
   if (dup.rowCount !== 0) throw new ChioError('CHIO-LEDGER-DUPLICATE-RECEIPT', `receipt ${entry.receiptId} is already in the ledger`);
   const seq = (head?.seq ?? 0) + 1;

@@ -10,3 +10,5 @@ export { appendReceiptsPg } from './append.js';
 export { verifyChainPg, pgSnapshot, entryPages, pgHead } from './read.js';
 export { copyLedger, openAnyLedger, closeAnyLedger, verifyAnyChain } from './copy.js';
 export type { AnyLedger, CopyResult } from './copy.js';
+export { PgLedgerWriter } from './writer.js';
+export type { PgLedgerWriterStats } from './writer.js';

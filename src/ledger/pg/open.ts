@@ -70,6 +70,9 @@ export async function openPgLedger(url: string, options: OpenPgLedgerOptions = {
   const pool = new pg.Pool({ connectionString: parsed.data.href, max: options.maxConnections ?? 4, types, connectionTimeoutMillis: 10_000 });
   // An idle client's connection can drop (a server restart): the pool reports it here; the next query reconnects.
   pool.on('error', () => {});
+  // A checked-out client whose connection drops emits 'error' too: its query rejects (and the
+  // append reports it), so the event must not also crash the process as an unhandled one.
+  pool.on('connect', (client) => client.on('error', () => {}));
   try {
     await applyPgMigrations(pool, shown, { readonly });
   } catch (e) {
