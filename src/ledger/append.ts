@@ -65,7 +65,12 @@ function checkLabel(what: string, value: unknown): void {
 /** Validates and encodes; throws (appending nothing) for an invalid receipt or label. */
 export function prepareEntry(request: AppendRequest): PreparedEntry {
   const sessionId = request.sessionId ?? null;
-  if (sessionId !== null) checkLabel('session_id', sessionId);
+  if (sessionId !== null) {
+    checkLabel('session_id', sessionId);
+    // "." and ".." cannot be addressed as a URL path segment (clients resolve them away, even
+    // percent-encoded: WHATWG URL), so the audit API could never serve such a session.
+    if (sessionId === '.' || sessionId === '..') throw new ChioError('CHIO-RECEIPT-INVALID', `session_id ${JSON.stringify(sessionId)} is refused: it cannot be addressed in a URL path`);
+  }
   const producer = request.producer ?? 'library';
   checkLabel('producer', producer);
   let receipt = request.receipt;

@@ -208,6 +208,8 @@ describe('the web explorer in Chromium', () => {
     const want = rows.filter((r) => r.session_id === session);
     expect(shown.map((c) => [c[2], c[3], c[4], c[5]])).toEqual(want.map((r) => [`${r.tool_server} / ${r.tool_name}`, r.verdict ?? 'observation', r.guard ?? '', r.reason ?? '']));
     expect(shown.some((c) => c[3] === 'deny' && c[4] === 'forbidden-path')).toBe(true);
+    // Each row's receipt is checked in the browser too: every one signed and intact here.
+    await expect.poll(() => page.locator('table.timeline td.checked.pass').count()).toBe(want.length);
     // The verdict's colour comes with its word: a deny badge is red.
     const colour = await page.locator('table.timeline .badge.v-deny').first().evaluate((b) => getComputedStyle(b).backgroundColor);
     expect(colour).toBe('rgb(180, 35, 24)');
@@ -300,6 +302,8 @@ describe('the web explorer in Chromium', () => {
       expect(text).toContain('<script>window.__pwned=2</script>');
       expect(text).toContain('<b>bold-guard</b>');
       expect(await page.locator('main img, main script, main b').count()).toBe(0);
+      // The rewritten receipts no longer verify, and the timeline says so row by row.
+      await expect.poll(() => page.locator('table.timeline td.checked.fail').count()).toBe(rows.filter((r) => r.session_id === session).length);
       expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     } finally {
       mode = 'honest';

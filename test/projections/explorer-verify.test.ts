@@ -86,6 +86,10 @@ describe('explorer: receipt checks in the browser', () => {
     const badKey = clone(vectors.receipts.allow.receipt);
     badKey.kernel_key = 'zz';
     expect(await web.checkReceipt(badKey)).toMatchObject({ ok: false, signature: { ok: false } });
+    const algorithm = clone(vectors.receipts.allow.receipt);
+    expect(await web.checkReceipt({ ...algorithm, algorithm: 'ed25519' })).toMatchObject({ ok: true });
+    // Outside the signed text, so only its absence or "ed25519" is accepted (as chio's own verify).
+    for (const a of ['none', null, 'Ed25519']) expect(await web.checkReceipt({ ...algorithm, algorithm: a }), String(a)).toMatchObject({ ok: false, signature: { ok: false } });
     expect(await web.checkReceipt([1, 2])).toMatchObject({ ok: false });
     expect(await web.checkReceipt(null)).toMatchObject({ ok: false });
   });

@@ -85,7 +85,10 @@ export async function checkReceipt(input: unknown): Promise<ReceiptChecks> {
   }
   const key = r.kernel_key;
   const sig = r.signature;
-  if (typeof key !== 'string' || !HEX64.test(key) || typeof sig !== 'string' || !HEX128.test(sig)) {
+  // `algorithm` is outside the signed text (DESIGN §5): only its absence or "ed25519" is a receipt chio verifies.
+  if (r.algorithm !== undefined && r.algorithm !== 'ed25519') {
+    out.signature = { ok: false, detail: `algorithm ${JSON.stringify(r.algorithm)} is not ed25519` };
+  } else if (typeof key !== 'string' || !HEX64.test(key) || typeof sig !== 'string' || !HEX128.test(sig)) {
     out.signature = { ok: false, detail: 'kernel_key or signature is not lowercase hex of the right length' };
   } else {
     out.kernelKey = key;

@@ -7,6 +7,7 @@
 import { ApiError, getJson, getText, q } from '../api.js';
 import { el, isoTime, routeLink, short } from '../dom.js';
 import { denialChart } from './denials.js';
+import { checkReceipt, pinnedKeys } from '../verify.js';
 import { badge, verdictOf } from './verdict.js';
 import type { ReceiptLike } from './verdict.js';
 
@@ -14,8 +15,26 @@ interface ReceiptPage { receipts: ReceiptLike[]; totalCount: number; nextCursor:
 
 const PAGE = 500;
 
+/**
+ * Checks a row's receipt here in the browser, as the receipt page does, and marks it: ✓ (verified,
+ * by a pinned key when keys are pinned) or ✗ with the reason in the cell's title.
+ */
+async function mark(cell: HTMLElement, r: ReceiptLike): Promise<void> {
+  const checks = await checkReceipt(r);
+  const pins = pinnedKeys.all();
+  const [ok, why] = checks.unavailable !== undefined ? [null, checks.unavailable]
+    : !checks.ok ? [false, [checks.id, checks.signature, checks.semantics, checks.parameterHash].find((c) => c !== undefined && !c.ok)?.detail ?? 'invalid']
+      : pins.length > 0 && !pins.includes(checks.kernelKey ?? '') ? [false, 'signed by a key you have not pinned'] : [true, 'signature verified in this browser'];
+  cell.textContent = ok === null ? '?' : ok ? '✓' : '✗';
+  cell.className = ok === null ? 'checked' : ok ? 'checked pass' : 'checked fail';
+  cell.title = why;
+  cell.setAttribute('aria-label', why);
+}
+
 function row(r: ReceiptLike, n: number): HTMLTableRowElement {
   const verdict = verdictOf(r);
+  const checked = el('td', { class: 'checked' }, '…');
+  void mark(checked, r);
   return el('tr', { class: `row-${verdict}` },
     el('td', { class: 'num' }, n),
     el('td', {}, el('time', { datetime: isoTime(r.timestamp) }, isoTime(r.timestamp))),
@@ -23,7 +42,8 @@ function row(r: ReceiptLike, n: number): HTMLTableRowElement {
     el('td', {}, badge(verdict)),
     el('td', {}, r.decision?.guard ?? ''),
     el('td', { class: 'reason' }, r.decision?.reason ?? ''),
-    el('td', {}, routeLink('receipt', r.id, short(r.id))));
+    el('td', {}, routeLink('receipt', r.id, short(r.id))),
+    checked);
 }
 
 function certificateButton(sessionId: string): HTMLElement {
@@ -62,12 +82,12 @@ export async function sessionView(sessionId: string): Promise<HTMLElement> {
   return el('section', {},
     el('p', { class: 'crumbs' }, el('a', { href: '#/' }, 'Sessions'), ' / session'),
     el('h1', { tabindex: '-1' }, 'Session ', el('code', {}, sessionId)),
-    el('p', {}, `${first.totalCount} calls and observations, in ledger order.`),
+    el('p', {}, `${first.totalCount} calls and observations, in ledger order; each receipt's signature is checked in this browser (Signed: ✓ or ✗).`),
     certificateButton(sessionId),
     await denialChart({ sessionId }),
     el('div', { class: 'table-wrap' }, el('table', { class: 'timeline' },
       el('caption', {}, 'Timeline'),
-      el('thead', {}, el('tr', {}, ...['#', 'Time (UTC)', 'Tool', 'Verdict', 'Guard', 'Reason', 'Receipt'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('thead', {}, el('tr', {}, ...['#', 'Time (UTC)', 'Tool', 'Verdict', 'Guard', 'Reason', 'Receipt', 'Signed'].map((h) => el('th', { scope: 'col' }, h)))),
       body)),
     more);
 }
