@@ -154,6 +154,11 @@ export const ERROR_CATALOGUE = {
     help: 'check that the server is running and that the URL, role and database are right; nothing was written',
     exit: EXIT.fault,
   },
+  'CHIO-LEDGER-POSTGRES-UNSUPPORTED': {
+    summary: 'a command or library call that works on SQLite ledgers only was given a postgres:// URL',
+    help: 'on PostgreSQL use chio ledger verify or chio ledger copy (copy into an SQLite file for the other commands), or openPgLedger in the library; nothing was created',
+    exit: EXIT.badInput,
+  },
   'CHIO-LEDGER-COPY-TARGET': {
     summary: 'chio ledger copy refused a target ledger that holds entries which are not a prefix of the source',
     help: 'copy into an empty ledger, or into one whose entries are the first entries of the source (the copy then continues it); nothing was written',

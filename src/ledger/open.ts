@@ -278,6 +278,10 @@ function openOnce(path: string, options: OpenLedgerOptions, busyTimeoutMs: numbe
  * concurrent opens and running writers: waits up to the busy timeout in all, then CHIO-LEDGER-BUSY.
  */
 export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledger {
+  // A PostgreSQL URL is never taken for a file name (nothing is created under "postgres:").
+  if (/^postgres(ql)?:\/\//i.test(path)) {
+    throw new ChioError('CHIO-LEDGER-POSTGRES-UNSUPPORTED', 'this command reads and writes SQLite ledgers only so far; on PostgreSQL use chio ledger verify, chio ledger copy, or the library\'s openPgLedger');
+  }
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const deadline = Date.now() + busyTimeoutMs;
   for (let attempt = 0; ; attempt += 1) {

@@ -3,6 +3,7 @@
 // copied SQLite → PostgreSQL → SQLite is identical entry by entry and column by column, and its
 // projections too; a copy continues a prefix and refuses anything else untouched; a tampered
 // source is copied but the target's verification fails, and verify on PostgreSQL names the seq.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -133,5 +134,12 @@ describe('chio ledger copy', () => {
     expect(down.status).toBe(3);
     expect(errorCode(down.stderr)).toBe('CHIO-LEDGER-UNREACHABLE');
     expect(down.stderr).not.toContain('secret');
+    // Commands that work on SQLite only say so, and never create a file named after the URL.
+    for (const args of [['receipt', 'list'], ['sql', 'SELECT 1'], ['ledger', 'stats']]) {
+      const r = chio([...args, '--receipt-db', 'postgres://chio@127.0.0.1:1/x'], { cwd: dir });
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(errorCode(r.stderr), args.join(' ')).toBe('CHIO-LEDGER-POSTGRES-UNSUPPORTED');
+    }
+    expect(existsSync(join(dir, 'postgres:'))).toBe(false);
   });
 });
