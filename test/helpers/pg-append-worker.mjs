@@ -3,7 +3,7 @@
 // when one was refused, and "done" at the end.
 //   node pg-append-worker.mjs <url> <worker-id> <count> <in-flight>
 import { hashCanonical, signerFromSeed, signReceipt } from '../../dist/src/index.js';
-import { openPgLedger, PgLedgerWriter } from '../../dist/src/ledger/pg/index.js';
+import { openPgLedger, PgLedgerWriter } from 'chio/postgres';
 
 const [url, workerId, countArg, inFlightArg] = process.argv.slice(2);
 const count = Number(countArg);

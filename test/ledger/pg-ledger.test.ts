@@ -3,6 +3,7 @@
 // triggers (UPDATE, DELETE and TRUNCATE), the link trigger, concurrent appenders on separate
 // connections keeping one contiguous chain, and verification catching what a dishonest operator
 // with superuser rights changes.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appendReceiptSync, openLedger } from '../../src/ledger/index.js';
@@ -124,6 +125,41 @@ describe('the ledger on PostgreSQL', () => {
       expect(await verifyChainPg(ledger)).toMatchObject({ ok: false, check: 'sessions_projection' });
     } finally {
       await ledger.close();
+    }
+  });
+
+  it('the README\'s roles: a producer role appends but cannot rewrite or drop the triggers; an auditor role only reads', async () => {
+    const { url, name } = await freshPgDatabase();
+    await (await openPgLedger(url)).close(); // the first open, as the owner, creates the schema
+    const readme = readFileSync('README.md', 'utf8');
+    const block = /```sql\n\s*(CREATE ROLE chio_producer[\s\S]*?)```/.exec(readme)![1]!;
+    const suffix = name.slice(2);
+    const statements = block.replaceAll('chio_producer', `chio_producer_${suffix}`).replaceAll('chio_auditor', `chio_auditor_${suffix}`).replaceAll("'…'", "'pw'")
+      .split(';').map((t) => t.trim()).filter((t) => t !== '');
+    for (const statement of statements) await admin(statement, [], name);
+    const as = (role: string) => {
+      const u = new URL(url);
+      u.username = `${role}_${suffix}`;
+      u.password = 'pw';
+      return u.href;
+    };
+    const producer = await openPgLedger(as('chio_producer'));
+    try {
+      await appendReceiptsPg(producer, [{ receipt: mixedReceipt(1), sessionId: 's' }, { receipt: mixedReceipt(2), sessionId: 's' }]);
+      await expect(producer.pool.query("UPDATE ledger_entries SET tool_name = 'x'")).rejects.toThrow(/permission denied for table ledger_entries/);
+      await expect(producer.pool.query('ALTER TABLE ledger_entries DISABLE TRIGGER USER')).rejects.toThrow(/must be owner/);
+      await expect(producer.pool.query('DROP TRIGGER ledger_entries_no_update ON ledger_entries')).rejects.toThrow(/must be owner/);
+    } finally {
+      await producer.close();
+    }
+    const auditor = await openPgLedger(as('chio_auditor'), { readonly: true });
+    try {
+      expect(await verifyChainPg(auditor)).toMatchObject({ ok: true, entries: 2 });
+      expect((await auditor.pool.query('SELECT count(*)::int AS n FROM receipts')).rows[0].n).toBe(2);
+      await expect(appendReceiptsPg(auditor, [{ receipt: mixedReceipt(3) }])).rejects.toMatchObject({ code: 'CHIO-LEDGER-APPEND-FAILED' });
+      await expect(auditor.pool.query('INSERT INTO ledger_sessions VALUES ($1, 1, 1, 1, 1, 1, $2)', ['x', 'a'.repeat(64)])).rejects.toThrow(/permission denied/);
+    } finally {
+      await auditor.close();
     }
   });
 });
