@@ -12,6 +12,8 @@
  *                (capability check, guards) beside the signing it has to do anyway
  *   checkpoints  checkpoints, inclusion proofs at 1,000,000 entries, appends with checkpointing on
  *                and off, evidence bundles (bench/checkpoints.ts, with its own raw limits)
+ *   postgres     1, 4 and 16 producer processes on PostgreSQL beside SQLite, chain verify on each
+ *                (bench/postgres.ts, on a throwaway server; beside a bare commit on that server)
  * The machine has 2 cores; thread-pool figures are shown beside the 1-thread limit (as the issue
  * asks) and their own pool limit is printed too, so neither reading hides the other.
  * Goals from issue 2: group-commit append ≥ 70% of raw signing, verify ≥ 80% of raw verify.
@@ -43,6 +45,7 @@ import { httpBridgeFigures } from './http-bridges.js';
 import { mcpEdgeFigures } from './mcp-edge.js';
 import { acpEdgeFigures, acpProxyFigures } from './acp.js';
 import { profileFigures } from './profile.js';
+import { postgresFigures } from './postgres.js';
 
 const SEED = fromHex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60');
 const signer = signerFromSeed(SEED);
@@ -283,6 +286,9 @@ async function main(): Promise<void> {
   // Checkpoints, inclusion proofs and evidence bundles, each beside limits measured in that module.
   for (const r of await checkpointFigures()) row(r.name, r.value, r.beside, r.limit, r.note);
 
+  // The ledger on PostgreSQL beside SQLite: producer processes, and verification (bench/postgres.ts).
+  for (const r of await postgresFigures(nodeVerify)) row(r.name, r.value, r.beside, r.limit, r.note ?? '');
+
   rmSync(dir, { recursive: true, force: true });
   const w = Math.max(...rows.map((r) => r.name.length));
   console.log(`\n${'figure'.padEnd(w)}  ${'per second'.padStart(10)}  ${'beside'.padEnd(11)}  ratio`);
@@ -291,7 +297,19 @@ async function main(): Promise<void> {
   }
 }
 
-(process.argv.includes('--profile') ? profileFigures() : main()).catch((e: unknown) => {
+/** `npm run bench -- --postgres`: only the PostgreSQL figures (and the raw verify rate beside them). */
+async function postgresOnly(): Promise<void> {
+  const sample = signReceipt(draft(1), signer, { nonce: 'sample' });
+  const message = new TextEncoder().encode(signedText(canonicalMembers(sample)));
+  const sig = toHex(signer.sign(message));
+  const nodeVerify = rate(1000, () => verifySignature(signer.publicKeyHex, message, sig));
+  row('raw Ed25519 verify, node:crypto, 1 thread', nodeVerify);
+  for (const r of await postgresFigures(nodeVerify)) row(r.name, r.value, r.beside, r.limit, r.note ?? '');
+  const w = Math.max(...rows.map((r) => r.name.length));
+  for (const r of rows) console.log(`${r.name.padEnd(w)}  ${fmt(r.value).padStart(10)}  ${r.beside.padEnd(11)}  ${r.ratio === null ? '     ' : r.ratio.toFixed(2).padStart(5)}  ${r.note}`.trimEnd());
+}
+
+(process.argv.includes('--profile') ? profileFigures() : process.argv.includes('--postgres') ? postgresOnly() : main()).catch((e: unknown) => {
   console.error(e);
   process.exitCode = 1;
 });

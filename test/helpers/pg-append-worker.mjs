@@ -2,39 +2,16 @@
 // library, dist/). Prints "ack <receipt id> <seq>" once an append's COMMIT returned, "fail <code>"
 // when one was refused, and "done" at the end.
 //   node pg-append-worker.mjs <url> <worker-id> <count> <in-flight>
-import { hashCanonical, signerFromSeed, signReceipt } from '../../dist/src/index.js';
+import { workerReceipt, workerSession } from './worker-receipts.mjs';
 import { openPgLedger, PgLedgerWriter } from 'chio/postgres';
 
 const [url, workerId, countArg, inFlightArg] = process.argv.slice(2);
 const count = Number(countArg);
-const signer = signerFromSeed(new Uint8Array(32).fill(7));
 const ledger = await openPgLedger(url, { maxConnections: 2 });
 const writer = new PgLedgerWriter(ledger);
 
-function receipt(i) {
-  return signReceipt(
-    {
-      timestamp: 1_790_000_000 + i,
-      capability_id: `cap-w${workerId}`,
-      tool_server: 'fs',
-      tool_name: 'read_text_file',
-      action: { parameters: { path: `/w${workerId}/file-${i}` } },
-      decision: { verdict: 'allow' },
-      receipt_kind: 'mediated_decision',
-      boundary_class: 'prevent',
-      tool_origin: 'caller_executed',
-      redaction_mode: 'none',
-      content_hash: hashCanonical({ i }),
-      policy_hash: hashCanonical({ p: 1 }),
-      trust_level: 'mediated',
-    },
-    signer,
-    { nonce: `w${workerId}-${i}` },
-  );
-}
-
-/** Own sessions plus one every worker shares, so session chains cross processes and hosts. */
-const session = (i) => (i % 3 === 0 ? 'shared' : `w${workerId}-${i % 2}`);
+const receipt = (i) => workerReceipt(workerId, i);
+const session = (i) => workerSession(workerId, i);
 
 let next = 0;
 const lane = async () => {

@@ -15,6 +15,7 @@ import type { AppendRequest, AppendResult, PreparedEntry } from '../append.js';
 import { entryHash, GENESIS_PREV_HASH } from '../entry.js';
 import type { RawLedgerEntry } from '../schema.js';
 import type { PgLedger } from './open.js';
+import { inTransaction } from './transaction.js';
 
 /** The append lock (pg_advisory_xact_lock): 'Chio' in ASCII, then 2. One per database. */
 export const APPEND_LOCK = (0x4368696f_02n).toString();
@@ -84,31 +85,18 @@ export async function insertLinked(client: pg.PoolClient, entry: PreparedEntry, 
 export async function appendReceiptsPg(ledger: PgLedger, requests: AppendRequest[]): Promise<AppendResult[]> {
   if (ledger.readonly) throw new ChioError('CHIO-LEDGER-APPEND-FAILED', 'append not committed: the ledger is open read-only');
   const entries = requests.map(prepareEntry);
-  let client: pg.PoolClient;
   try {
-    client = await ledger.pool.connect();
-  } catch (e) {
-    throw appendFailed(e);
-  }
-  let broken = false;
-  try {
-    await client.query('BEGIN');
-    let head = await lockHead(client);
-    const results: AppendResult[] = [];
-    for (const entry of entries) {
-      const r = await insertLinked(client, entry, head);
-      results.push(r);
-      head = { seq: r.seq, entryHash: r.entryHash };
-    }
-    await client.query('COMMIT');
-    return results;
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {
-      broken = true;
+    return await inTransaction(ledger.pool, async (client) => {
+      let head = await lockHead(client);
+      const results: AppendResult[] = [];
+      for (const entry of entries) {
+        const r = await insertLinked(client, entry, head);
+        results.push(r);
+        head = { seq: r.seq, entryHash: r.entryHash };
+      }
+      return results;
     });
+  } catch (e) {
     throw appendFailed(e);
-  } finally {
-    // A client whose connection failed is discarded rather than returned to the pool.
-    client.release(broken ? true : undefined);
   }
 }

@@ -21,6 +21,7 @@ import { insertRow, lockHead } from './append.js';
 import { isPostgresUrl, openPgLedger } from './open.js';
 import type { PgLedger } from './open.js';
 import { entryPages, pgHead, pgSnapshot, verifyChainPg } from './read.js';
+import { inTransaction } from './transaction.js';
 
 export type AnyLedger = Ledger | PgLedger;
 const isPg = (l: AnyLedger): l is PgLedger => 'kind' in l && l.kind === 'postgres';
@@ -85,21 +86,13 @@ async function writePage(target: AnyLedger, rows: RawLedgerEntry[]): Promise<voi
     }).immediate();
     return;
   }
-  const client = await target.pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(target.pool, async (client) => {
     await lockHead(client);
     for (const row of rows) {
       const receipt = JSON.parse(row.body) as Receipt;
       await insertRow(client, row, { revokes: revokedCapabilityOf(receipt), grants: grantsOf(receipt) });
     }
-    await client.query('COMMIT');
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 export interface CopyResult {

@@ -13,6 +13,7 @@ import type pg from 'pg';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import type { MigrationMeta } from 'drizzle-orm/migrator';
 import { ChioError } from '../../errors.js';
+import { inTransaction } from './transaction.js';
 
 /** The application name stored in chio_ledger_meta. */
 export const PG_LEDGER_APPLICATION = 'chio-ledger';
@@ -60,9 +61,7 @@ export async function applyPgMigrations(pool: pg.Pool, shown: string, options: {
       ? `${shown} has ledger schema version ${first.version}, older than this chio's ${PG_LEDGER_SCHEMA_VERSION}: open it once for writing to migrate`
       : `${shown} holds no Chio ledger yet`);
   }
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATE_LOCK.toString()]);
     const s = await state(client);
     refuseForeign(s, shown);
@@ -74,11 +73,5 @@ export async function applyPgMigrations(pool: pg.Pool, shown: string, options: {
        ON CONFLICT (id) DO UPDATE SET schema_version = excluded.schema_version`,
       [PG_LEDGER_APPLICATION, PG_LEDGER_SCHEMA_VERSION],
     );
-    await client.query('COMMIT');
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  });
 }

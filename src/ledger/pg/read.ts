@@ -11,23 +11,13 @@ import { ChainChecker, signatureFailure } from '../verify-chain.js';
 import type { ChainVerdict, StoredProjections, VerifyChainOptions } from '../verify-chain.js';
 import type { RawLedgerEntry } from '../schema.js';
 import type { PgLedger } from './open.js';
+import { inTransaction } from './transaction.js';
 
 const PAGE = 2000;
 
 /** Runs `read` in one REPEATABLE READ, READ ONLY transaction: one snapshot, no writes possible. */
 export async function pgSnapshot<T>(ledger: PgLedger, read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await ledger.pool.connect();
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const result = await read(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  return inTransaction(ledger.pool, read, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
 }
 
 /** Entries with seq > `after`, in seq order, a page at a time (inside a snapshot). */
