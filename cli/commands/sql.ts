@@ -2,7 +2,7 @@
  * `chio sql "<query>"`: ad-hoc SQL over the ledger and its views on a read-only connection.
  * Owns: refusing writes and printing rows. The query is user input: it runs only if SQLite
  * itself reports the statement read-only (better-sqlite3 `Statement.readonly`), on a connection
- * opened with SQLITE_OPEN_READONLY — two independent locks.
+ * opened with SQLITE_OPEN_READONLY — two independent locks. On PostgreSQL: sql-pg.ts.
  */
 import type { CommandModule } from 'yargs';
 import { ChioError } from '../../src/errors.js';
@@ -24,7 +24,13 @@ export const sqlCommand: CommandModule<GlobalArgs, SqlArgs> = {
   command: 'sql <query>',
   describe: 'Run one read-only SQL query (tables ledger_entries, ledger_sessions; views receipts, receipt_evidence, session_summary)',
   builder: (y) => y.positional('query', { type: 'string', demandOption: true }),
-  handler: (args) => {
+  handler: async (args) => {
+    if (/^postgres(ql)?:\/\//i.test(args['receipt-db'])) {
+      // Loaded only for a PostgreSQL ledger: the pg driver stays out of an SQLite run.
+      const { sqlOnPostgres } = await import('./sql-pg.js');
+      await sqlOnPostgres(args['receipt-db'], args.query, args.json);
+      return;
+    }
     const ledger = openLedger(args['receipt-db'], { readonly: true });
     try {
       let stmt;
