@@ -11,34 +11,14 @@
 import { ChioError } from '../../errors.js';
 import { EntryInserter } from '../append.js';
 import { grantsOf, revokedCapabilityOf } from '../entry.js';
-import { openLedger } from '../open.js';
-import type { Ledger } from '../open.js';
 import type { Receipt } from '../../receipt/index.js';
 import type { RawLedgerEntry } from '../schema.js';
-import { verifyChainParallel } from '../verify-chain-parallel.js';
 import type { ChainVerdict } from '../verify-chain.js';
 import { insertRow, lockHead } from './append.js';
-import { isPostgresUrl, openPgLedger } from './open.js';
-import type { PgLedger } from './open.js';
-import { entryPages, pgHead, pgSnapshot, verifyChainPg } from './read.js';
+import { closeAnyLedger, headOf, isPg, openAnyLedger, verifyAnyChain } from './any.js';
+import type { AnyLedger } from './any.js';
+import { entryPages, pgSnapshot } from './read.js';
 import { inTransaction } from './transaction.js';
-
-export type AnyLedger = Ledger | PgLedger;
-const isPg = (l: AnyLedger): l is PgLedger => 'kind' in l && l.kind === 'postgres';
-
-/** Opens either store by its --receipt-db value (a postgres:// URL or an SQLite path). */
-export async function openAnyLedger(location: string, options: { readonly?: boolean } = {}): Promise<AnyLedger> {
-  return isPostgresUrl(location) ? openPgLedger(location, options) : openLedger(location, options);
-}
-
-export async function closeAnyLedger(ledger: AnyLedger): Promise<void> {
-  if (isPg(ledger)) await ledger.close();
-  else ledger.close();
-}
-
-export async function verifyAnyChain(ledger: AnyLedger, options: Parameters<typeof verifyChainPg>[1] = {}): Promise<ChainVerdict> {
-  return isPg(ledger) ? verifyChainPg(ledger, options) : verifyChainParallel(ledger, options);
-}
 
 const PAGE = 1000;
 
@@ -66,11 +46,6 @@ async function readSource(source: AnyLedger, after: number, each: (rows: RawLedg
   }
 }
 
-async function headOf(ledger: AnyLedger): Promise<{ seq: number; entryHash: string } | null> {
-  if (isPg(ledger)) return pgHead(ledger.pool);
-  const row = ledger.db.prepare('SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1').get() as { seq: number; entry_hash: string } | undefined;
-  return row === undefined ? null : { seq: row.seq, entryHash: row.entry_hash };
-}
 
 async function entryHashAt(ledger: AnyLedger, seq: number): Promise<string | undefined> {
   if (isPg(ledger)) return ((await ledger.pool.query('SELECT entry_hash FROM ledger_entries WHERE seq = $1', [seq])).rows[0] as { entry_hash: string } | undefined)?.entry_hash;
