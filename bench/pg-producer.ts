@@ -24,7 +24,13 @@ const sqlite = kind === 'sqlite' ? openLedger(location) : null;
 const pg = kind === 'postgres' ? await openPgLedger(location, { maxConnections: 2 }) : null;
 const writer: { append: LedgerWriter['append']; close(): Promise<void> } = sqlite !== null ? new LedgerWriter(sqlite) : new PgLedgerWriter(pg!);
 process.stdout.write('ready\n');
-await new Promise<void>((resolve) => createInterface({ input: process.stdin }).once('line', () => resolve()));
+await new Promise<void>((resolve) => {
+  const lines = createInterface({ input: process.stdin });
+  lines.once('line', () => {
+    lines.close();
+    resolve();
+  });
+});
 let next = 0;
 await Promise.all(Array.from({ length: 16 }, async () => {
   while (next < receipts.length) {
@@ -35,4 +41,4 @@ await Promise.all(Array.from({ length: 16 }, async () => {
 await writer.close();
 sqlite?.close();
 await pg?.close();
-process.stdout.write('done\n');
+process.stdout.write('done\n', () => process.exit(0));

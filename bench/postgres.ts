@@ -41,12 +41,21 @@ async function producers(kind: 'sqlite' | 'postgres', location: string, n: numbe
       c.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`producer exited ${code}`))));
     });
   });
-  await Promise.all(lines.map((wait) => wait('ready')));
+  try {
+    await Promise.all(lines.map((wait) => wait('ready')));
+  } catch (e) {
+    for (const c of children) c.kill();
+    throw e;
+  }
   const start = process.hrtime.bigint();
   for (const c of children) c.stdin!.write('go\n');
-  await Promise.all(lines.map((wait) => wait('done')));
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return (per * n) / seconds;
+  try {
+    await Promise.all(lines.map((wait) => wait('done')));
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    return (per * n) / seconds;
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill();
+  }
 }
 
 async function bareCommits(url: string, ms = 1500): Promise<number> {
@@ -97,6 +106,7 @@ export async function postgresFigures(nodeVerify: number): Promise<PgFigure[]> {
     // Chain verification over the same 10,000 entries on each.
     const file = join(dir, 'verify.sqlite');
     const url = await database('verify');
+    openLedger(file).close();
     await producers('sqlite', file, 4, 10_000);
     await copyLedger(file, url);
     const lite = openLedger(file, { readonly: true });

@@ -14,7 +14,7 @@ import { grantsOf, revokedCapabilityOf } from '../entry.js';
 import type { Receipt } from '../../receipt/index.js';
 import type { RawLedgerEntry } from '../schema.js';
 import type { ChainVerdict } from '../verify-chain.js';
-import { insertRow, lockHead } from './append.js';
+import { insertRows, lockHead } from './append.js';
 import { closeAnyLedger, headOf, isPg, openAnyLedger, verifyAnyChain } from './any.js';
 import type { AnyLedger } from './any.js';
 import { entryPages, pgSnapshot } from './read.js';
@@ -63,10 +63,10 @@ async function writePage(target: AnyLedger, rows: RawLedgerEntry[]): Promise<voi
   }
   await inTransaction(target.pool, async (client) => {
     await lockHead(client);
-    for (const row of rows) {
+    await insertRows(client, rows, rows.map((row) => {
       const receipt = JSON.parse(row.body) as Receipt;
-      await insertRow(client, row, { revokes: revokedCapabilityOf(receipt), grants: grantsOf(receipt) });
-    }
+      return { revokes: revokedCapabilityOf(receipt), grants: grantsOf(receipt) };
+    }));
   });
 }
 

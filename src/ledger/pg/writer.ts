@@ -66,22 +66,11 @@ export class PgLedgerWriter {
       return;
     }
     let broken = false;
-    const done: Array<[Pending, AppendResult]> = [];
-    const refused: Array<[Pending, unknown]> = [];
+    let results: Array<AppendResult | ChioError>;
     try {
       await client.query('BEGIN');
-      let head = await lockHead(client);
-      for (const p of batch) {
-        try {
-          const r = await insertLinked(client, p.entry, head);
-          done.push([p, r]);
-          head = { seq: r.seq, entryHash: r.entryHash };
-        } catch (e) {
-          // A duplicate is found by a SELECT before anything is written: the transaction goes on.
-          if (e instanceof ChioError && e.code === 'CHIO-LEDGER-DUPLICATE-RECEIPT') refused.push([p, e]);
-          else throw e;
-        }
-      }
+      // A duplicate is found by a SELECT before anything is written: it is refused alone.
+      ({ results } = await insertLinked(client, batch.map((p) => p.entry), await lockHead(client)));
       await client.query('COMMIT');
     } catch (e) {
       await client.query('ROLLBACK').catch(() => {
@@ -92,11 +81,15 @@ export class PgLedgerWriter {
     } finally {
       client.release(broken ? true : undefined);
     }
+    const done = results.filter((r) => !(r instanceof ChioError)).length;
     this.stats.commits += 1;
-    this.stats.appended += done.length;
+    this.stats.appended += done;
     this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
-    for (const [p, r] of done) p.resolve(r);
-    for (const [p, e] of refused) p.reject(e);
+    batch.forEach((p, i) => {
+      const r = results[i]!;
+      if (r instanceof ChioError) p.reject(r);
+      else p.resolve(r);
+    });
   }
 
   /** Waits for every accepted append to settle; later appends are refused. */
