@@ -101,7 +101,7 @@ export async function postgresFigures(nodeVerify: number): Promise<PgFigure[]> {
       const lite = await producers('sqlite', file, n, total);
       const post = await producers('postgres', url, n, total);
       out.push({ name: `append, ${n} producer process${n === 1 ? '' : 'es'}, SQLite (one file)`, value: lite, beside: '(limit)', note: 'group commit per process, 16 in flight each' });
-      out.push({ name: `append, ${n} producer process${n === 1 ? '' : 'es'}, PostgreSQL`, value: post, beside: 'PG commit', limit: bare, note: `${(post / lite).toFixed(2)} of SQLite; advisory lock per transaction` });
+      out.push({ name: `append, ${n} producer process${n === 1 ? '' : 'es'}, PostgreSQL`, value: post, beside: 'PG commit', limit: bare, note: `${(post / lite).toFixed(2)} of SQLite; one append lock per transaction` });
     }
     // Chain verification over the same 10,000 entries on each.
     const file = join(dir, 'verify.sqlite');

@@ -154,6 +154,11 @@ export const ERROR_CATALOGUE = {
     help: 'check that the server is running and that the URL, role and database are right; nothing was written',
     exit: EXIT.fault,
   },
+  'CHIO-LEDGER-COPY-SOURCE': {
+    summary: 'chio ledger copy stopped because the target refused an entry of the source: its links, ids or columns break the target\'s constraints',
+    help: 'the source is not a valid ledger: run chio ledger verify on it; pages copied before the refused one stay in the target, nothing of the refused page was written',
+    exit: EXIT.verificationFailed,
+  },
   'CHIO-LEDGER-POSTGRES-UNSUPPORTED': {
     summary: 'a command or library call that works on SQLite ledgers only was given a postgres:// URL',
     help: 'on PostgreSQL use chio ledger verify, chio ledger copy or chio sql (copy into an SQLite file for the other commands), or chio/postgres in the library; nothing was created',

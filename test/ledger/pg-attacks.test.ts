@@ -2,17 +2,16 @@
 // triggers disabled, projection tables edited) and as a hostile reader (`chio sql` as the
 // README's SELECT-only auditor role): a copy from a lying source or into a pre-filled or forged
 // target never ends in a target that verifies; verify names the check each tamper breaks; a URL's
-// password is never printed; two copies at once leave one verified chain. `it.fails` marks a
-// break found here (see the BROKEN comment): it passes while the product is wrong.
+// password is never printed; two copies at once leave one verified chain.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signerFromSeed } from '../../src/crypto/index.js';
 import { Kernel } from '../../src/kernel/index.js';
 import { appendReceiptSync, openLedger } from '../../src/ledger/index.js';
 import { entryHash, receiptSha256 } from '../../src/ledger/entry.js';
-import { APPEND_LOCK } from '../../src/ledger/pg/append.js';
 import { copyLedger } from '../../src/ledger/pg/copy.js';
 import { CHIO_BIN, chio, ERROR_SHAPE, errorCode } from '../helpers/cli.js';
 import { admin, freshPgDatabase, PG_ADMIN_URL } from '../helpers/postgres.js';
@@ -196,9 +195,8 @@ describe('a PostgreSQL URL with a password', () => {
     }
   });
 
-  // BROKEN: libpq-style `?password=` is honoured by pg but redactUrl (src/ledger/pg/open.ts) only
-  // masks the userinfo password, so CHIO-LEDGER-UNREACHABLE prints it.
-  it.fails('a password given as ?password= in the URL is never printed', () => {
+  // libpq-style `?password=` / `?sslpassword=` are honoured by pg, so they are masked too.
+  it('a password given as ?password= in the URL is never printed', () => {
     const r = chio(['ledger', 'verify', '--receipt-db', 'postgres://chio@127.0.0.1:1/x?password=S3cret-pw&sslpassword=S3cret-key']);
     expect(errorCode(r.stderr)).toBe('CHIO-LEDGER-UNREACHABLE');
     expect(r.stderr).not.toContain('S3cret');
@@ -244,22 +242,33 @@ describe('chio sql as the auditor role (SELECT only, as the README sets it up)',
     expect(await count(name, 'ledger_sessions')).toBeGreaterThan(0);
   });
 
-  // BROKEN: PostgreSQL lets lo_from_bytea/lo_create run in a READ ONLY transaction and any role
-  // may create large objects; sql-pg.ts ends its snapshot with COMMIT (pgSnapshot), so the write
-  // persists. Fix: end chio sql's transaction with ROLLBACK.
-  it.fails('a large object created by a query does not persist in the ledger database', async () => {
+  // PostgreSQL lets lo_from_bytea/lo_create run in a READ ONLY transaction and any role may create
+  // large objects: chio sql's transaction ends in ROLLBACK, so nothing it ran persists.
+  it('a large object created by a query does not persist in the ledger database', async () => {
     const before = await count(name, 'pg_largeobject_metadata');
     chio(['sql', "SELECT lo_from_bytea(0, convert_to(repeat('x', 1000), 'UTF8'))", '--receipt-db', url]);
     expect(await count(name, 'pg_largeobject_metadata')).toBe(before);
   });
 
-  // BROKEN: appends serialize on a transaction-scoped advisory lock that any role can take, so
-  // `SELECT pg_advisory_xact_lock(<APPEND_LOCK>), pg_sleep(86400)` from a reader stalls every
-  // producer (each append waits, governed calls fail closed). Fix: lock a row producers may
-  // UPDATE (SELECT … FOR UPDATE is refused in a read-only transaction and without UPDATE rights).
-  it.fails('a reader cannot take the lock that serializes producers', () => {
-    const r = chio(['sql', `SELECT pg_try_advisory_xact_lock(${APPEND_LOCK}) AS got`, '--receipt-db', url, '--json']);
-    expect(r.status === 0 && JSON.parse(r.stdout).got === true).toBe(false);
+  // Appends serialize on the chio_append_lock row (SELECT … FOR UPDATE): a reader can take it
+  // neither in chio sql's read-only transaction nor on a plain connection without UPDATE rights.
+  it('a reader cannot take the lock that serializes producers', async () => {
+    const r = chio(['sql', 'SELECT id FROM chio_append_lock FOR UPDATE', '--receipt-db', url]);
+    expect(r.status).not.toBe(0);
+    expect(errorCode(r.stderr)).toBe('CHIO-CLI-SQL-WRITE');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      for (const lock of ['FOR UPDATE', 'FOR NO KEY UPDATE', 'FOR SHARE', 'FOR KEY SHARE']) {
+        await client.query('SAVEPOINT s');
+        await expect(client.query(`SELECT id FROM chio_append_lock ${lock}`), lock).rejects.toThrow(/permission denied/);
+        await client.query('ROLLBACK TO SAVEPOINT s');
+      }
+    } finally {
+      await client.query('ROLLBACK');
+      await client.end();
+    }
   });
 });
 
@@ -291,11 +300,8 @@ describe('two chio ledger copy processes into one empty target at once', () => {
     expect((await admin('SELECT entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1', [], name)).rows[0].entry_hash).toBe(want);
   }, 120_000);
 
-  // BROKEN: copy.ts writePage ignores the head lockHead returns, so a copy whose target another
-  // writer extended mid-copy dies on the link trigger as CHIO-INTERNAL ("this is a bug"). Fix:
-  // in writePage, after lockHead (and in the SQLite branch inside the IMMEDIATE transaction),
-  // refuse with CHIO-LEDGER-COPY-TARGET unless the head is (rows[0].seq - 1, rows[0].prev_hash).
-  it.fails('a copy whose target another copy finished under it stops with CHIO-LEDGER-COPY-TARGET', async () => {
+  // Each page checks, under the append lock, that the target still ends where the page begins.
+  it('a copy whose target another copy finished under it stops with CHIO-LEDGER-COPY-TARGET', async () => {
     const { url } = await freshPgDatabase();
     let other: number | null = null;
     const copy = copyLedger(source, url, {

@@ -1,7 +1,8 @@
 /**
  * Appending to a PostgreSQL ledger (DESIGN §6, §11): producers on many hosts keep one contiguous
- * chain because every append transaction first takes the ledger's transaction-scoped advisory
- * lock, then reads the head, links, inserts and updates the projections, and COMMITs; a result is
+ * chain because every append transaction first locks the ledger's one chio_append_lock row (held
+ * to COMMIT or ROLLBACK; schema.ts says why a row and not an advisory lock), then reads the
+ * head, links, inserts and updates the projections, and COMMITs; a result is
  * returned only after COMMIT. A connection lost mid-transaction leaves nothing: PostgreSQL rolls
  * the transaction back and releases the lock, and the callers get CHIO-LEDGER-APPEND-FAILED.
  * Entries are prepared (validated, encoded, hashed) before the transaction, exactly as for SQLite
@@ -22,9 +23,6 @@ import type { GrantKey } from '../entry.js';
 import type { RawLedgerEntry } from '../schema.js';
 import type { PgLedger } from './open.js';
 import { inTransaction } from './transaction.js';
-
-/** The append lock (pg_advisory_xact_lock): 'Chio' in ASCII, then 2. One per database. */
-export const APPEND_LOCK = (0x4368696f_02n).toString();
 
 export interface Head {
   seq: number;
@@ -54,9 +52,9 @@ const UPSERT_SESSIONS = `INSERT INTO ledger_sessions (session_id, first_seq, las
     last_timestamp = greatest(ledger_sessions.last_timestamp, excluded.last_timestamp),
     head_entry_hash = excluded.head_entry_hash`;
 
-/** Takes the append lock and reads the head: the first statements of every append transaction. */
+/** Takes the append lock (the chio_append_lock row) and reads the head: the first statements of every append transaction. */
 export async function lockHead(client: pg.PoolClient): Promise<Head | null> {
-  await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+  await client.query('SELECT id FROM chio_append_lock WHERE id = 1 FOR UPDATE');
   const row = (await client.query('SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1')).rows[0] as { seq: number; entry_hash: string } | undefined;
   return row === undefined ? null : { seq: row.seq, entryHash: row.entry_hash };
 }

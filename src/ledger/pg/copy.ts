@@ -46,28 +46,57 @@ async function readSource(source: AnyLedger, after: number, each: (rows: RawLedg
   }
 }
 
-
 async function entryHashAt(ledger: AnyLedger, seq: number): Promise<string | undefined> {
   if (isPg(ledger)) return ((await ledger.pool.query('SELECT entry_hash FROM ledger_entries WHERE seq = $1', [seq])).rows[0] as { entry_hash: string } | undefined)?.entry_hash;
   return (ledger.db.prepare('SELECT entry_hash FROM ledger_entries WHERE seq = ?').get(seq) as { entry_hash: string } | undefined)?.entry_hash;
 }
 
+/**
+ * The target must still end where this page begins: another writer appending to it during the
+ * copy (a second copy, a producer) stops this one, with nothing of the page written.
+ */
+function checkContinues(head: { seq: number; entryHash: string } | null, first: RawLedgerEntry): void {
+  if ((head?.seq ?? 0) !== first.seq - 1 || (head?.entryHash ?? first.prev_hash) !== first.prev_hash) {
+    throw new ChioError('CHIO-LEDGER-COPY-TARGET', `the target changed during the copy (it now ends at seq ${head?.seq ?? 0}, the next entry to copy is seq ${first.seq}): another writer appended to it; run the copy again to continue`);
+  }
+}
+
+/** A row the target's constraints refused: the source is not a valid ledger (its links or ids lie). */
+function sourceRefused(e: unknown, first: RawLedgerEntry): unknown {
+  const code = (e as { code?: unknown }).code;
+  const pgIntegrity = typeof code === 'string' && /^23/.test(code);
+  const sqliteConstraint = typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
+  if (!pgIntegrity && !sqliteConstraint) return e;
+  return new ChioError('CHIO-LEDGER-COPY-SOURCE', `the target refused an entry of the source's page from seq ${first.seq}: ${(e as Error).message}; the source is not a valid ledger (run chio ledger verify on it); nothing of this page was written`, { cause: e });
+}
+
 /** Writes one page into the target in one transaction. */
 async function writePage(target: AnyLedger, rows: RawLedgerEntry[]): Promise<void> {
+  const first = rows[0]!;
   if (!isPg(target)) {
     const inserter = new EntryInserter(target);
-    target.db.transaction(() => {
-      for (const row of rows) inserter.insertRow(row);
-    }).immediate();
+    const head = target.db.prepare('SELECT seq, entry_hash AS entryHash FROM ledger_entries ORDER BY seq DESC LIMIT 1');
+    try {
+      target.db.transaction(() => {
+        checkContinues((head.get() as { seq: number; entryHash: string } | undefined) ?? null, first);
+        for (const row of rows) inserter.insertRow(row);
+      }).immediate();
+    } catch (e) {
+      throw sourceRefused(e, first);
+    }
     return;
   }
-  await inTransaction(target.pool, async (client) => {
-    await lockHead(client);
-    await insertRows(client, rows, rows.map((row) => {
-      const receipt = JSON.parse(row.body) as Receipt;
-      return { revokes: revokedCapabilityOf(receipt), grants: grantsOf(receipt) };
-    }));
-  });
+  try {
+    await inTransaction(target.pool, async (client) => {
+      checkContinues(await lockHead(client), first);
+      await insertRows(client, rows, rows.map((row) => {
+        const receipt = JSON.parse(row.body) as Receipt;
+        return { revokes: revokedCapabilityOf(receipt), grants: grantsOf(receipt) };
+      }));
+    });
+  } catch (e) {
+    throw sourceRefused(e, first);
+  }
 }
 
 export interface CopyResult {

@@ -43,6 +43,8 @@ const UrlSchema = z.string().max(2048).refine(isPostgresUrl, 'a postgres:// or p
 export function redactUrl(url: URL): string {
   const copy = new URL(url.href);
   if (copy.password !== '') copy.password = '***';
+  // libpq-style parameters the pg driver also reads a secret from.
+  for (const name of ['password', 'sslpassword']) if (copy.searchParams.has(name)) copy.searchParams.set(name, '***');
   return copy.href;
 }
 

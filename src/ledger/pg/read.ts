@@ -15,9 +15,13 @@ import { inTransaction } from './transaction.js';
 
 const PAGE = 2000;
 
-/** Runs `read` in one REPEATABLE READ, READ ONLY transaction: one snapshot, no writes possible. */
+/**
+ * Runs `read` in one REPEATABLE READ, READ ONLY transaction: one snapshot. It ends in ROLLBACK:
+ * PostgreSQL still lets a read-only transaction create large objects or take advisory locks, and
+ * nothing a read ran may outlive it.
+ */
 export async function pgSnapshot<T>(ledger: PgLedger, read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  return inTransaction(ledger.pool, read, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  return inTransaction(ledger.pool, read, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', 'ROLLBACK');
 }
 
 /** Entries with seq > `after`, in seq order, a page at a time (inside a snapshot). */

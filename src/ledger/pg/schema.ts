@@ -128,3 +128,15 @@ export const chioLedgerMeta = pgTable(
   },
   (t) => [check('chio_ledger_meta_one_row', sql`${t.id} = 1`)],
 );
+
+/**
+ * One row that appenders lock (`SELECT … FOR UPDATE`) to serialize appends across processes and
+ * hosts, held until COMMIT or ROLLBACK. A row lock rather than an advisory lock: taking it needs
+ * UPDATE on this table (producers have it, auditors do not) and is refused in a read-only
+ * transaction, so a reader cannot stall the producers.
+ */
+export const chioAppendLock = pgTable(
+  'chio_append_lock',
+  { id: integer('id').primaryKey() },
+  (t) => [check('chio_append_lock_one_row', sql`${t.id} = 1`)],
+);
