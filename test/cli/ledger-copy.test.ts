@@ -8,12 +8,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { signerFromSeed } from '../../src/crypto/index.js';
-import { Kernel } from '../../src/kernel/index.js';
 import { chio, errorCode } from '../helpers/cli.js';
 import { admin, freshPgDatabase } from '../helpers/postgres.js';
+import { kernelLedger } from '../helpers/kernel-ledger.js';
 import { tempDir } from '../helpers/tmp.js';
-import { CountingToolServer } from '../helpers/tool-server.js';
 
 const dir = tempDir();
 const COLUMNS = 'seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body, timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer';
@@ -22,21 +20,6 @@ const PROJECTIONS = [
   'SELECT capability_id, kernel_key, seq, revoked_at FROM revoked_capabilities ORDER BY capability_id',
   'SELECT capability_id, grant_index, kernel_key, invocations FROM grant_usage ORDER BY capability_id, grant_index',
 ];
-
-async function kernelLedger(path: string, calls: number, start = 1_790_000_000): Promise<void> {
-  let clock = start;
-  const kernel = Kernel.open({ ledgerPath: path, seed: new Uint8Array(32).fill(7), clock: () => clock, checkpoints: false });
-  kernel.registerToolServer(new CountingToolServer());
-  const agent = signerFromSeed(new Uint8Array(32).fill(8));
-  const capability = kernel.issueCapability({ subject: agent.publicKeyHex, ttlSeconds: 10 ** 7 });
-  for (let i = 0; i < calls; i++) {
-    clock += 7;
-    const [tool, args] = i % 4 === 0 ? ['read_file', { path: '/srv/app/.env' }] : ['hello_tool', { name: `n${i}` }];
-    await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName: tool, arguments: args, sessionId: `s-${i % 3}` });
-  }
-  await kernel.revokeCapability(capability.id, 'test');
-  await kernel.close();
-}
 
 const sqliteRows = (path: string, sql: string) => {
   const db = new Database(path, { readonly: true });

@@ -8,37 +8,18 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { signerFromSeed } from '../../src/crypto/index.js';
-import { Kernel } from '../../src/kernel/index.js';
 import { appendReceiptSync, openLedger } from '../../src/ledger/index.js';
 import { entryHash, receiptSha256 } from '../../src/ledger/entry.js';
 import { copyLedger } from '../../src/ledger/pg/copy.js';
 import { CHIO_BIN, chio, ERROR_SHAPE, errorCode } from '../helpers/cli.js';
 import { admin, freshPgDatabase, PG_ADMIN_URL } from '../helpers/postgres.js';
 import { mixedReceipt } from '../helpers/receipts.js';
-import { CountingToolServer } from '../helpers/tool-server.js';
+import { kernelLedger } from '../helpers/kernel-ledger.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir();
 const kernelFile = join(dir, 'kernel.sqlite');
 let capabilityId = '';
-
-/** A kernel-written ledger: sessions, allows (grant usage), denials and a revocation. */
-async function kernelLedger(path: string, calls: number): Promise<string> {
-  let clock = 1_790_000_000;
-  const kernel = Kernel.open({ ledgerPath: path, seed: new Uint8Array(32).fill(7), clock: () => clock, checkpoints: false });
-  kernel.registerToolServer(new CountingToolServer());
-  const agent = signerFromSeed(new Uint8Array(32).fill(8));
-  const capability = kernel.issueCapability({ subject: agent.publicKeyHex, ttlSeconds: 10 ** 7 });
-  for (let i = 0; i < calls; i++) {
-    clock += 7;
-    const [tool, args] = i % 4 === 0 ? ['read_file', { path: '/srv/app/.env' }] : ['hello_tool', { name: `n${i}` }];
-    await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName: tool, arguments: args, sessionId: `s-${i % 3}` });
-  }
-  await kernel.revokeCapability(capability.id, 'test');
-  await kernel.close();
-  return capability.id;
-}
 
 /** An SQLite ledger of the first `n` mixed receipts (the same n always gives the same hashes). */
 function mixedLedger(path: string, n: number): string {
