@@ -6,6 +6,7 @@
  * only; diagnostics go to stderr. Arguments after `--` reach the agent exactly as given.
  * Owns: wiring CLI flags to src/proxy/acp. Goes through src/proxy and src/kernel.
  */
+import { shownLocation } from '../../src/ledger/pg/index.js';
 import type { CommandModule } from 'yargs';
 import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
@@ -60,7 +61,7 @@ const proxy: CommandModule<GlobalArgs, ProxyArgs> = {
     for (const p of args['allow-path'] ?? []) config = config.withAllowedPathPrefix(p);
     for (const c of args['allow-command'] ?? []) config = config.withAllowedCommand(c);
     for (const e of args['allow-env'] ?? []) config = config.withAllowedEnv(e);
-    const kernel = Kernel.open({
+    const kernel = await Kernel.connect({
       ledgerPath: args['receipt-db'],
       ...(args['kernel-seed-file'] === undefined ? {} : { seedFile: args['kernel-seed-file'] }),
       ...(args['redaction-key-file'] === undefined ? {} : { redactionKeyFile: args['redaction-key-file'] }),
@@ -69,7 +70,7 @@ const proxy: CommandModule<GlobalArgs, ProxyArgs> = {
       policy: args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy),
       producer: 'acp-proxy',
     });
-    if (kernel.keyGenerated) process.stderr.write(`chio: generated kernel key ${kernel.publicKeyHex} for this run (receipts in ${args['receipt-db']}); pass --kernel-seed-file to keep one\n`);
+    if (kernel.keyGenerated) process.stderr.write(`chio: generated kernel key ${kernel.publicKeyHex} for this run (receipts in ${shownLocation(args['receipt-db'])}); pass --kernel-seed-file to keep one\n`);
     try {
       const checker = args['enforce-capabilities'] ? new KernelCapabilityChecker(kernel, config.serverId) : undefined;
       const running = AcpProxy.start({ config, kernel, ...(checker === undefined ? {} : { checker }), input: process.stdin, output: process.stdout, maxMessageBytes: args['max-message-bytes'] });

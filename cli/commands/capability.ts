@@ -30,7 +30,7 @@ const revoke: CommandModule<GlobalArgs, RevokeArgs> = {
   handler: async (args) => {
     const id = args['capability-id'];
     if (!/^cap-[0-9a-f-]{36}$/.test(id)) throw new ChioError('CHIO-CLI-USAGE', `${id} is not a capability id (cap-<uuidv7>)`);
-    const kernel = Kernel.open({
+    const kernel = await Kernel.connect({
       ledgerPath: args['receipt-db'],
       seedFile: args['kernel-seed-file'],
       policy: args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy),

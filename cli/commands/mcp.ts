@@ -12,6 +12,7 @@ import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, sessionLimits } 
 import type { ConnectUpstream, UpstreamTarget } from '../../src/edges/mcp/index.js';
 import { ChioError } from '../../src/errors.js';
 import { openLedger } from '../../src/ledger/index.js';
+import { isPostgresUrl, shownLocation } from '../../src/ledger/pg/index.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
 import type { GlobalArgs } from '../main.js';
 import { checkpointOptions, checkpointSchedule } from '../checkpoint-options.js';
@@ -55,7 +56,7 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Connec
   const target = upstreamTarget(args);
   const mcp = await import('../../src/edges/mcp/index.js');
   const { upstreamPathBases, UpstreamMcpServer } = mcp;
-  const kernel = Kernel.open({
+  const kernel = await Kernel.connect({
     ledgerPath: args['receipt-db'],
     ...(args['kernel-seed-file'] === undefined ? {} : { seedFile: args['kernel-seed-file'] }),
     ...(args['redaction-key-file'] === undefined ? {} : { redactionKeyFile: args['redaction-key-file'] }),
@@ -67,7 +68,7 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Connec
     pathBases: upstreamPathBases(target),
   });
   if (kernel.keyGenerated) {
-    process.stderr.write(`chio: generated kernel key ${kernel.publicKeyHex} for this run (receipts in ${args['receipt-db']}); pass --kernel-seed-file to keep one\n`);
+    process.stderr.write(`chio: generated kernel key ${kernel.publicKeyHex} for this run (receipts in ${shownLocation(args['receipt-db'])}); pass --kernel-seed-file to keep one\n`);
   }
   // Refused before anyone is served (exit 2), not at each client's initialize.
   try {
@@ -169,8 +170,11 @@ const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
       const m = /^(.*):(\d{1,5})$/.exec(args.listen);
       if (m === null) throw new ChioError('CHIO-CLI-USAGE', `--listen ${args.listen}: expected host:port`);
       // With a bearer token, the audit API is served beside /mcp under /v1/ (same token, read-only
-      // connection): a client's control URL may then be the edge's own. Without one it is not served.
-      const api = args['auth-token'] === undefined ? undefined : await import('../../src/projections/query/index.js');
+      // connection): a client's control URL may then be the edge's own. Without one it is not served,
+      // nor on a PostgreSQL ledger, whose queries the API does not run yet (README).
+      const onPg = isPostgresUrl(args['receipt-db']);
+      if (onPg && args['auth-token'] !== undefined) process.stderr.write('chio: the audit API is not served under /v1/: the ledger is on PostgreSQL (query it with chio sql)\n');
+      const api = args['auth-token'] === undefined || onPg ? undefined : await import('../../src/projections/query/index.js');
       const reader = api === undefined ? undefined : openLedger(args['receipt-db'], { readonly: true });
       try {
         const edge = await serveHttp({

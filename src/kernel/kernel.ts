@@ -8,6 +8,7 @@
  * receipt's append settles the reservation. A reservation whose receipt was never written is
  * settled by recovery (recovery.ts) with an `incomplete` receipt: at `Kernel.open`, and after this
  * process's next successful append when one of its own appends failed.
+ * The ledger is an SQLite file (`Kernel.open`) or PostgreSQL (`Kernel.connect`): store.ts.
  * Owns: that order. Imports crypto, receipt, capability, ledger; must not import edges or cli.
  */
 import { randomUUID } from 'node:crypto';
@@ -18,12 +19,12 @@ import { canonicalJson, generateSeed, hashCanonical, parseSeed, sha256Hex, signe
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { stamp } from '../stage-profile.js';
-import { ANCESTOR_GRANTS_KEY, firstRevoked, invocationsUsed, LedgerWriter, openLedger } from '../ledger/index.js';
+import { ANCESTOR_GRANTS_KEY } from '../ledger/index.js';
 import type { BudgetKey, ReservationSync } from '../ledger/index.js';
 import { ancestorBudgetKeys } from './budgets.js';
-import { Checkpointer } from './checkpointer.js';
-import type { CheckpointSchedule } from './checkpointer.js';
-import type { AppendResult, Ledger } from '../ledger/index.js';
+import type { Checkpointer, CheckpointSchedule } from './checkpointer.js';
+import type { AppendResult } from '../ledger/index.js';
+import { isPostgresUrl } from '../ledger/pg/open.js';
 import { signReceipt, signReceiptAsync } from '../receipt/index.js';
 import type { GuardEvidence, Receipt, ReceiptDraft } from '../receipt/index.js';
 import { buildGuards, runGuards } from './guards/index.js';
@@ -34,15 +35,18 @@ import { currentOwner, formatOwner } from './owner.js';
 import { cancelledDraft, denyDraft, observationDraft, outcomeDraft, recordedRequestId, REQUEST_ID_KEY, reservedFacts, revocationDraft } from './receipts.js';
 export { REQUEST_ID_KEY } from './receipts.js';
 import type { CallFacts } from './receipts.js';
-import { reservationsInFlight, settleUnrecorded } from './recovery.js';
+import { reservationsInFlight } from './recovery.js';
 import type { OwnFailure, RecoveryReport } from './recovery.js';
+import { openSqliteStore } from './store.js';
+import type { KernelStore } from './store.js';
+import { openPgStore } from './store-pg.js';
 import { findTool } from './tool-server.js';
 import { requireRedactionKey, resolveRedactionKey } from './redaction-key.js';
 import type { RedactionKey } from './redaction-key.js';
 import type { InvokeContext, ToolServerConnection } from './tool-server.js';
 
 export interface KernelOptions {
-  /** The receipt ledger (created if missing). */
+  /** The receipt ledger: an SQLite file (created if missing), or a postgres:// URL (with `Kernel.connect`). */
   ledgerPath: string;
   /** 32-byte Ed25519 seed; generated when neither this nor `seedFile` is given (`keyGenerated` then says so). */
   seed?: Uint8Array;
@@ -155,6 +159,8 @@ export class Kernel {
   private readonly failures = new Map<string, OwnFailure>();
   /** Recovery has work it could not finish (an own append failed, or the ledger refused writes). */
   private recoveryDue = false;
+  /** A recovery run on an asynchronous store, while it runs (never two at once). */
+  private settling: Promise<void> | undefined;
   private recovery: RecoveryReport = { settled: [], left: [] };
   private readonly clock: () => number;
   private readonly producer: string;
@@ -166,18 +172,15 @@ export class Kernel {
   readonly trustedKernelKeys: readonly string[];
 
   /**
-   * @param ledger  reads (budgets, revocations) and checkpoints
-   * @param writer  reservations and receipts, group-committed together on a synchronous=FULL
-   *                connection: a reservation proves the file takes writes, holds its place in the
-   *                budget, and survives a crash or power loss, so a dispatched call is never without
-   *                a record (README "The kernel", decision on reservation durability); with calls in
-   *                flight, one call's reservation and another's receipt share a commit
+   * @param store  budgets, revocations, and the reservations and receipts, group-committed together:
+   *               a reservation proves the ledger takes writes, holds its place in the budget, and
+   *               is durable before the tool runs, so a dispatched call is never without a record
+   *               (README "The kernel", decision on reservation durability); with calls in flight,
+   *               one call's reservation and another's receipt share a commit
    */
   private constructor(
     private readonly signer: Ed25519Signer,
-    private readonly ledger: Ledger,
-    private readonly receiptLedger: Ledger,
-    private readonly writer: LedgerWriter,
+    private readonly store: KernelStore,
     options: KernelOptions,
     generated: boolean,
     private readonly redactionKey: RedactionKey | undefined,
@@ -190,31 +193,51 @@ export class Kernel {
     this.trustedKernelKeys = [...new Set([signer.publicKeyHex, ...(options.trustedKernelKeys ?? []).map((k) => k.toLowerCase())])];
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.producer = options.producer ?? 'kernel';
-    const log = options.log ?? ((m: string) => void process.stderr.write(`${m}\n`));
-    this.checkpointer = options.checkpoints === false ? undefined : new Checkpointer(ledger, signer, options.checkpoints ?? {}, log);
+    this.checkpointer = store.checkpointer;
   }
 
-  static open(options: KernelOptions): Kernel {
+  /** The key and redaction key every open resolves before the ledger is touched. */
+  private static prepare(options: KernelOptions) {
     const redactionKey = resolveRedactionKey(options);
     const seed = options.seed ?? (options.seedFile === undefined ? undefined : readSeedFile(options.seedFile));
-    const generated = seed === undefined;
-    const signer = signerFromSeed(seed ?? generateSeed());
-    const receiptLedger = openLedger(options.ledgerPath);
-    let ledger: Ledger;
-    try {
-      ledger = openLedger(options.ledgerPath, { create: false });
-    } catch (e) {
-      receiptLedger.close();
-      throw e;
-    }
-    const writer = new LedgerWriter(receiptLedger, { reservationSync: options.reservationSync ?? 'full' });
-    const kernel = new Kernel(signer, ledger, receiptLedger, writer, options, generated, redactionKey);
+    return { redactionKey, generated: seed === undefined, signer: signerFromSeed(seed ?? generateSeed()) };
+  }
+
+  /** Opens a kernel on an SQLite ledger (synchronous); recovery has run when it returns. */
+  static open(options: KernelOptions): Kernel {
+    const { redactionKey, generated, signer } = Kernel.prepare(options);
+    const store = openSqliteStore(options.ledgerPath, {
+      reservationSync: options.reservationSync ?? 'full', signer, checkpoints: options.checkpoints ?? {},
+      log: options.log ?? ((m: string) => void process.stderr.write(`${m}\n`)),
+    });
+    const kernel = new Kernel(signer, store, options, generated, redactionKey);
     // Calls of producers that died (or of this process's earlier kernels) without their receipt.
     // A ledger that refuses writes now does not stop the open: the rows wait, and the first
     // successful append of this kernel retries (`lastRecovery.error` says why).
     kernel.recoveryDue = true;
-    kernel.settleIfDue();
+    void kernel.settleIfDue();
     return kernel;
+  }
+
+  /**
+   * Opens a kernel on either ledger: a postgres:// URL (DESIGN §11: producers on many hosts share
+   * it) or an SQLite path. Recovery has run when it resolves. On PostgreSQL the kernel makes no
+   * checkpoints, and `reservationSync` does not apply: every commit is durable as the server's
+   * synchronous_commit says.
+   */
+  static async connect(options: KernelOptions): Promise<Kernel> {
+    if (!isPostgresUrl(options.ledgerPath)) return Kernel.open(options);
+    const { redactionKey, generated, signer } = Kernel.prepare(options);
+    const store = await openPgStore(options.ledgerPath);
+    const kernel = new Kernel(signer, store, options, generated, redactionKey);
+    kernel.recoveryDue = true;
+    await kernel.settleIfDue();
+    return kernel;
+  }
+
+  /** Which ledger this kernel writes. */
+  get ledgerKind(): 'sqlite' | 'postgres' {
+    return this.store.kind;
   }
 
   /** What the last recovery run did: settled calls, rows left pending and why, the error that stopped it. `Kernel.open` runs the first. */
@@ -227,9 +250,8 @@ export class Kernel {
    * settle: its own calls whose append failed, and calls of provably dead producers on this host.
    * Live producers' calls, and other hosts' rows, are left alone (listed in the report).
    */
-  settleUnrecordedCalls(): RecoveryReport {
-    const report = settleUnrecorded({
-      ledger: this.receiptLedger,
+  settleUnrecordedCalls(): RecoveryReport | Promise<RecoveryReport> {
+    const report = this.store.settle({
       signer: this.signer,
       self: this.self,
       selfText: this.owner,
@@ -238,22 +260,34 @@ export class Kernel {
       inFlight: (id) => reservationsInFlight.has(id),
       failures: this.failures,
     });
-    if (report.error === undefined) this.failures.clear(); // settled, or settled by another process
-    this.recoveryDue = report.error !== undefined;
-    this.recovery = report;
-    return report;
+    const done = (r: RecoveryReport): RecoveryReport => {
+      if (r.error === undefined) this.failures.clear(); // settled, or settled by another process
+      this.recoveryDue = r.error !== undefined;
+      this.recovery = r;
+      return r;
+    };
+    return report instanceof Promise ? report.then(done) : done(report);
   }
 
   /**
    * After a successful append: the ledger takes writes again, so settle what is owed. Never
-   * throws: the append that triggered it has committed, and its caller gets its answer.
+   * throws or rejects: the append that triggered it has committed, and its caller gets its answer.
+   * On an SQLite store it runs to the end before returning; on PostgreSQL one run at a time.
    */
-  private settleIfDue(): void {
-    if (!this.recoveryDue) return;
-    try {
-      this.settleUnrecordedCalls();
-    } catch (e) {
+  private settleIfDue(): void | Promise<void> {
+    if (!this.recoveryDue || this.settling !== undefined) return this.settling;
+    const failed = (e: unknown) => {
       this.recovery = { settled: [], left: [], error: new ChioError('CHIO-INTERNAL', `recovery failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }) };
+    };
+    try {
+      const run = this.settleUnrecordedCalls();
+      if (!(run instanceof Promise)) return;
+      this.settling = run.then(() => undefined, failed).finally(() => {
+        this.settling = undefined;
+      });
+      return this.settling;
+    } catch (e) {
+      failed(e);
     }
   }
 
@@ -307,7 +341,7 @@ export class Kernel {
    * The checks of DESIGN §7 before anything is reserved: tool known → capability → budget →
    * revocation → guards. Pure reads; nothing is signed or written.
    */
-  private authorize(request: ToolCallPreview, now: number): Authorization {
+  private async authorize(request: ToolCallPreview, now: number): Promise<Authorization> {
     const server = request.toolServer ?? this.servers.get(request.serverId);
     if (server === undefined || server.manifest.server_id !== request.serverId || findTool(server.manifest, request.toolName) === undefined) {
       return { ok: false, reason: `unknown tool ${request.serverId}/${request.toolName}`, guard: 'kernel', evidence: [] };
@@ -325,21 +359,22 @@ export class Kernel {
     // A grant has room when it and every ancestor grant it narrows (budgets.ts) have invocations left.
     const grants = cap.grantIndexes.map((index) => ({ index, limit: cap.token.scope.grants[index]!.max_invocations, ancestors: ancestorBudgetKeys(cap.token, index) }));
     let exhausted = '';
-    const candidates = grants.filter((g) => {
+    const candidates: typeof grants = [];
+    covering: for (const g of grants) {
       for (const k of [{ capabilityId: cap.token.id, grantIndex: g.index, maxInvocations: g.limit }, ...g.ancestors]) {
         if (k.maxInvocations === undefined) continue;
-        const used = invocationsUsed(this.ledger, k.capabilityId, k.grantIndex, this.trustedKernelKeys);
+        const used = await this.store.invocationsUsed(k.capabilityId, k.grantIndex, this.trustedKernelKeys);
         if (used >= k.maxInvocations) {
           exhausted ||= `${k.capabilityId === cap.token.id ? '' : `ancestor ${k.capabilityId} `}grant ${k.grantIndex} has used ${used} of ${k.maxInvocations} invocations`;
-          return false;
+          continue covering;
         }
       }
-      return true;
-    });
+      candidates.push(g);
+    }
     if (candidates.length === 0) {
       return { ok: false, reason: `budget exhausted: ${exhausted}`, guard: 'budget', evidence: [{ guard_name: 'budget', verdict: false, details: exhausted }] };
     }
-    const revoked = firstRevoked(this.ledger, [cap.token.id, ...cap.ancestorIds], this.trustedKernelKeys);
+    const revoked = await this.store.firstRevoked([cap.token.id, ...cap.ancestorIds], this.trustedKernelKeys);
     if (revoked !== undefined) {
       return { ok: false, reason: `capability ${revoked === cap.token.id ? 'is' : `ancestor ${revoked} is`} revoked`, guard: 'revocation', evidence: [{ guard_name: 'revocation', verdict: false, details: revoked }] };
     }
@@ -354,8 +389,8 @@ export class Kernel {
    * the reservation; nothing runs, nothing is signed or written (ACP `session/request_permission`
    * preview). The answer can change before the call is made: only `evaluateToolCall` decides.
    */
-  previewToolCall(request: ToolCallPreview): { ok: true } | { ok: false; reason: string; guard: string } {
-    const a = this.authorize(request, this.clock());
+  async previewToolCall(request: ToolCallPreview): Promise<{ ok: true } | { ok: false; reason: string; guard: string }> {
+    const a = await this.authorize(request, this.clock());
     return a.ok ? { ok: true } : { ok: false, reason: a.reason, guard: a.guard };
   }
 
@@ -368,7 +403,7 @@ export class Kernel {
     const facts = this.facts(request, now, requestId);
     const deny = (reason: string, guard: string, evidence = facts.evidence) => this.finish(request, requestId, denyDraft({ ...facts, evidence }, reason, guard), { verdict: 'deny', reason, guard });
 
-    const auth = this.authorize(request, now);
+    const auth = await this.authorize(request, now);
     facts.evidence = auth.evidence;
     if (!auth.ok) return deny(auth.reason, auth.guard);
     stamp('authorize');
@@ -376,7 +411,7 @@ export class Kernel {
     // The reservation carries the receipt's facts (parameters already redacted), so recovery can
     // sign a faithful receipt if this process never does. It is committed (group commit, fsync)
     // before the tool is invoked; if it cannot be, the call fails here and nothing runs.
-    const r = await this.writer.reserve({
+    const r = await this.store.reserve({
       requestId, capabilityId: auth.capabilityId, grants: auth.candidates.map((g) => ({ index: g.index, maxInvocations: g.limit, ancestors: g.ancestors })),
       trustedKeys: this.trustedKernelKeys,
       owner: this.owner, now, sessionId: request.sessionId, toolServer: request.serverId, toolName: request.toolName, facts: reservedFacts(facts),
@@ -477,7 +512,7 @@ export class Kernel {
     // the grant's budget) until recovery settles it; the caller gets the error.
     const receipt = await this.sign(draft, requestId);
     stamp('sign');
-    const entry = await this.writer.append({ receipt, sessionId: request.sessionId, producer: this.producer, releases });
+    const entry = await this.store.append({ receipt, sessionId: request.sessionId, producer: this.producer, releases });
     stamp('commit');
     this.afterAppend(entry);
     return result.verdict === 'allow' ? { ok: true, output: result.output, receipt, entry } : { ok: false, ...result, receipt, entry };
@@ -499,7 +534,7 @@ export class Kernel {
    */
   async recordReceipt(draft: ReceiptDraft, options: { nonce: string; sessionId?: string }): Promise<{ receipt: Receipt; entry: AppendResult }> {
     const receipt = await this.sign(draft, options.nonce);
-    const entry = await this.writer.append({ receipt, sessionId: options.sessionId, producer: this.producer });
+    const entry = await this.store.append({ receipt, sessionId: options.sessionId, producer: this.producer });
     this.afterAppend(entry);
     return { receipt, entry };
   }
@@ -523,25 +558,22 @@ export class Kernel {
   /** Appends a kernel-signed revocation; the kernel then denies the token and every token delegated from it. */
   async revokeCapability(capabilityId: string, reason?: string): Promise<{ receipt: Receipt; entry: AppendResult }> {
     const receipt = await signReceiptAsync(revocationDraft(this.clock(), capabilityId, reason, this.policy), this.signer, { nonce: `revoke-${randomUUID()}` });
-    const entry = await this.writer.append({ receipt, producer: this.producer });
+    const entry = await this.store.append({ receipt, producer: this.producer });
     this.afterAppend(entry);
     return { receipt, entry };
   }
 
   /** After an append of this kernel committed: settle what is owed, checkpoint when due. Never throws. */
   private afterAppend(entry: AppendResult): void {
-    this.settleIfDue();
+    void this.settleIfDue();
     this.checkpointer?.appended(entry.seq);
   }
 
   async close(): Promise<void> {
-    await this.writer.flush();
+    await this.store.flush();
     // A last try for this process's own unsettled calls; what still fails waits for the next open.
-    this.settleIfDue();
-    // A clean shutdown leaves a checkpoint of everything this producer appended.
-    this.checkpointer?.close();
-    await this.writer.close();
-    this.receiptLedger.close();
-    this.ledger.close();
+    await this.settling;
+    await this.settleIfDue();
+    await this.store.close();
   }
 }

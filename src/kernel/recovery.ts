@@ -5,6 +5,9 @@
  * Owns: which pending rows this process may settle, and settling them. Imports the ledger,
  * receipt and crypto areas; must not import edges or cli.
  *
+ * Settlement is the same walk on either store (`settleUnrecorded` on SQLite, `settleUnrecordedAsync`
+ * on PostgreSQL, where rows of other hosts are the normal case and are always left to their owner).
+ *
  * Never settles a call that may still be running: a row is settled only when its owner is this
  * process and the call is not in flight here, or its owner is provably dead (owner.ts). Rows of
  * live producers, other hosts and other pid namespaces are left alone and reported.
@@ -12,7 +15,7 @@
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { appendIfPending, EntryInserter, pendingReservations } from '../ledger/index.js';
-import type { Ledger, PendingReservation } from '../ledger/index.js';
+import type { AppendRequest, AppendResult, Ledger, PendingReservation } from '../ledger/index.js';
 import { signReceipt } from '../receipt/index.js';
 import type { Receipt } from '../receipt/index.js';
 import { judgeOwner } from './owner.js';
@@ -27,8 +30,6 @@ export interface OwnFailure {
 }
 
 export interface RecoveryContext {
-  /** A synchronous=FULL writer connection (receipts). */
-  ledger: Ledger;
   signer: Ed25519Signer;
   self: OwnerId;
   selfText: string;
@@ -89,28 +90,21 @@ function sign(call: UnsettledCall, ctx: RecoveryContext): Receipt {
   }
 }
 
+/** One row to settle: its signed `incomplete` receipt, appended only if the row is still pending. */
+type Settlement = { append: AppendRequest & { releases: string }; row: PendingReservation; receipt: Receipt };
+
 /**
- * Settles every pending row this process may settle, oldest first, each in its own transaction.
- * Synchronous (Kernel.open is). Stops at the first append that fails and reports it; what was
- * settled before stays settled.
+ * The recovery walk over `rows`, oldest first: yields each row's settlement (to be appended only if
+ * still pending, in its own transaction) and is resumed with the result or the append's error.
+ * Stops at the first append that fails and reports it; what was settled before stays settled.
  */
-export function settleUnrecorded(ctx: RecoveryContext): RecoveryReport {
-  const report: RecoveryReport = { settled: [], left: [] };
-  let rows: PendingReservation[];
-  try {
-    rows = pendingReservations(ctx.ledger);
-  } catch (e) {
-    report.error = new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot read pending reservations: ${(e as Error).message}`, { cause: e });
-    return report;
-  }
-  const inserter = new EntryInserter(ctx.ledger);
+function* settlements(rows: PendingReservation[], ctx: RecoveryContext, report: RecoveryReport): Generator<Settlement, RecoveryReport, { entry: AppendResult | undefined } | { error: unknown }> {
   for (const row of rows) {
     const judged = cause(row, ctx);
     if ('leave' in judged) {
       report.left.push({ requestId: row.requestId, owner: row.owner, why: judged.leave });
       continue;
     }
-    const sessionId = sessionOf(row);
     let receipt: Receipt;
     try {
       receipt = sign(judged.call, ctx);
@@ -118,16 +112,71 @@ export function settleUnrecorded(ctx: RecoveryContext): RecoveryReport {
       report.left.push({ requestId: row.requestId, owner: row.owner, why: `cannot sign its receipt: ${(e as Error).message}` });
       continue;
     }
-    try {
-      const entry = appendIfPending(ctx.ledger, { receipt, sessionId, producer: ctx.producer, releases: row.requestId }, inserter);
-      ctx.failures.delete(row.requestId);
-      if (entry !== undefined) report.settled.push({ requestId: row.requestId, seq: entry.seq, receipt });
-    } catch (e) {
+    const done = yield { append: { receipt, sessionId: sessionOf(row), producer: ctx.producer, releases: row.requestId }, row, receipt };
+    if ('error' in done) {
+      const e = done.error;
       report.error = e instanceof ChioError ? e : new ChioError('CHIO-LEDGER-APPEND-FAILED', String((e as Error)?.message ?? e), { cause: e });
       return report;
     }
+    ctx.failures.delete(row.requestId);
+    if (done.entry !== undefined) report.settled.push({ requestId: row.requestId, seq: done.entry.seq, receipt });
   }
   return report;
+}
+
+const unreadable = (e: unknown) => new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot read pending reservations: ${(e as Error).message}`, { cause: e });
+
+/**
+ * Settles every pending row this process may settle on an SQLite ledger, oldest first, each in its
+ * own transaction. Synchronous (Kernel.open is).
+ */
+export function settleUnrecorded(ctx: RecoveryContext & { ledger: Ledger }): RecoveryReport {
+  const report: RecoveryReport = { settled: [], left: [] };
+  let rows: PendingReservation[];
+  try {
+    rows = pendingReservations(ctx.ledger);
+  } catch (e) {
+    report.error = unreadable(e);
+    return report;
+  }
+  const inserter = new EntryInserter(ctx.ledger);
+  const walk = settlements(rows, ctx, report);
+  for (let step = walk.next(); ; ) {
+    if (step.done === true) return step.value;
+    let result: { entry: AppendResult | undefined } | { error: unknown };
+    try {
+      result = { entry: appendIfPending(ctx.ledger, step.value.append, inserter) };
+    } catch (error) {
+      result = { error };
+    }
+    step = walk.next(result);
+  }
+}
+
+/** The same walk on a ledger reached asynchronously (PostgreSQL): `pending` reads the rows, `appendIfPending` settles one. */
+export async function settleUnrecordedAsync(ctx: RecoveryContext, io: {
+  pending(): Promise<PendingReservation[]>;
+  appendIfPending(request: AppendRequest & { releases: string }): Promise<AppendResult | undefined>;
+}): Promise<RecoveryReport> {
+  const report: RecoveryReport = { settled: [], left: [] };
+  let rows: PendingReservation[];
+  try {
+    rows = await io.pending();
+  } catch (e) {
+    report.error = unreadable(e);
+    return report;
+  }
+  const walk = settlements(rows, ctx, report);
+  for (let step = walk.next(); ; ) {
+    if (step.done === true) return step.value;
+    let result: { entry: AppendResult | undefined } | { error: unknown };
+    try {
+      result = { entry: await io.appendIfPending(step.value.append) };
+    } catch (error) {
+      result = { error };
+    }
+    step = walk.next(result);
+  }
 }
 
 /**

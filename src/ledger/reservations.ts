@@ -63,7 +63,7 @@ export interface PendingReservation {
 type PendingRow = Record<string, unknown>;
 
 /** The row as stored, or undefined when a column has the wrong type (the ledger area has no zod: checked by hand). */
-function checkRow(row: PendingRow): PendingReservation | undefined {
+export function checkPendingRow(row: PendingRow): PendingReservation | undefined {
   const text = (v: unknown) => typeof v === 'string';
   const textOrNull = (v: unknown) => v === null || typeof v === 'string';
   const int = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v);
@@ -174,7 +174,7 @@ export function pendingReservations(ledger: Ledger): PendingReservation[] {
     .prepare('SELECT request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts FROM pending_calls ORDER BY reserved_at, rowid')
     .all();
   // A row of the wrong shape (someone else wrote the file) is left for an operator to look at.
-  return rows.flatMap((row) => checkRow(row as PendingRow) ?? []);
+  return rows.flatMap((row) => checkPendingRow(row as PendingRow) ?? []);
 }
 
 /**

@@ -159,10 +159,10 @@ export class AcpEdge {
     return t;
   }
 
-  private preview(call: { capabilityId: string; arguments: Record<string, unknown> }) {
+  private async preview(call: { capabilityId: string; arguments: Record<string, unknown> }) {
     const b = this.published.get(call.capabilityId);
     if (b === undefined) return { decision: 'deny', metadata: previewMetadata({ guard: 'edge', reason: `tool not found: ${call.capabilityId}` }) };
-    const verdict = this.kernel.previewToolCall({ capability: this.capability, caller: this.agentId, serverId: b.serverId, toolName: b.toolName, arguments: call.arguments });
+    const verdict = await this.kernel.previewToolCall({ capability: this.capability, caller: this.agentId, serverId: b.serverId, toolName: b.toolName, arguments: call.arguments });
     return verdict.ok ? { decision: 'allow', metadata: previewMetadata() } : { decision: 'deny', metadata: previewMetadata({ guard: verdict.guard, reason: verdict.reason }) };
   }
 

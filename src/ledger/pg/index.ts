@@ -3,7 +3,7 @@
  * producers on many hosts. Imports src/crypto, src/receipt and the SQLite ledger's pure parts
  * (entry encoding, the chain checker). Must not import kernel, edges, proxy or cli.
  */
-export { openPgLedger, isPostgresUrl, redactUrl } from './open.js';
+export { openPgLedger, isPostgresUrl, redactUrl, shownLocation } from './open.js';
 export type { PgLedger, OpenPgLedgerOptions } from './open.js';
 export { PG_LEDGER_SCHEMA_VERSION } from './migrate.js';
 export { appendReceiptsPg } from './append.js';

@@ -48,6 +48,16 @@ export function redactUrl(url: URL): string {
   return copy.href;
 }
 
+/** A --receipt-db value as it may be printed: a PostgreSQL URL without its password, a path as given. */
+export function shownLocation(value: string): string {
+  if (!isPostgresUrl(value)) return value;
+  try {
+    return redactUrl(new URL(value));
+  } catch {
+    return 'postgres://(an unparsable URL)';
+  }
+}
+
 /** OID 20 is int8 (BIGINT): seq and Unix seconds; DESIGN §4 keeps them within 2^53. */
 const INT8_OID = 20;
 const types = {

@@ -1,0 +1,33 @@
+/**
+ * A kernel's store on a PostgreSQL ledger (DESIGN §11): kernels on many hosts reserve, append and
+ * recover against one ledger. Budget and revocation reads go to the pool; reservations and
+ * receipts are group-committed by one PgLedgerWriter per process, serialized across hosts by the
+ * append lock, so a budget holds across every host that shares the ledger.
+ * Checkpoints are not made here: a PostgreSQL ledger has no Merkle tree tables filled by its
+ * producers yet, so `checkpointer` is undefined (README "The ledger on PostgreSQL").
+ * Owns: the kernel's use of a PostgreSQL ledger. Imports the ledger area; must not import edges or cli.
+ */
+import { openPgLedger } from '../ledger/pg/open.js';
+import { appendIfPendingPg, firstRevokedPg, invocationsUsedPg, pendingReservationsPg } from '../ledger/pg/reservations.js';
+import { PgLedgerWriter } from '../ledger/pg/writer.js';
+import { settleUnrecordedAsync } from './recovery.js';
+import type { KernelStore } from './store.js';
+
+export async function openPgStore(url: string): Promise<KernelStore> {
+  const ledger = await openPgLedger(url);
+  const writer = new PgLedgerWriter(ledger);
+  return {
+    kind: 'postgres',
+    checkpointer: undefined,
+    invocationsUsed: (capabilityId, grantIndex, keys) => invocationsUsedPg(ledger.pool, capabilityId, grantIndex, keys),
+    firstRevoked: (ids, keys) => firstRevokedPg(ledger.pool, ids, keys),
+    reserve: (reservation) => writer.reserve(reservation),
+    append: (request) => writer.append(request),
+    flush: () => writer.flush(),
+    settle: (ctx) => settleUnrecordedAsync(ctx, { pending: () => pendingReservationsPg(ledger), appendIfPending: (request) => appendIfPendingPg(ledger, request) }),
+    async close() {
+      await writer.close();
+      await ledger.close();
+    },
+  };
+}
