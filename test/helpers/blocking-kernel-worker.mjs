@@ -10,7 +10,7 @@ import { Kernel } from '../../dist/src/kernel/index.js';
 
 const [db, seedHex, markerDir, requestId, sessionId] = process.argv.slice(2);
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-const kernel = Kernel.open({ ledgerPath: db, seed: Uint8Array.from(Buffer.from(seedHex, 'hex')), producer: `worker-${process.pid}` });
+const kernel = await Kernel.connect({ ledgerPath: db, seed: Uint8Array.from(Buffer.from(seedHex, 'hex')), producer: `worker-${process.pid}` });
 kernel.registerToolServer({
   manifest: { schema: 'chio.manifest.v1', server_id: 'fs', name: 'w', version: '1', tools: [{ name: 'mark', description: '', input_schema: {}, has_side_effects: true }] },
   async invoke(_tool, args) {

@@ -1,11 +1,11 @@
-// A kernel in its own process, for the cross-process budget test. Uses the built library (dist/).
+// A kernel in its own process (either ledger: an SQLite path or a postgres:// URL), for the cross-process budget test. Uses the built library (dist/).
 //   node kernel-worker.mjs <db> <seed-hex> <capability-json-file> <caller-hex> <calls>
 // Makes <calls> concurrent calls and prints one JSON line: {"allowed": n, "denied": m, "invoked": k}.
 import { readFileSync } from 'node:fs';
 import { Kernel } from '../../dist/src/kernel/index.js';
 
 const [db, seedHex, capFile, caller, calls] = process.argv.slice(2);
-const kernel = Kernel.open({ ledgerPath: db, seed: Uint8Array.from(Buffer.from(seedHex, 'hex')), producer: `worker-${process.pid}` });
+const kernel = await Kernel.connect({ ledgerPath: db, seed: Uint8Array.from(Buffer.from(seedHex, 'hex')), producer: `worker-${process.pid}` });
 let invoked = 0;
 kernel.registerToolServer({
   manifest: { schema: 'chio.manifest.v1', server_id: 'fs', name: 'w', version: '1', tools: [{ name: 'hello_tool', description: '', input_schema: {}, has_side_effects: false }] },

@@ -1,5 +1,6 @@
-// Producers killed with SIGKILL while their tools run: the next open of a kernel gives every dispatched call a signed
-// `incomplete` receipt under its session, and never touches a call a live producer still has in flight.
+// Producers killed with SIGKILL while their tools run, on either ledger (an SQLite file, a PostgreSQL server): the next
+// open of a kernel gives every dispatched call a signed `incomplete` receipt under its session, and never touches a call
+// a live producer still has in flight.
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
@@ -9,8 +10,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
-import { openLedger, verifyChain } from '../../src/ledger/index.js';
+import { ledgerRows } from '../helpers/any-ledger.js';
 import { chio, CHIO_BIN } from '../helpers/cli.js';
+import { freshPgDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const MARKER_SERVER = new URL('../helpers/marker-mcp-server.mjs', import.meta.url).pathname;
@@ -43,22 +45,17 @@ function gone(pid: number): boolean {
 }
 
 interface Row { seq: number; session_id: string | null; verdict: string | null; producer: string; body: string }
-function entries(db: string): Array<Row & { receipt: any }> {
-  const ledger = openLedger(db, { readonly: true });
-  try {
-    return (ledger.db.prepare('SELECT seq, session_id, verdict, producer, body FROM ledger_entries ORDER BY seq').all() as Row[]).map((r) => ({ ...r, receipt: JSON.parse(r.body) }));
-  } finally {
-    ledger.close();
-  }
+async function entries(db: string): Promise<Array<Row & { receipt: any }>> {
+  return (await ledgerRows<Row>(db, 'SELECT seq, session_id, verdict, producer, body FROM ledger_entries ORDER BY seq')).map((r) => ({ ...r, receipt: JSON.parse(r.body) }));
 }
-function pending(db: string): Array<{ request_id: string; session_id: string | null; owner: string; tool_name: string | null }> {
-  const ledger = openLedger(db, { readonly: true });
-  try {
-    return ledger.db.prepare('SELECT request_id, session_id, owner, tool_name FROM pending_calls ORDER BY request_id').all() as never;
-  } finally {
-    ledger.close();
-  }
+async function pending(db: string): Promise<Array<{ request_id: string; session_id: string | null; owner: string; tool_name: string | null }>> {
+  return ledgerRows(db, 'SELECT request_id, session_id, owner, tool_name FROM pending_calls ORDER BY request_id');
 }
+
+const backends: Array<[string, (dir: string) => Promise<string>]> = [
+  ['SQLite', async (dir) => join(dir, 'receipts.sqlite')],
+  ['PostgreSQL', async () => (await freshPgDatabase()).url],
+];
 
 function spawnWorker(db: string, markers: string, requestId: string): ChildProcess & { output: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   const child = spawn(process.execPath, [BLOCKING_WORKER, db, SEED_HEX, markers, requestId, `session-${requestId}`], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -77,14 +74,14 @@ function openElsewhere(db: string): { pid: number; settled: string[]; left: Arra
   return JSON.parse(r.stdout);
 }
 
-describe('SIGKILL between dispatch and receipt', () => {
+describe.each(backends)('SIGKILL between dispatch and receipt, on %s', (backend, fresh) => {
   // With --reservation-sync normal the reservations are not fsynced, but a process death loses
   // nothing the OS already has: the same recovery must follow.
-  for (const sync of ['full', 'normal'] as const) it(`chio mcp serve --reservation-sync ${sync} killed while three tools run: the next open receipts every marker as incomplete under its session, and verify passes with the pinned key`, async () => {
+  for (const sync of backend === 'SQLite' ? (['full', 'normal'] as const) : (['full'] as const)) it(`chio mcp serve --reservation-sync ${sync} killed while three tools run: the next open receipts every marker as incomplete under its session, and verify passes with the pinned key`, async () => {
     const dir = tempDir();
     const markers = join(dir, 'markers');
     mkdirSync(markers);
-    const db = join(dir, 'receipts.sqlite');
+    const db = await fresh(dir);
     const seed = join(dir, 'kernel.seed');
     const pub = join(dir, 'kernel.pub');
     expect(chio(['keys', 'generate', '--out', seed, '--pub-out', pub]).status).toBe(0);
@@ -108,11 +105,11 @@ describe('SIGKILL between dispatch and receipt', () => {
     await until(() => gone(pid), 'the killed edge to be reaped');
 
     // The failure really happened: three dispatched calls, no receipt for any of them.
-    const reserved = pending(db);
+    const reserved = await pending(db);
     expect(reserved.map((r) => r.tool_name)).toEqual(['mark', 'mark', 'mark']);
     expect(reserved.every((r) => r.owner.startsWith(`${hostname()}:${pid} start=`))).toBe(true);
-    expect(entries(db)).toHaveLength(1);
-    const session = entries(db)[0]!.session_id;
+    expect(await entries(db)).toHaveLength(1);
+    const session = (await entries(db))[0]!.session_id;
     expect(reserved.every((r) => r.session_id === session)).toBe(true);
 
     // The next open of a kernel on the ledger: the same product, started again.
@@ -122,8 +119,8 @@ describe('SIGKILL between dispatch and receipt', () => {
     expect((await client2.listTools()).tools.map((t) => t.name)).toContain('mark');
     await client2.close();
 
-    expect(pending(db)).toEqual([]);
-    const all = entries(db);
+    expect(await pending(db)).toEqual([]);
+    const all = await entries(db);
     const recovered = all.filter((e) => e.verdict === 'incomplete');
     expect(recovered).toHaveLength(3);
     expect(readdirSync(markers).sort()).toEqual(names);
@@ -154,7 +151,7 @@ describe('SIGKILL between dispatch and receipt', () => {
     const dir = tempDir();
     const markers = join(dir, 'markers');
     mkdirSync(markers);
-    const db = join(dir, 'receipts.sqlite');
+    const db = await fresh(dir);
     const live = spawnWorker(db, markers, 'live-1');
     await until(() => existsSync(join(markers, 'live-1')), 'the live producer\'s tool to run');
     const killed = spawnWorker(db, markers, 'dead-1');
@@ -162,7 +159,7 @@ describe('SIGKILL between dispatch and receipt', () => {
     killed.kill('SIGKILL');
     await killed.output;
     // Reservations are keyed by the kernel's own call id; the session names the worker.
-    const rows = pending(db);
+    const rows = await pending(db);
     const sessionOf = new Map(rows.map((r) => [r.request_id, r.session_id]));
     expect(rows.map((r) => r.session_id).sort()).toEqual(['session-dead-1', 'session-live-1']);
 
@@ -170,14 +167,14 @@ describe('SIGKILL between dispatch and receipt', () => {
     expect(opened).toMatchObject({ left: [{ why: `process ${live.pid} is running` }], error: null });
     expect(opened.settled.map((id) => sessionOf.get(id))).toEqual(['session-dead-1']);
     expect(opened.left.map((l) => sessionOf.get(l.requestId))).toEqual(['session-live-1']);
-    expect(pending(db).map((r) => r.session_id)).toEqual(['session-live-1']);
+    expect((await pending(db)).map((r) => r.session_id)).toEqual(['session-live-1']);
 
     live.stdin!.write('go\n');
     const out = await live.output;
     expect(out.code, out.stderr).toBe(0);
     expect(JSON.parse(out.stdout)).toMatchObject({ ok: true, verdict: 'allow' });
-    expect(pending(db)).toEqual([]);
-    const all = entries(db);
+    expect(await pending(db)).toEqual([]);
+    const all = await entries(db);
     expect(all.map((e) => [sessionOf.get(e.receipt.metadata.chio_receipt_signing_nonce), e.verdict, e.session_id])).toEqual([
       ['session-dead-1', 'incomplete', 'session-dead-1'],
       ['session-live-1', 'allow', 'session-live-1'],
@@ -185,23 +182,23 @@ describe('SIGKILL between dispatch and receipt', () => {
     expect(all[0]!.receipt.metadata.chio_recovery).toMatchObject({ cause: 'producer_gone', settled_by: expect.stringMatching(new RegExp(`^${hostname()}:${opened.pid} `)) });
     // Both receipts name the producer's own id for the call, the recovered one from the stored facts.
     expect(all.map((e) => e.receipt.metadata.chio_request_id)).toEqual(['dead-1', 'live-1']);
-    const ledger = openLedger(db, { readonly: true });
-    expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 2 });
-    ledger.close();
+    const verify = chio(['ledger', 'verify', '--receipt-db', db]);
+    expect(verify.status, verify.stdout + verify.stderr).toBe(0);
+    expect(verify.stdout).toMatch(/^OK: 2 entries verified, 2 sessions/);
   });
 
   it('two processes opening at once settle each dead producer\'s call exactly once', async () => {
     const dir = tempDir();
     const markers = join(dir, 'markers');
     mkdirSync(markers);
-    const db = join(dir, 'receipts.sqlite');
+    const db = await fresh(dir);
     const ids = ['k-1', 'k-2', 'k-3', 'k-4'];
     // All four run at once (each worker's own open would settle an earlier dead one's call), then die together.
     const workers = ids.map((id) => spawnWorker(db, markers, id));
     await until(() => ids.every((id) => existsSync(join(markers, id))), 'every tool to run');
     for (const w of workers) w.kill('SIGKILL');
     await Promise.all(workers.map((w) => w.output));
-    const rows = pending(db);
+    const rows = await pending(db);
     expect(rows.map((r) => r.session_id).sort()).toEqual(ids.map((id) => `session-${id}`));
     const callIds = rows.map((r) => r.request_id).sort();
     const run = () => new Promise<{ settled: string[] }>((resolve, reject) => {
@@ -214,8 +211,8 @@ describe('SIGKILL between dispatch and receipt', () => {
     });
     const [a, b] = await Promise.all([run(), run()]);
     expect([...a.settled, ...b.settled].sort()).toEqual(callIds);
-    expect(pending(db)).toEqual([]);
-    const all = entries(db);
+    expect(await pending(db)).toEqual([]);
+    const all = await entries(db);
     expect(all.map((e) => e.receipt.metadata.chio_receipt_signing_nonce).sort()).toEqual(callIds);
     expect(all.map((e) => e.session_id).sort()).toEqual(ids.map((id) => `session-${id}`));
     expect(all.every((e) => e.verdict === 'incomplete')).toBe(true);
