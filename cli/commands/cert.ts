@@ -14,8 +14,8 @@ import type { CommandModule } from 'yargs';
 import { z } from 'zod';
 import { parseSeed, signerFromSeed } from '../../src/crypto/index.js';
 import { ChioError, EXIT } from '../../src/errors.js';
-import { openLedger } from '../../src/ledger/index.js';
-import { CertificateSchema, generateCertificate, verifyCertificate } from '../../src/projections/certificate/index.js';
+import { closeAnyLedger, isPostgresUrl, openAnyLedger } from '../../src/ledger/pg/index.js';
+import { CertificateSchema, generateCertificateOn, verifyCertificateOn } from '../../src/projections/certificate/index.js';
 import type { Certificate, CertificateSigner } from '../../src/projections/certificate/index.js';
 import { readInputFile } from '../../src/input-file.js';
 import { describeIssues } from '../../src/validation.js';
@@ -80,7 +80,7 @@ const generate: CommandModule<GlobalArgs, GenerateArgs> = {
       .option('authority-seed-file', { type: 'string', describe: 'sign with this certifying authority key (verifiers pass its public key with --trusted-authority-pubkey)' })
       .option('output', { type: 'string', describe: 'write the certificate here (prints nothing unless --json); an existing file is refused' })
       .option('force', { type: 'boolean', default: false, describe: 'replace an existing --output file (never the receipt database or a seed or key file this command reads)' }),
-  handler: (args) => {
+  handler: async (args) => {
     if (!receiptDbGiven()) throw new ChioError('CHIO-CLI-USAGE', '--receipt-db is required: name the store that holds the session');
     // Before anything is read, opened or written: with no signer named there is nothing to do.
     const signerSeed = signerFile(args);
@@ -89,7 +89,7 @@ const generate: CommandModule<GlobalArgs, GenerateArgs> = {
       path: args.output,
       force: args.force,
       inputs: [
-        { path: args['receipt-db'], what: 'receipt database', ledger: true },
+        ...(isPostgresUrl(args['receipt-db']) ? [] : [{ path: args['receipt-db'], what: 'receipt database', ledger: true }]),
         { path: signerSeed.path, what: signerSeed.what },
         ...(asArray(args['trusted-kernel-pubkey']) ?? []).map((p) => ({ path: p, what: 'trusted kernel public key file' })),
       ],
@@ -98,11 +98,11 @@ const generate: CommandModule<GlobalArgs, GenerateArgs> = {
     if (output !== undefined) checkOutputPath(output);
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
     const signer: CertificateSigner = { role: signerSeed.role, key: signerFromSeed(parseSeed(readInputFile(signerSeed.path, 'seed', signerSeed.what))) };
-    const ledger = openLedger(args['receipt-db'], { readonly: true });
+    const ledger = await openAnyLedger(args['receipt-db'], { readonly: true });
     const progress = progressBar('certifying', process.stderr.isTTY === true && !args.json);
     let cert: Certificate;
     try {
-      cert = generateCertificate(ledger, {
+      cert = await generateCertificateOn(ledger, {
         sessionId: args['session-id'],
         budgetLimit,
         authorizedScopes: asArray(args['authorized-scope']) ?? [],
@@ -113,7 +113,7 @@ const generate: CommandModule<GlobalArgs, GenerateArgs> = {
       });
     } finally {
       progress.finish();
-      ledger.close();
+      await closeAnyLedger(ledger);
     }
     const text = `${JSON.stringify(cert, null, 2)}\n`;
     if (output !== undefined) writeOutputFile(output, text);
@@ -138,7 +138,7 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
       .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file of a trusted kernel (repeatable): it may sign certificates for its own sessions, and pins the kernel key' })
       .option('trusted-authority-pubkey', { type: 'string', array: true, describe: 'public key file of a trusted certifying authority (repeatable): it may sign certificates for any session' })
       .option('full', { type: 'boolean', default: false, describe: 're-verify every receipt, the session chain, the count and ledger_binding' }),
-  handler: (args) => {
+  handler: async (args) => {
     if (args.full && !receiptDbGiven()) {
       throw new ChioError('CHIO-CLI-RECEIPT-STORE-REQUIRED', 'full-bundle verification re-verifies every receipt signature and needs the receipt store');
     }
@@ -153,14 +153,15 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
     const cert = readCertificate(args.certificate);
     const trusted = trustedKeys(kernelFiles);
     const authorities = trustedKeys(authorityFiles);
-    const ledger = args.full ? openLedger(args['receipt-db'], { readonly: true }) : undefined;
+    const ledger = args.full ? await openAnyLedger(args['receipt-db'], { readonly: true }) : undefined;
     const progress = progressBar('verifying', process.stderr.isTTY === true && !args.json);
     let verdict;
     try {
-      verdict = verifyCertificate(cert, { trustedKernelKeys: trusted, trustedAuthorityKeys: authorities, ledger, onProgress: progress.update });
+      const options = { trustedKernelKeys: trusted, trustedAuthorityKeys: authorities, onProgress: progress.update };
+      verdict = await verifyCertificateOn(cert, { ...options, ledger });
     } finally {
       progress.finish();
-      ledger?.close();
+      if (ledger !== undefined) await closeAnyLedger(ledger);
     }
     if (args.json) outJson(verdict);
     else if (verdict.passed) out(`PASS: certificate for session ${cert.body.session_id} verified (${cert.body.receipt_count} receipts${verdict.full ? ', every receipt re-verified against the store' : ', signature and body only'})`);

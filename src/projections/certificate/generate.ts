@@ -14,11 +14,13 @@ import { canonicalJson, hashCanonical, toHex } from '../../crypto/index.js';
 import type { Ed25519Signer } from '../../crypto/index.js';
 import { ChioError } from '../../errors.js';
 import type { Ledger } from '../../ledger/index.js';
+import type { PgLedger } from '../../ledger/pg/open.js';
 import { verifyReceipt } from '../../receipt/index.js';
 import type { Receipt } from '../../receipt/index.js';
 import { CERTIFICATE_SCHEMA_ID } from './schema.js';
 import type { Certificate, CertificateBody } from './schema.js';
-import { readSession } from './session.js';
+import { readSession, readSessionPg } from './session.js';
+import type { SessionRead } from './session.js';
 
 /**
  * Who signs the certificate. `kernel`: the key that signed the session's receipts (verifiers
@@ -49,8 +51,19 @@ export function signCertificate(body: CertificateBody, signer: Ed25519Signer): C
   return { body, signer_key: signer.publicKeyHex, signature: toHex(signer.sign(canonicalJson(body))) };
 }
 
+/** Reads the session from an SQLite ledger and certifies it. */
 export function generateCertificate(ledger: Ledger, o: GenerateOptions): Certificate {
-  const { entries, chainProblem } = readSession(ledger, o.sessionId);
+  return certifySession(readSession(ledger, o.sessionId), o);
+}
+
+/** The same on either ledger: an SQLite file, or PostgreSQL (the session read in one snapshot). */
+export async function generateCertificateOn(ledger: Ledger | PgLedger, o: GenerateOptions): Promise<Certificate> {
+  return certifySession('kind' in ledger ? await readSessionPg(ledger, o.sessionId) : readSession(ledger, o.sessionId), o);
+}
+
+/** Checks a session as read from the ledger, in the order above, and signs its certificate. */
+export function certifySession(read: SessionRead, o: GenerateOptions): Certificate {
+  const { entries, chainProblem } = read;
   if (entries.length === 0) {
     throw new ChioError('CHIO-CLI-SESSION-EMPTY', `no receipts found for session ${o.sessionId}`);
   }

@@ -4,9 +4,9 @@
  */
 export { CertificateSchema, CertificateBodySchema, CERTIFICATE_SCHEMA_ID } from './schema.js';
 export type { Certificate, CertificateBody } from './schema.js';
-export { generateCertificate, signCertificate } from './generate.js';
+export { certifySession, generateCertificate, generateCertificateOn, signCertificate } from './generate.js';
 export type { CertificateSigner, GenerateOptions } from './generate.js';
-export { verifyCertificate } from './verify.js';
+export { verifyCertificate, verifyCertificateOn } from './verify.js';
 export type { CertificateVerdict, VerifyCertificateOptions } from './verify.js';
-export { readSession } from './session.js';
-export type { SessionEntry, SessionRead } from './session.js';
+export { readSession, readSessionPg, walkSession } from './session.js';
+export type { SessionEntry, SessionRead, SessionRows } from './session.js';

@@ -12,9 +12,11 @@
  */
 import { canonicalJson, hashCanonical, verifySignature } from '../../crypto/index.js';
 import type { Ledger } from '../../ledger/index.js';
+import type { PgLedger } from '../../ledger/pg/open.js';
 import { verifyReceipt } from '../../receipt/index.js';
 import type { Certificate } from './schema.js';
-import { readSession } from './session.js';
+import { readSession, readSessionPg } from './session.js';
+import type { SessionRead } from './session.js';
 
 export type CertificateVerdict = { passed: true; full: boolean } | { passed: false; reason: string };
 
@@ -23,8 +25,13 @@ export interface VerifyCertificateOptions {
   trustedKernelKeys?: ReadonlySet<string> | undefined;
   /** Authority public keys (hex) the verifier trusts to sign certificates for any session. */
   trustedAuthorityKeys?: ReadonlySet<string> | undefined;
-  /** With the ledger: full verification (needs a trusted kernel key). */
+  /**
+   * With the ledger: full verification (needs a trusted kernel key). A PostgreSQL ledger is read
+   * asynchronously: use `verifyCertificateOn`.
+   */
   ledger?: Ledger | undefined;
+  /** Or the session as already read from a ledger (`readSession`, `readSessionPg`): full verification against it. */
+  session?: SessionRead | undefined;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -53,10 +60,11 @@ export function verifyCertificate(cert: Certificate, o: VerifyCertificateOptions
   if (failed.length > 0 || b.anomalies.length > 0) return fail(`certificate records a failed check (${[...failed, ...b.anomalies].join(', ')})`);
   // Light verification under an authority alone takes the kernel key on the authority's word;
   // naming kernel keys pins it, and re-verifying receipts needs it pinned.
-  if ((kernels.size > 0 || o.ledger !== undefined) && !kernels.has(b.kernel_key)) return fail(`kernel key ${b.kernel_key} is not trusted`);
-  if (o.ledger === undefined) return { passed: true, full: false };
+  const full = o.session ?? (o.ledger === undefined ? undefined : () => readSession(o.ledger!, b.session_id));
+  if ((kernels.size > 0 || full !== undefined) && !kernels.has(b.kernel_key)) return fail(`kernel key ${b.kernel_key} is not trusted`);
+  if (full === undefined) return { passed: true, full: false };
 
-  const { entries, chainProblem } = readSession(o.ledger, b.session_id);
+  const { entries, chainProblem } = typeof full === 'function' ? full() : full;
   if (chainProblem !== null) return fail(`session chain broken in the store: ${chainProblem}`);
   if (entries.length !== b.receipt_count) return fail(`the store holds ${entries.length} receipts for session ${b.session_id}, the certificate ${b.receipt_count}`);
   // Every receipt under the certificate's kernel key, which was checked above to be a trusted one.
@@ -83,4 +91,18 @@ export function verifyCertificate(cert: Certificate, o: VerifyCertificateOptions
     if (binding[key] !== actual[key]) return fail(`ledger_binding.${key} does not match the store`);
   }
   return { passed: true, full: true };
+}
+
+/**
+ * `verifyCertificate`, light without a ledger, full against either ledger: an SQLite file, or
+ * PostgreSQL (the certificate's session read in one snapshot). The signature and trust checks run
+ * first, so an untrusted certificate never costs a read.
+ */
+export async function verifyCertificateOn(cert: Certificate, o: Omit<VerifyCertificateOptions, 'ledger' | 'session'> & { ledger?: Ledger | PgLedger | undefined }): Promise<CertificateVerdict> {
+  const { ledger, ...rest } = o;
+  if (ledger === undefined || !('kind' in ledger)) return verifyCertificate(cert, { ...rest, ledger });
+  const light = verifyCertificate(cert, rest);
+  if (!light.passed) return light;
+  if (!(rest.trustedKernelKeys ?? NONE).has(cert.body.kernel_key)) return { passed: false, reason: `kernel key ${cert.body.kernel_key} is not trusted` };
+  return verifyCertificate(cert, { ...rest, session: await readSessionPg(ledger, cert.body.session_id) });
 }
