@@ -8,7 +8,8 @@ import type { CommandModule } from 'yargs';
 import { z } from 'zod';
 import { ChioError, EXIT } from '../../src/errors.js';
 import { readInputFile, readInputStdin } from '../../src/input-file.js';
-import { findEntry, listEntries, openLedger } from '../../src/ledger/index.js';
+import { findEntry, listEntries } from '../../src/ledger/index.js';
+import { closeAnyLedger, findEntryPg, isPg, listEntriesPg, openAnyLedger, shownLocation } from '../../src/ledger/pg/index.js';
 import { verifyReceipt } from '../../src/receipt/index.js';
 import type { GlobalArgs } from '../main.js';
 import { asArray, parseFlag, parseTime, trustedKeys } from '../options.js';
@@ -41,7 +42,7 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
       .option('until', { type: 'string', describe: 'Unix seconds or ISO 8601, inclusive' })
       .option('limit', { type: 'number', default: 50, describe: 'receipts per page (1–10000)' })
       .option('cursor', { type: 'number', describe: 'next_cursor of the previous page' }),
-  handler: (args) => {
+  handler: async (args) => {
     const limit = parseFlag('limit', z.number().int().min(1).max(10_000), args.limit);
     const cursor = args.cursor === undefined ? undefined : parseFlag('cursor', z.number().int().nonnegative(), args.cursor);
     const filter = {
@@ -53,13 +54,13 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
       since: parseTime('since', args.since),
       until: parseTime('until', args.until),
     };
-    const ledger = openLedger(args['receipt-db'], { readonly: true });
+    const ledger = await openAnyLedger(args['receipt-db'], { readonly: true });
     try {
-      const page = listEntries(ledger, filter, { limit, cursor });
+      const page = isPg(ledger) ? await listEntriesPg(ledger, filter, { limit, cursor }) : listEntries(ledger, filter, { limit, cursor });
       for (const entry of page.entries) out(entry.body);
       process.stderr.write(`next_cursor=${page.nextCursor ?? 'none'} total_count=${page.totalCount}\n`);
     } finally {
-      ledger.close();
+      await closeAnyLedger(ledger);
     }
   },
 };
@@ -72,18 +73,18 @@ const show: CommandModule<GlobalArgs, ShowArgs> = {
   command: 'show <id>',
   describe: 'One receipt and its place in the chain (id or a unique prefix of at least 8 hex characters)',
   builder: (y) => y.positional('id', { type: 'string', demandOption: true }),
-  handler: (args) => {
-    const ledger = openLedger(args['receipt-db'], { readonly: true });
+  handler: async (args) => {
+    const ledger = await openAnyLedger(args['receipt-db'], { readonly: true });
     let found;
     try {
-      found = findEntry(ledger, args.id);
+      found = isPg(ledger) ? await findEntryPg(ledger, args.id) : findEntry(ledger, args.id);
     } finally {
-      ledger.close();
+      await closeAnyLedger(ledger);
     }
     if (found.entry === null) {
       throw new ChioError('CHIO-CLI-RECEIPT-NOT-FOUND', found.matches > 1
         ? `receipt id prefix ${args.id} matches more than one receipt`
-        : `no receipt ${args.id} in ${args['receipt-db']}`);
+        : `no receipt ${args.id} in ${shownLocation(args['receipt-db'])}`);
     }
     const e = found.entry;
     const receipt = JSON.parse(e.body) as Record<string, unknown>;

@@ -24,8 +24,11 @@ export interface EntryFilter {
   until?: number | undefined;
 }
 
-function conditions(filter: EntryFilter): SQL | undefined {
-  const c = ledgerEntries;
+/** The columns filters read, on either store's table (the same names and meanings: ./pg/schema.ts). */
+type EntryColumns = Pick<typeof ledgerEntries, 'toolServer' | 'toolName' | 'verdict' | 'sessionId' | 'capabilityId' | 'receiptKind' | 'timestamp'>;
+
+/** The WHERE clause of `filter` over `c` (SQLite's ledger_entries by default; PostgreSQL's has the same columns). */
+export function conditions(filter: EntryFilter, c: EntryColumns = ledgerEntries): SQL | undefined {
   const parts: Array<SQL | undefined> = [
     filter.toolServer === undefined ? undefined : eq(c.toolServer, filter.toolServer),
     filter.toolName === undefined ? undefined : eq(c.toolName, filter.toolName),
