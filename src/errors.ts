@@ -150,7 +150,7 @@ export const ERROR_CATALOGUE = {
     exit: EXIT.badInput,
   },
   'CHIO-LEDGER-UNREACHABLE': {
-    summary: 'the PostgreSQL ledger could not be reached or refused the connection (server down, wrong host, port, user, password or database)',
+    summary: 'the PostgreSQL ledger could not be reached or refused the connection (server down, wrong host, port, user, password or database), so nothing was read or written; a governed call refused with it did not run',
     help: 'check that the server is running and that the URL, role and database are right; nothing was written',
     exit: EXIT.fault,
   },

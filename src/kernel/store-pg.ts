@@ -7,11 +7,25 @@
  * producers yet, so `checkpointer` is undefined (README "The ledger on PostgreSQL").
  * Owns: the kernel's use of a PostgreSQL ledger. Imports the ledger area; must not import edges or cli.
  */
+import { ChioError } from '../errors.js';
 import { openPgLedger } from '../ledger/pg/open.js';
 import { appendIfPendingPg, firstRevokedPg, invocationsUsedPg, pendingReservationsPg } from '../ledger/pg/reservations.js';
 import { PgLedgerWriter } from '../ledger/pg/writer.js';
 import { settleUnrecordedAsync } from './recovery.js';
 import type { KernelStore } from './store.js';
+
+/**
+ * A budget or revocation read that fails (the connection lost, the server restarting) refuses the
+ * call before anything is reserved or run, with a stable code instead of the driver's error.
+ */
+async function readOrRefuse<T>(what: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof ChioError) throw e;
+    throw new ChioError('CHIO-LEDGER-UNREACHABLE', `cannot read ${what} from the ledger, so the call will not run: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+  }
+}
 
 export async function openPgStore(url: string): Promise<KernelStore> {
   const ledger = await openPgLedger(url);
@@ -19,8 +33,8 @@ export async function openPgStore(url: string): Promise<KernelStore> {
   return {
     kind: 'postgres',
     checkpointer: undefined,
-    invocationsUsed: (capabilityId, grantIndex, keys) => invocationsUsedPg(ledger.pool, capabilityId, grantIndex, keys),
-    firstRevoked: (ids, keys) => firstRevokedPg(ledger.pool, ids, keys),
+    invocationsUsed: (capabilityId, grantIndex, keys) => readOrRefuse('the budget', () => invocationsUsedPg(ledger.pool, capabilityId, grantIndex, keys)),
+    firstRevoked: (ids, keys) => readOrRefuse('revocations', () => firstRevokedPg(ledger.pool, ids, keys)),
     reserve: (reservation) => writer.reserve(reservation),
     append: (request) => writer.append(request),
     flush: () => writer.flush(),
