@@ -1,7 +1,7 @@
 /**
  * PostgreSQL figures for `npm run bench` (DESIGN §11): appends per second from 1, 4 and 16
  * producer processes into one PostgreSQL ledger beside the same into one SQLite file, and chain
- * verification on each, all in one run on a throwaway server (scripts/postgres-cluster.mjs,
+ * verification and certificate generation on each, all in one run on a throwaway server (scripts/postgres-cluster.mjs,
  * fsync on, synchronous_commit on). The limit printed beside the PostgreSQL appends is the same
  * server's rate of bare one-row INSERT + COMMIT on one connection: what a commit costs there.
  */
@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openLedger, verifyChain } from '../src/ledger/index.js';
 import { copyLedger, openPgLedger, verifyChainPg } from '../src/ledger/pg/index.js';
+import { generateCertificateOn } from '../src/projections/certificate/index.js';
+import { fromHex, signerFromSeed } from '../src/crypto/index.js';
 
 const PRODUCER = fileURLToPath(new URL('./pg-producer.js', import.meta.url));
 
@@ -118,9 +120,23 @@ export async function postgresFigures(nodeVerify: number): Promise<PgFigure[]> {
     start = process.hrtime.bigint();
     const b = await verifyChainPg(ledger);
     const pgRate = (b.ok ? b.entries : 0) / (Number(process.hrtime.bigint() - start) / 1e9);
-    await ledger.close();
     out.push({ name: 'chain verify, SQLite, 1 thread (10,000 entries)', value: liteRate, beside: 'node verify', limit: nodeVerify });
     out.push({ name: 'chain verify, PostgreSQL, 1 thread (same entries)', value: pgRate, beside: 'node verify', limit: nodeVerify, note: `${(pgRate / liteRate).toFixed(2)} of SQLite` });
+    // A certificate over one producer's session (every 4th of its receipts: 625 of the 10,000),
+    // re-verifying each receipt's signature: receipts certified per second on each store.
+    const signer = { role: 'authority' as const, key: signerFromSeed(fromHex('ab'.repeat(32))) };
+    const certify = async (store: Parameters<typeof generateCertificateOn>[0]) => {
+      const t = process.hrtime.bigint();
+      const cert = await generateCertificateOn(store, { sessionId: 'p0-0', signer });
+      return cert.body.receipt_count / (Number(process.hrtime.bigint() - t) / 1e9);
+    };
+    const liteStore = openLedger(file, { readonly: true });
+    const liteCert = await certify(liteStore);
+    liteStore.close();
+    const pgCert = await certify(ledger);
+    await ledger.close();
+    out.push({ name: 'certificate, SQLite (a 625-receipt session of 10,000), receipts/s', value: liteCert, beside: 'node verify', limit: nodeVerify });
+    out.push({ name: 'certificate, PostgreSQL (same session), receipts/s', value: pgCert, beside: 'node verify', limit: nodeVerify, note: `${(pgCert / liteCert).toFixed(2)} of SQLite` });
     await admin.end();
   } finally {
     cluster.stop();
