@@ -11,8 +11,7 @@ import type { CommandModule } from 'yargs';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, sessionLimits } from '../../src/edges/mcp/http-sessions.js';
 import type { ConnectUpstream, UpstreamTarget } from '../../src/edges/mcp/index.js';
 import { ChioError } from '../../src/errors.js';
-import { openLedger } from '../../src/ledger/index.js';
-import { isPostgresUrl, shownLocation } from '../../src/ledger/pg/index.js';
+import { closeAnyLedger, openAnyLedger, shownLocation } from '../../src/ledger/pg/index.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
 import type { GlobalArgs } from '../main.js';
 import { checkpointOptions, checkpointSchedule } from '../checkpoint-options.js';
@@ -170,12 +169,9 @@ const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
       const m = /^(.*):(\d{1,5})$/.exec(args.listen);
       if (m === null) throw new ChioError('CHIO-CLI-USAGE', `--listen ${args.listen}: expected host:port`);
       // With a bearer token, the audit API is served beside /mcp under /v1/ (same token, read-only
-      // connection): a client's control URL may then be the edge's own. Without one it is not served,
-      // nor on a PostgreSQL ledger, whose queries the API does not run yet (README).
-      const onPg = isPostgresUrl(args['receipt-db']);
-      if (onPg && args['auth-token'] !== undefined) process.stderr.write('chio: the audit API is not served under /v1/: the ledger is on PostgreSQL (query it with chio sql)\n');
-      const api = args['auth-token'] === undefined || onPg ? undefined : await import('../../src/projections/query/index.js');
-      const reader = api === undefined ? undefined : openLedger(args['receipt-db'], { readonly: true });
+      // connection): a client's control URL may then be the edge's own. Without one it is not served.
+      const api = args['auth-token'] === undefined ? undefined : await import('../../src/projections/query/index.js');
+      const reader = api === undefined ? undefined : await openAnyLedger(args['receipt-db'], { readonly: true });
       try {
         const edge = await serveHttp({
           kernel,
@@ -195,7 +191,7 @@ const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
         });
         await edge.close();
       } finally {
-        reader?.close();
+        if (reader !== undefined) await closeAnyLedger(reader);
       }
     });
   },

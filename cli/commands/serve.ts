@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { parseSeed, signerFromSeed } from '../../src/crypto/index.js';
 import { ChioError } from '../../src/errors.js';
 import { readInputFile } from '../../src/input-file.js';
-import { openLedger } from '../../src/ledger/index.js';
+import { closeAnyLedger, openAnyLedger, shownLocation } from '../../src/ledger/pg/index.js';
 import type { CertificateSigner } from '../../src/projections/certificate/index.js';
 import { explorerSite } from '../../src/projections/explorer/index.js';
 import { auditApi } from '../../src/projections/query/index.js';
@@ -66,7 +66,7 @@ export const serveCommand: CommandModule<GlobalArgs, ServeArgs> = {
     const signer = certificateSigner(args);
     const m = /^(.*):(\d{1,5})$/.exec(args.listen);
     if (m === null || Number(m[2]) > 65_535) throw new ChioError('CHIO-CLI-SERVICE-OPTIONS', `--listen ${args.listen}: expected host:port`);
-    const ledger = openLedger(args['receipt-db'], { readonly: true });
+    const ledger = await openAnyLedger(args['receipt-db'], { readonly: true });
     const api = auditApi({ ledger, token, certificateSigner: signer });
     const site = explorerSite();
     const server = createServer((req, res) => {
@@ -79,7 +79,7 @@ export const serveCommand: CommandModule<GlobalArgs, ServeArgs> = {
       });
       const address = server.address() as { address: string; port: number };
       const host = address.address.includes(':') ? `[${address.address}]` : address.address;
-      process.stderr.write(`chio: audit API at http://${host}:${address.port}/ (read-only: ${args['receipt-db']}; the explorer is at /)\n`);
+      process.stderr.write(`chio: audit API at http://${host}:${address.port}/ (read-only: ${shownLocation(args['receipt-db'])}; the explorer is at /)\n`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
@@ -87,7 +87,7 @@ export const serveCommand: CommandModule<GlobalArgs, ServeArgs> = {
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      ledger.close();
+      await closeAnyLedger(ledger);
     }
   },
 };

@@ -9,14 +9,16 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ChioError, ERROR_CATALOGUE } from '../../errors.js';
 import type { Ledger } from '../../ledger/index.js';
+import type { PgLedger } from '../../ledger/pg/open.js';
 import type { CertificateSigner } from '../certificate/index.js';
 import { denialSeries, DenialQuerySchema } from './denials.js';
 import { PageSchema, parseQuery, ReceiptQuerySchema } from './params.js';
 import { checkpoint, ledgerHead, listSessions, queryReceipts, receiptById, receiptProof, sessionCertificate, sessionEvidence, sessionReceipts } from './routes.js';
+import { denialSeriesPg, ledgerHeadPg, listSessionsPg, notOnPostgres, queryReceiptsPg, receiptByIdPg, sessionCertificatePg, sessionReceiptsPg } from './routes-pg.js';
 
 export interface AuditApiOptions {
-  /** The ledger, opened read-only. */
-  ledger: Ledger;
+  /** The ledger, opened read-only: an SQLite file, or PostgreSQL (routes-pg.ts). */
+  ledger: Ledger | PgLedger;
   /** The bearer token every route but /healthz requires. */
   token: string;
   /** Signs the certificates of /v1/sessions/{id}/certificate; without it that route answers CHIO-CLI-CERT-SIGNER-REQUIRED. */
@@ -36,6 +38,7 @@ const STATUS: Partial<Record<string, number>> = {
   'CHIO-CLI-CERT-SIGNER-REQUIRED': 501,
   'CHIO-EVIDENCE-NO-SESSION': 404,
   'CHIO-EVIDENCE-NO-CHECKPOINT': 409,
+  'CHIO-LEDGER-POSTGRES-UNSUPPORTED': 501,
 };
 
 /** The HTTP status of an error: by code, then by area (a session that cannot be certified, a proof that cannot be made: 422). */
@@ -91,35 +94,60 @@ export function auditApi(options: AuditApiOptions): (req: IncomingMessage, res: 
         return;
       }
       if (!tokenMatches(req.headers.authorization, expected)) throw new ChioError('CHIO-API-UNAUTHORIZED', 'a valid bearer token is required');
-      send(res, 200, route(ledger, url, options.certificateSigner));
+      const answer = 'kind' in ledger ? routePg(ledger, url, options.certificateSigner) : route(ledger, url, options.certificateSigner);
+      if (answer instanceof Promise) answer.then((a) => send(res, 200, a), (e: unknown) => sendError(res, e));
+      else send(res, 200, answer);
     } catch (e) {
       sendError(res, e);
     }
   };
 }
 
-function route(ledger: Ledger, url: URL, signer: CertificateSigner | undefined): unknown {
+/** The route's parts: area, id, sub-resource; any more is no route. Parameters are parsed by each route. */
+function parse(url: URL) {
   const parts = url.pathname.split('/').slice(1);
   if (parts[0] !== 'v1') throw new ChioError('CHIO-API-NOT-FOUND', `no route ${url.pathname}`);
   const [, area, rawId, sub, ...rest] = parts;
-  const id = rawId === undefined || rawId === '' ? undefined : segment(rawId);
-  const page = () => parseQuery(url.searchParams, PageSchema);
-  // Routes without parameters refuse any, as the others refuse unknown ones.
-  const bare = <T>(answer: () => T): T => {
-    parseQuery(url.searchParams, PageSchema.pick({}));
-    return answer();
+  if (rest.length > 0) throw new ChioError('CHIO-API-NOT-FOUND', `no route ${url.pathname}`);
+  return {
+    area, rawId, sub,
+    id: rawId === undefined || rawId === '' ? undefined : segment(rawId),
+    page: () => parseQuery(url.searchParams, PageSchema),
+    // Routes without parameters refuse any, as the others refuse unknown ones.
+    bare: <T>(answer: () => T): T => {
+      parseQuery(url.searchParams, PageSchema.pick({}));
+      return answer();
+    },
   };
-  if (rest.length === 0) {
-    if (area === 'receipts' && id === 'query' && sub === undefined) return queryReceipts(ledger, parseQuery(url.searchParams, ReceiptQuerySchema));
-    if (area === 'receipts' && id !== undefined && sub === undefined) return bare(() => receiptById(ledger, id));
-    if (area === 'receipts' && id !== undefined && sub === 'proof') return bare(() => receiptProof(ledger, id));
-    if (area === 'sessions' && rawId === undefined) return listSessions(ledger, page());
-    if (area === 'sessions' && id !== undefined && sub === 'receipts') return sessionReceipts(ledger, id, page());
-    if (area === 'sessions' && id !== undefined && sub === 'certificate') return bare(() => sessionCertificate(ledger, id, signer));
-    if (area === 'sessions' && id !== undefined && sub === 'evidence') return bare(() => sessionEvidence(ledger, id, signer));
-    if (area === 'denials' && rawId === undefined) return denialSeries(ledger, parseQuery(url.searchParams, DenialQuerySchema));
-    if (area === 'ledger' && id === 'head' && sub === undefined) return bare(() => ledgerHead(ledger));
-    if (area === 'ledger' && id === 'checkpoint' && sub === undefined) return bare(() => checkpoint(ledger));
-  }
+}
+
+function route(ledger: Ledger, url: URL, signer: CertificateSigner | undefined): unknown {
+  const { area, rawId, sub, id, page, bare } = parse(url);
+  if (area === 'receipts' && id === 'query' && sub === undefined) return queryReceipts(ledger, parseQuery(url.searchParams, ReceiptQuerySchema));
+  if (area === 'receipts' && id !== undefined && sub === undefined) return bare(() => receiptById(ledger, id));
+  if (area === 'receipts' && id !== undefined && sub === 'proof') return bare(() => receiptProof(ledger, id));
+  if (area === 'sessions' && rawId === undefined) return listSessions(ledger, page());
+  if (area === 'sessions' && id !== undefined && sub === 'receipts') return sessionReceipts(ledger, id, page());
+  if (area === 'sessions' && id !== undefined && sub === 'certificate') return bare(() => sessionCertificate(ledger, id, signer));
+  if (area === 'sessions' && id !== undefined && sub === 'evidence') return bare(() => sessionEvidence(ledger, id, signer));
+  if (area === 'denials' && rawId === undefined) return denialSeries(ledger, parseQuery(url.searchParams, DenialQuerySchema));
+  if (area === 'ledger' && id === 'head' && sub === undefined) return bare(() => ledgerHead(ledger));
+  if (area === 'ledger' && id === 'checkpoint' && sub === undefined) return bare(() => checkpoint(ledger));
+  throw new ChioError('CHIO-API-NOT-FOUND', `no route ${url.pathname}`);
+}
+
+/** The same routes on PostgreSQL (routes-pg.ts): the same parameters, answers and errors. */
+function routePg(ledger: PgLedger, url: URL, signer: CertificateSigner | undefined): Promise<unknown> {
+  const { area, rawId, sub, id, page, bare } = parse(url);
+  if (area === 'receipts' && id === 'query' && sub === undefined) return queryReceiptsPg(ledger, parseQuery(url.searchParams, ReceiptQuerySchema));
+  if (area === 'receipts' && id !== undefined && sub === undefined) return bare(() => receiptByIdPg(ledger, id));
+  if (area === 'receipts' && id !== undefined && sub === 'proof') return bare(() => notOnPostgres('inclusion proofs'));
+  if (area === 'sessions' && rawId === undefined) return listSessionsPg(ledger, page());
+  if (area === 'sessions' && id !== undefined && sub === 'receipts') return sessionReceiptsPg(ledger, id, page());
+  if (area === 'sessions' && id !== undefined && sub === 'certificate') return bare(() => sessionCertificatePg(ledger, id, signer));
+  if (area === 'sessions' && id !== undefined && sub === 'evidence') return bare(() => notOnPostgres('evidence bundles'));
+  if (area === 'denials' && rawId === undefined) return denialSeriesPg(ledger, parseQuery(url.searchParams, DenialQuerySchema));
+  if (area === 'ledger' && id === 'head' && sub === undefined) return bare(() => ledgerHeadPg(ledger));
+  if (area === 'ledger' && id === 'checkpoint' && sub === undefined) return bare(() => notOnPostgres('checkpoints'));
   throw new ChioError('CHIO-API-NOT-FOUND', `no route ${url.pathname}`);
 }

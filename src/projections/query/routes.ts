@@ -26,7 +26,7 @@ export interface ReceiptPage {
   nextCursor: number | null;
 }
 
-const receiptsOf = (entries: LedgerEntryRow[]) => entries.map((e) => JSON.parse(e.body) as unknown);
+export const receiptsOf = (entries: LedgerEntryRow[]) => entries.map((e) => JSON.parse(e.body) as unknown);
 
 /** Runs `read` in one read transaction on the (read-only) connection: one snapshot. */
 function snapshot<T>(ledger: Ledger, read: () => T): T {
@@ -48,7 +48,11 @@ export function queryReceipts(ledger: Ledger, q: ReceiptQuery): ReceiptPage {
  * body give). Chain continuity around it is `chio ledger verify`'s job.
  */
 export function receiptById(ledger: Ledger, id: string) {
-  const found = snapshot(ledger, () => findEntry(ledger, id));
+  return receiptAnswer(snapshot(ledger, () => findEntry(ledger, id)), id);
+}
+
+/** The answer for one entry found by id on either store (the same checks, the same shape). */
+export function receiptAnswer(found: { entry: LedgerEntryRow } | { entry: null }, id: string) {
   if (found.entry === null || found.entry.receiptId !== id) throw new ChioError('CHIO-API-NOT-FOUND', `no receipt ${id} in the ledger`);
   const e = found.entry;
   const receipt = JSON.parse(e.body) as unknown;
