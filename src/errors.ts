@@ -161,7 +161,7 @@ export const ERROR_CATALOGUE = {
   },
   'CHIO-LEDGER-POSTGRES-UNSUPPORTED': {
     summary: 'a command or library call that works on SQLite ledgers only was given a postgres:// URL',
-    help: 'on PostgreSQL use chio ledger verify | copy, chio sql, chio receipt list | show, chio cert and the producers (copy into an SQLite file with chio ledger copy for the other commands), or chio/postgres and Kernel.connect in the library; nothing was created',
+    help: 'on PostgreSQL use chio ledger verify | copy, chio sql, chio receipt list | show, chio cert, chio serve and the producers (copy into an SQLite file with chio ledger copy for the other commands), or chio/postgres and Kernel.connect in the library; nothing was created',
     exit: EXIT.badInput,
   },
   'CHIO-LEDGER-COPY-TARGET': {
