@@ -6,6 +6,9 @@ import type { CommandModule } from 'yargs';
 import { EXIT } from '../../src/errors.js';
 import type { ChainVerdict } from '../../src/ledger/index.js';
 import { copyLedger, openPgLedger, verifyChainPg } from '../../src/ledger/pg/index.js';
+import { verifyTreePg } from '../../src/projections/checkpoints/index.js';
+import type { ExternalNote, TreeVerdict } from '../../src/projections/checkpoints/index.js';
+import { treeReport } from './ledger-tree.js';
 import type { GlobalArgs } from '../main.js';
 import { out, outJson, setExit, table } from '../output.js';
 
@@ -26,14 +29,35 @@ function printVerdict(verdict: ChainVerdict, json: boolean, extra: Record<string
   if (!verdict.ok) setExit(EXIT.verificationFailed);
 }
 
-/** `chio ledger verify` when --receipt-db is a postgres:// URL: the chain walk in one snapshot. */
-export async function verifyOnPostgres(url: string, options: { signatures: boolean; trusted: ReadonlySet<string> | undefined; json: boolean }): Promise<void> {
+/**
+ * `chio ledger verify` when --receipt-db is a postgres:// URL: the chain walk in one snapshot, then
+ * the Merkle tree, the stored checkpoints and any notes kept elsewhere
+ * (--checkpoint, --anchor-file), as on SQLite.
+ */
+export async function verifyOnPostgres(url: string, options: {
+  signatures: boolean;
+  trusted: ReadonlySet<string> | undefined;
+  json: boolean;
+  notes: { external: ExternalNote[]; malformed: Array<{ source: string; reason: string }> };
+}): Promise<void> {
   const ledger = await openPgLedger(url, { readonly: true });
+  let verdict: ChainVerdict;
+  let tree: TreeVerdict | undefined;
   try {
-    printVerdict(await verifyChainPg(ledger, { signatures: options.signatures, trustedKernelKeys: options.trusted }), options.json);
+    verdict = await verifyChainPg(ledger, { signatures: options.signatures, trustedKernelKeys: options.trusted });
+    tree = await verifyTreePg(ledger, { trustedKeys: options.trusted, external: options.notes.external, malformed: options.notes.malformed });
   } finally {
     await ledger.close();
   }
+  const report = tree === undefined ? undefined : treeReport(tree);
+  const failure = tree !== undefined && !tree.ok ? tree.failures[0]! : undefined;
+  printVerdict(verdict, options.json, {
+    // The chain's own failure is named first, as on SQLite.
+    ...(failure === undefined || !verdict.ok ? {} : { ok: false, seq: null, check: failure.check, message: failure.message }),
+    ...(report === undefined ? {} : { merkle: report.json }),
+  });
+  if (!options.json) for (const line of report?.lines ?? []) out(line);
+  if (failure !== undefined) setExit(EXIT.verificationFailed);
 }
 
 interface CopyArgs extends GlobalArgs {

@@ -10,6 +10,7 @@ import { parseSeed, signerFromSeed } from '../../src/crypto/index.js';
 import { ChioError } from '../../src/errors.js';
 import { readInputFile } from '../../src/input-file.js';
 import { appendToAnchorFile, createCheckpoint, openLedger, readAnchorFile } from '../../src/ledger/index.js';
+import { createCheckpointPg, isPostgresUrl, openPgLedger } from '../../src/ledger/pg/index.js';
 import type { Ledger } from '../../src/ledger/index.js';
 import { proveConsistency, proveInclusion, verifyTree } from '../../src/projections/checkpoints/index.js';
 import type { ExternalNote, TreeVerdict } from '../../src/projections/checkpoints/index.js';
@@ -68,14 +69,23 @@ const checkpoint: CommandModule<GlobalArgs, CheckpointArgs> = {
       .option('kernel-seed-file', { type: 'string', demandOption: true, describe: 'the kernel key that signs the checkpoint' })
       .option('anchor-file', { type: 'string', describe: 'append the note to this file (keep it outside the operator\'s reach)' })
       .option('origin', { type: 'string', describe: 'the note\'s origin line (default chio-ledger/<first 32 hex of seq 1\'s entry_hash>)' }) as Argv<CheckpointArgs>,
-  handler: (args) => {
+  handler: async (args) => {
     const signer = signerFrom(args['kernel-seed-file']);
-    const ledger = openLedger(args['receipt-db'], { create: false });
     let r;
-    try {
-      r = createCheckpoint(ledger, signer, { origin: args.origin });
-    } finally {
-      ledger.close();
+    if (isPostgresUrl(args['receipt-db'])) {
+      const ledger = await openPgLedger(args['receipt-db']);
+      try {
+        r = await createCheckpointPg(ledger, signer, { origin: args.origin });
+      } finally {
+        await ledger.close();
+      }
+    } else {
+      const ledger = openLedger(args['receipt-db'], { create: false });
+      try {
+        r = createCheckpoint(ledger, signer, { origin: args.origin });
+      } finally {
+        ledger.close();
+      }
     }
     if (!r.created && r.checkpoint.signerKey !== signer.publicKeyHex) {
       process.stderr.write(`chio: the latest checkpoint already covers all ${r.checkpoint.treeSize} entries and was signed by ${r.checkpoint.signerKey}, not by this key; it is printed unchanged\n`);

@@ -99,8 +99,7 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
       throw new ChioError('CHIO-CLI-USAGE', '--checkpoint and --anchor-file need --trusted-kernel-pubkey: a note proves something only under a key you trust');
     }
     if (isPostgresUrl(args['receipt-db'])) {
-      if (notes.external.length + notes.malformed.length > 0) throw new ChioError('CHIO-CLI-USAGE', '--checkpoint and --anchor-file are not yet supported on a PostgreSQL ledger');
-      await verifyOnPostgres(args['receipt-db'], { signatures: args.signatures, trusted, json: args.json });
+      await verifyOnPostgres(args['receipt-db'], { signatures: args.signatures, trusted, json: args.json, notes });
       return;
     }
     const ledger = openLedger(args['receipt-db'], { readonly: true });

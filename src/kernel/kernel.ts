@@ -221,14 +221,15 @@ export class Kernel {
 
   /**
    * Opens a kernel on either ledger: a postgres:// URL (DESIGN §11: producers on many hosts share
-   * it) or an SQLite path. Recovery has run when it resolves. On PostgreSQL the kernel makes no
-   * checkpoints, and `reservationSync` does not apply: every commit is durable as the server's
-   * synchronous_commit says.
+   * it) or an SQLite path. Recovery has run when it resolves. On PostgreSQL `reservationSync` does
+   * not apply: every commit is durable as the server's synchronous_commit says.
    */
   static async connect(options: KernelOptions): Promise<Kernel> {
     if (!isPostgresUrl(options.ledgerPath)) return Kernel.open(options);
     const { redactionKey, generated, signer } = Kernel.prepare(options);
-    const store = await openPgStore(options.ledgerPath);
+    const store = await openPgStore(options.ledgerPath, {
+      signer, checkpoints: options.checkpoints ?? {}, log: options.log ?? ((m: string) => void process.stderr.write(`${m}\n`)),
+    });
     const kernel = new Kernel(signer, store, options, generated, redactionKey);
     kernel.recoveryDue = true;
     await kernel.settleIfDue();

@@ -80,7 +80,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Kern
     settle: (ctx) => settleUnrecorded({ ...ctx, ledger: receiptLedger }),
     async close() {
       // A clean shutdown leaves a checkpoint of everything this producer appended.
-      checkpointer?.close();
+      await checkpointer?.close();
       await writer.close();
       receiptLedger.close();
       ledger.close();

@@ -23,6 +23,7 @@ import type { GrantKey } from '../entry.js';
 import type { RawLedgerEntry } from '../schema.js';
 import type { PgLedger } from './open.js';
 import { inTransaction } from './transaction.js';
+import { appendSubtrees } from './tree.js';
 
 export interface Head {
   seq: number;
@@ -61,12 +62,14 @@ export async function lockHead(client: pg.PoolClient): Promise<Head | null> {
 
 /**
  * Inserts complete rows (linked here, or copied verbatim) in seq order and updates the projections
- * they imply, as SQLite's EntryInserter does row by row: sessions, the first revocation of a
- * capability per key, grant usage per key, settled reservations.
+ * they imply, as SQLite's EntryInserter does row by row: the Merkle subtrees they complete,
+ * sessions, the first revocation of a capability per key, grant usage per key, settled reservations.
  */
 export async function insertRows(client: pg.PoolClient, rows: RawLedgerEntry[], effects: RowEffects[]): Promise<void> {
   if (rows.length === 0) return;
   await client.query(INSERT, COLUMNS.map(([c]) => rows.map((r) => r[c])));
+  // The Merkle subtrees the new entries complete (tree.ts): rows are contiguous from the head + 1.
+  await appendSubtrees(client, rows[0]!.seq, rows.map((r) => r.entry_hash));
   const sessions = new Map<string, { first: number; last: number; count: number; lo: number; hi: number; head: string }>();
   for (const r of rows) {
     if (r.session_id === null) continue;

@@ -15,3 +15,5 @@ export { openAnyLedger, closeAnyLedger, verifyAnyChain, appendAny, headOf, isPg 
 export type { AnyLedger } from './any.js';
 export { PgLedgerWriter } from './writer.js';
 export type { PgLedgerWriterStats } from './writer.js';
+export { createCheckpointPg, latestCheckpointPg, listCheckpointsPg } from './checkpoints.js';
+export { withStoredTree, appendSubtrees, rebuildSubtreesPg, treeSizePg } from './tree.js';

@@ -14,6 +14,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import type { MigrationMeta } from 'drizzle-orm/migrator';
 import { ChioError } from '../../errors.js';
 import { inTransaction } from './transaction.js';
+import { rebuildSubtreesPg } from './tree.js';
 
 /** The application name stored in chio_ledger_meta. */
 export const PG_LEDGER_APPLICATION = 'chio-ledger';
@@ -67,6 +68,12 @@ export async function applyPgMigrations(pool: pg.Pool, shown: string, options: {
     refuseForeign(s, shown);
     for (const migration of migrations().slice(s.version)) {
       for (const statement of migration.sql) if (statement.trim() !== '') await client.query(statement);
+    }
+    // Schema 4 keeps merkle_subtrees on every append: derive them for the entries appended before,
+    // holding the append lock so no producer appends in between.
+    if (s.version >= 1 && s.version < 4) {
+      await client.query('SELECT id FROM chio_append_lock WHERE id = 1 FOR UPDATE');
+      await rebuildSubtreesPg(client);
     }
     await client.query(
       `INSERT INTO chio_ledger_meta (id, application, schema_version) VALUES (1, $1, $2)

@@ -11,7 +11,10 @@
  */
 import { consistencyProof, fromHex, MemoryMerkleTree, merkleRoot, toHex, verifyCheckpointNote, verifyConsistency } from '../../crypto/index.js';
 import { entryLeafHash, listCheckpoints } from '../../ledger/index.js';
-import type { Ledger } from '../../ledger/index.js';
+import type { Ledger, StoredCheckpoint } from '../../ledger/index.js';
+import { listCheckpointsPg } from '../../ledger/pg/checkpoints.js';
+import type { PgLedger } from '../../ledger/pg/open.js';
+import { pgSnapshot } from '../../ledger/pg/read.js';
 
 export type TreeCheck =
   | 'subtrees'
@@ -60,26 +63,62 @@ export interface VerifyTreeOptions {
   malformed?: ReadonlyArray<{ source: string; reason: string }>;
 }
 
-/** Reads every entry_hash and stored subtree: O(n). */
+type SubtreeRow = { level: number; idx: number; hash: Buffer };
+
+/** What the checks read from a ledger: every entry_hash in seq order, every stored subtree (undefined: no such table), the stored checkpoints. */
+export interface TreeSource {
+  entryHashes: Iterable<string>;
+  subtrees: Iterable<SubtreeRow> | undefined;
+  checkpoints: StoredCheckpoint[];
+}
+
+/** Reads every entry_hash and stored subtree of an SQLite ledger: O(n). */
 export function verifyTree(ledger: Ledger, options: VerifyTreeOptions = {}): TreeVerdict {
   const db = ledger.db;
+  const hasSubtrees = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'merkle_subtrees'").get() !== undefined;
+  return verifyTreeOf({
+    entryHashes: (function* () {
+      for (const row of db.prepare('SELECT entry_hash FROM ledger_entries ORDER BY seq').iterate() as IterableIterator<{ entry_hash: string }>) yield row.entry_hash;
+    })(),
+    // Generators: each statement runs only once the one before has been read to the end (better-sqlite3 runs one at a time).
+    subtrees: hasSubtrees ? (function* () {
+      yield* db.prepare('SELECT level, idx, hash FROM merkle_subtrees ORDER BY level, idx').iterate() as IterableIterator<SubtreeRow>;
+    })() : undefined,
+    checkpoints: listCheckpoints(ledger),
+  }, options);
+}
+
+/** The same checks on PostgreSQL, over one snapshot. */
+export async function verifyTreePg(ledger: PgLedger, options: VerifyTreeOptions = {}): Promise<TreeVerdict> {
+  return pgSnapshot(ledger, async (client) => {
+    const hashes: string[] = [];
+    for (let after = 0; ;) {
+      const rows = (await client.query('SELECT seq, entry_hash FROM ledger_entries WHERE seq > $1 ORDER BY seq LIMIT 10000', [after])).rows as Array<{ seq: number; entry_hash: string }>;
+      if (rows.length === 0) break;
+      for (const r of rows) hashes.push(r.entry_hash);
+      after = rows.at(-1)!.seq;
+    }
+    const subtrees = (await client.query('SELECT level, idx, hash FROM merkle_subtrees ORDER BY level, idx')).rows as SubtreeRow[];
+    return verifyTreeOf({ entryHashes: hashes, subtrees, checkpoints: await listCheckpointsPg(client) }, options);
+  });
+}
+
+/** The checks over what a ledger holds. */
+export function verifyTreeOf(source: TreeSource, options: VerifyTreeOptions = {}): TreeVerdict {
   const tree = new MemoryMerkleTree();
-  for (const row of db.prepare('SELECT entry_hash FROM ledger_entries ORDER BY seq').iterate() as IterableIterator<{ entry_hash: string }>) {
-    tree.append(entryLeafHash(row.entry_hash));
-  }
+  for (const hash of source.entryHashes) tree.append(entryLeafHash(hash));
   const n = tree.size;
   const failures: TreeFailure[] = [];
   let largestMatching: number | undefined;
   const rootAt = (size: number): string => toHex(merkleRoot(size, tree.read));
 
   // Stored subtrees: every complete subtree of level >= 1, equal to the recomputed one, and nothing else.
-  const hasSubtrees = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'merkle_subtrees'").get() !== undefined;
-  if (hasSubtrees) {
+  if (source.subtrees !== undefined) {
     let expected = 0;
     for (let level = 1; 2 ** level <= n; level++) expected += Math.floor(n / 2 ** level);
     let seen = 0;
     let bad: string | undefined;
-    for (const row of db.prepare('SELECT level, idx, hash FROM merkle_subtrees ORDER BY level, idx').iterate() as IterableIterator<{ level: number; idx: number; hash: Buffer }>) {
+    for (const row of source.subtrees) {
       seen++;
       if (bad !== undefined) continue;
       // The rows are read from the file: attacker-controlled, whatever the table's CHECK says.
@@ -110,7 +149,7 @@ export function verifyTree(ledger: Ledger, options: VerifyTreeOptions = {}): Tre
   };
 
   // Stored checkpoints.
-  const stored = listCheckpoints(ledger);
+  const stored = source.checkpoints;
   let previous: { size: number; root: string } | undefined;
   for (const c of stored) {
     const source = `ledger checkpoint ${c.treeSize}`;
