@@ -12,9 +12,10 @@ import { ChioError, EXIT } from '../../src/errors.js';
 import { readInputFile, readInputText } from '../../src/input-file.js';
 import { createCheckpoint, openLedger } from '../../src/ledger/index.js';
 import type { StoredCheckpoint } from '../../src/ledger/index.js';
-import { CertificateSchema, generateCertificate } from '../../src/projections/certificate/index.js';
+import { createCheckpointPg, isPostgresUrl, openPgLedger } from '../../src/ledger/pg/index.js';
+import { CertificateSchema, generateCertificate, generateCertificateOn } from '../../src/projections/certificate/index.js';
 import type { Certificate } from '../../src/projections/certificate/index.js';
-import { exportEvidence, verifyEvidenceBundle } from '../../src/projections/evidence/index.js';
+import { exportEvidence, exportEvidencePg, verifyEvidenceBundle } from '../../src/projections/evidence/index.js';
 import { describeIssues } from '../../src/validation.js';
 import type { GlobalArgs } from '../main.js';
 import { asArray, trustedKeys } from '../options.js';
@@ -48,12 +49,16 @@ const exportCommand: CommandModule<GlobalArgs, ExportArgs> = {
       .option('force', { type: 'boolean', default: false })
       .option('kernel-seed-file', { type: 'string', describe: 'make a checkpoint and a certificate now, signed by this kernel key' })
       .option('certificate', { type: 'string', describe: 'without --kernel-seed-file: the session\'s certificate (the latest stored checkpoint is used)' }) as Argv<ExportArgs>,
-  handler: (args) => {
+  handler: async (args) => {
     const seedFile = args['kernel-seed-file'];
     if (seedFile === undefined && args.certificate === undefined) {
       throw new ChioError('CHIO-CLI-USAGE', 'a bundle needs a certificate: give --kernel-seed-file (checkpoint and certificate made now) or --certificate cert.json');
     }
-    const target = { path: args.output, force: args.force, inputs: [{ path: args['receipt-db'], what: 'receipt database', ledger: true }, ...(seedFile === undefined ? [] : [{ path: seedFile, what: 'kernel seed file' }])] };
+    const onPg = isPostgresUrl(args['receipt-db']);
+    const target = {
+      path: args.output, force: args.force,
+      inputs: [...(onPg ? [] : [{ path: args['receipt-db'], what: 'receipt database', ledger: true }]), ...(seedFile === undefined ? [] : [{ path: seedFile, what: 'kernel seed file' }])],
+    };
     let certificate: Certificate | undefined;
     if (args.certificate !== undefined) {
       const parsed = CertificateSchema.safeParse(readJson(args.certificate, 'certificate', 'certificate'));
@@ -61,17 +66,29 @@ const exportCommand: CommandModule<GlobalArgs, ExportArgs> = {
       certificate = parsed.data;
     }
     const signer = seedFile === undefined ? undefined : signerFromSeed(parseSeed(readInputFile(seedFile, 'seed', 'kernel seed file')));
-    const ledger = openLedger(args['receipt-db'], signer === undefined ? { readonly: true } : { create: false });
+    const sessionId = args['session-id'];
     let bundle;
-    try {
-      let checkpoint: StoredCheckpoint | undefined;
-      if (signer !== undefined) {
-        checkpoint = createCheckpoint(ledger, signer).checkpoint;
-        certificate ??= generateCertificate(ledger, { sessionId: args['session-id'], signer: { role: 'kernel', key: signer } });
+    if (onPg) {
+      const ledger = await openPgLedger(args['receipt-db'], { readonly: signer === undefined });
+      try {
+        const checkpoint = signer === undefined ? undefined : (await createCheckpointPg(ledger, signer)).checkpoint;
+        if (signer !== undefined) certificate ??= await generateCertificateOn(ledger, { sessionId, signer: { role: 'kernel', key: signer } });
+        bundle = await exportEvidencePg(ledger, { sessionId, certificate: certificate!, checkpoint });
+      } finally {
+        await ledger.close();
       }
-      bundle = exportEvidence(ledger, { sessionId: args['session-id'], certificate: certificate!, checkpoint });
-    } finally {
-      ledger.close();
+    } else {
+      const ledger = openLedger(args['receipt-db'], signer === undefined ? { readonly: true } : { create: false });
+      try {
+        let checkpoint: StoredCheckpoint | undefined;
+        if (signer !== undefined) {
+          checkpoint = createCheckpoint(ledger, signer).checkpoint;
+          certificate ??= generateCertificate(ledger, { sessionId, signer: { role: 'kernel', key: signer } });
+        }
+        bundle = exportEvidence(ledger, { sessionId, certificate: certificate!, checkpoint });
+      } finally {
+        ledger.close();
+      }
     }
     writeOutputFile(target, `${JSON.stringify(bundle)}\n`);
     if (args.json) outJson({ output: args.output, session_id: bundle.session_id, receipts: bundle.entries.length, checkpoint_size: bundle.proofs[0]?.tree_size ?? null });

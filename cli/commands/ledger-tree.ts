@@ -12,7 +12,7 @@ import { readInputFile } from '../../src/input-file.js';
 import { appendToAnchorFile, createCheckpoint, openLedger, readAnchorFile } from '../../src/ledger/index.js';
 import { createCheckpointPg, isPostgresUrl, openPgLedger } from '../../src/ledger/pg/index.js';
 import type { Ledger } from '../../src/ledger/index.js';
-import { proveConsistency, proveInclusion, verifyTree } from '../../src/projections/checkpoints/index.js';
+import { proveConsistency, proveConsistencyPg, proveInclusion, proveInclusionPg, verifyTree } from '../../src/projections/checkpoints/index.js';
 import type { ExternalNote, TreeVerdict } from '../../src/projections/checkpoints/index.js';
 import type { GlobalArgs } from '../main.js';
 import { parseFlag, readTextFile } from '../options.js';
@@ -116,19 +116,29 @@ const prove: CommandModule<GlobalArgs, ProveArgs> = {
       .option('consistency', { type: 'boolean', default: false, describe: 'a consistency proof instead' })
       .option('old-size', { type: 'number', describe: 'with --consistency: the older tree size' })
       .option('new-size', { type: 'number', describe: 'with --consistency: the newer tree size (default: the whole ledger)' }) as Argv<ProveArgs>,
-  handler: (args) => {
+  handler: async (args) => {
+    // Flags are checked before anything is opened.
+    const oldSize = args.consistency ? sizeFlag('old-size', args['old-size']) : undefined;
+    if (args.consistency && oldSize === undefined) throw new ChioError('CHIO-CLI-USAGE', 'a consistency proof needs --old-size');
+    const id = args['receipt-id'];
+    if (!args.consistency) {
+      if (id === undefined) throw new ChioError('CHIO-CLI-USAGE', 'name the receipt: --receipt-id <id> (or --consistency --old-size M)');
+      parseFlag('receipt-id', z.string().regex(/^[0-9a-f]{64}$/, 'a receipt id is 64 lowercase hex characters'), id);
+    }
+    const newSize = sizeFlag('new-size', args['new-size']);
+    const treeSize = sizeFlag('tree-size', args['tree-size']);
+    if (isPostgresUrl(args['receipt-db'])) {
+      const ledger = await openPgLedger(args['receipt-db'], { readonly: true });
+      try {
+        outJson(args.consistency ? await proveConsistencyPg(ledger, oldSize!, newSize) : await proveInclusionPg(ledger, { receiptId: id! }, { treeSize }));
+      } finally {
+        await ledger.close();
+      }
+      return;
+    }
     const ledger = openLedger(args['receipt-db'], { readonly: true });
     try {
-      if (args.consistency) {
-        const oldSize = sizeFlag('old-size', args['old-size']);
-        if (oldSize === undefined) throw new ChioError('CHIO-CLI-USAGE', 'a consistency proof needs --old-size');
-        outJson(proveConsistency(ledger, oldSize, sizeFlag('new-size', args['new-size'])));
-      } else {
-        const id = args['receipt-id'];
-        if (id === undefined) throw new ChioError('CHIO-CLI-USAGE', 'name the receipt: --receipt-id <id> (or --consistency --old-size M)');
-        parseFlag('receipt-id', z.string().regex(/^[0-9a-f]{64}$/, 'a receipt id is 64 lowercase hex characters'), id);
-        outJson(proveInclusion(ledger, { receiptId: id }, { treeSize: sizeFlag('tree-size', args['tree-size']) }));
-      }
+      outJson(args.consistency ? proveConsistency(ledger, oldSize!, newSize) : proveInclusion(ledger, { receiptId: id! }, { treeSize }));
     } finally {
       ledger.close();
     }

@@ -97,6 +97,27 @@ describe('the same entries on both stores', () => {
     expect(notes[1]).toBe(notes[0]);
   });
 
+  it('give the same inclusion and consistency proofs; a bundle exported from PostgreSQL verifies offline', async () => {
+    const file = join(dir, 'proofs.sqlite');
+    await kernelLedger(file, 30);
+    const { url } = await freshPgDatabase();
+    expect(chio(['ledger', 'copy', '--from', file, '--to', url]).status).toBe(0);
+    for (const location of [file, url]) expect(chio(['ledger', 'checkpoint', '--receipt-db', location, '--kernel-seed-file', seedFile, '--origin', 'chio-ledger/test']).status).toBe(0);
+    const id = (await ledgerRows<{ receipt_id: string }>(file, 'SELECT receipt_id FROM ledger_entries WHERE seq = 17'))[0]!.receipt_id;
+    for (const args of [['--receipt-id', id], ['--receipt-id', id, '--tree-size', '20'], ['--consistency', '--old-size', '7'], ['--consistency', '--old-size', '7', '--new-size', '29']]) {
+      const [lite, post] = [file, url].map((location) => chio(['ledger', 'prove', '--receipt-db', location, ...args]));
+      expect(post!.status, post!.stderr).toBe(0);
+      expect(post!.stdout, args.join(' ')).toBe(lite!.stdout);
+    }
+    const bundle = join(dir, 'session.evidence.json');
+    const exported = chio(['evidence', 'export', '--receipt-db', url, '--session-id', 's-1', '--kernel-seed-file', seedFile, '--output', bundle]);
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(exported.stdout).toMatch(/session s-1, 10 receipts, proofs against the checkpoint of 31 entries/);
+    const checked = chio(['evidence', 'verify', bundle, '--trusted-kernel-pubkey', pubFile]);
+    expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+    expect(checked.stdout).toMatch(/^PASS: session s-1: 10 receipts/);
+  });
+
   it('a PostgreSQL ledger of schema 3 (no subtrees kept) gets them derived when opened for writing, and verifies', async () => {
     const file = join(dir, 'old.sqlite');
     await kernelLedger(file, 20);

@@ -1,8 +1,8 @@
 // chio serve over the same ledger on both stores: a kernel-written SQLite file, and its copy in PostgreSQL
 // (chio ledger copy). Every route answers the same status and the same JSON on both — receipts by every filter and
 // page, receipts by id, sessions, a session's receipts and certificate, denials by guard, the head, and the errors
-// (bad parameters, unknown ids, a missing token). Routes that need checkpoints say plainly (501) that PostgreSQL
-// ledgers have none yet.
+// (bad parameters, unknown ids, a missing token), and once both hold the same checkpoint, the checkpoint, inclusion
+// proofs and evidence bundles.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,8 @@ const TOKEN = 'audit-token-0123456789abcdef';
 const children = childProcesses();
 const dir = tempDir();
 const api: Record<'SQLite' | 'PostgreSQL', string> = { SQLite: '', PostgreSQL: '' };
+const dbs: Record<'SQLite' | 'PostgreSQL', string> = { SQLite: '', PostgreSQL: '' };
+const seed = join(dir, 'kernel.seed');
 let capabilityId = '';
 
 async function serve(db: string, seedFile: string): Promise<string> {
@@ -35,10 +37,10 @@ beforeAll(async () => {
   const { url } = await freshPgDatabase();
   const copy = chio(['ledger', 'copy', '--from', file, '--to', url]);
   expect(copy.status, copy.stderr).toBe(0);
-  const seedFile = join(dir, 'kernel.seed');
-  writeFileSync(seedFile, `${'07'.repeat(32)}\n`);
-  api.SQLite = await serve(file, seedFile);
-  api.PostgreSQL = await serve(url, seedFile);
+  writeFileSync(seed, `${'07'.repeat(32)}\n`);
+  Object.assign(dbs, { SQLite: file, PostgreSQL: url });
+  api.SQLite = await serve(file, seed);
+  api.PostgreSQL = await serve(url, seed);
 });
 
 describe('chio serve on SQLite and on PostgreSQL', () => {
@@ -92,14 +94,26 @@ describe('chio serve on SQLite and on PostgreSQL', () => {
     expect(postBody).toMatchObject({ session_id: 's-2', receipt_count: 13, chain_continuous: true });
   });
 
-  it('checkpoints, proofs and evidence answer 501 on PostgreSQL, naming why', async () => {
-    const first = (await get(api.PostgreSQL, '/v1/receipts/query?limit=1')).body.receipts[0].id as string;
-    for (const path of ['/v1/ledger/checkpoint', `/v1/receipts/${first}/proof`, '/v1/sessions/s-0/evidence']) {
-      const r = await get(api.PostgreSQL, path);
-      expect(r.status, path).toBe(501);
-      expect(r.body.error.code).toBe('CHIO-LEDGER-POSTGRES-UNSUPPORTED');
-      expect(r.body.error.message).toMatch(/checkpoints/);
+  it('the checkpoint, a receipt\'s inclusion proof and a session\'s evidence bundle are the same from both stores', async () => {
+    for (const store of [dbs.SQLite, dbs.PostgreSQL]) {
+      expect((await get(store === dbs.SQLite ? api.SQLite : api.PostgreSQL, '/v1/ledger/checkpoint')).status).toBe(404);
+      const made = chio(['ledger', 'checkpoint', '--receipt-db', store, '--kernel-seed-file', seed, '--origin', 'chio-ledger/audit-test']);
+      expect(made.status, made.stderr).toBe(0);
     }
+    const first = (await get(api.SQLite, '/v1/receipts/query?limit=1')).body.receipts[0].id as string;
+    const [liteCp, postCp] = [await get(api.SQLite, '/v1/ledger/checkpoint'), await get(api.PostgreSQL, '/v1/ledger/checkpoint')];
+    expect(postCp.status).toBe(200);
+    const { createdAt: _a, ...liteNote } = liteCp.body;
+    const { createdAt: _b, ...postNote } = postCp.body;
+    expect(postNote).toEqual(liteNote);
+    expect(postNote).toMatchObject({ treeSize: 41, origin: 'chio-ledger/audit-test' });
+    const path = `/v1/receipts/${first}/proof`;
+    expect(await get(api.PostgreSQL, path)).toEqual(await get(api.SQLite, path));
+    const [liteEv, postEv] = [await get(api.SQLite, '/v1/sessions/s-0/evidence'), await get(api.PostgreSQL, '/v1/sessions/s-0/evidence')];
+    expect(postEv.status).toBe(200);
+    const strip = (b: any) => ({ ...b, certificate: { ...b.certificate, body: { ...b.certificate.body, issued_at: 0 }, signature: '' } });
+    expect(strip(postEv.body)).toEqual(strip(liteEv.body));
+    expect(postEv.body.entries).toHaveLength(14);
   });
 
   it('the web explorer is served at / over a PostgreSQL ledger too', async () => {

@@ -7,10 +7,15 @@
  * given to the checks are attacker-controlled.
  */
 import { z } from 'zod';
-import { fromHex, merkleLeafHash, toHex, verifyCheckpointNote, verifyConsistency, verifyInclusion } from '../../crypto/index.js';
+import { consistencyProof, fromHex, inclusionProof, merkleLeafHash, toHex, verifyCheckpointNote, verifyConsistency, verifyInclusion } from '../../crypto/index.js';
+import type { SubtreeReader } from '../../crypto/index.js';
 import { ChioError } from '../../errors.js';
 import { LedgerTree, latestCheckpoint } from '../../ledger/index.js';
 import type { Ledger } from '../../ledger/index.js';
+import { latestCheckpointPg } from '../../ledger/pg/checkpoints.js';
+import type { PgLedger } from '../../ledger/pg/open.js';
+import { pgSnapshot } from '../../ledger/pg/read.js';
+import { treeSizePg, withStoredTree } from '../../ledger/pg/tree.js';
 import { describeIssues } from '../../validation.js';
 
 export const INCLUSION_PROOF_SCHEMA = 'chio.inclusion-proof.v1';
@@ -39,36 +44,71 @@ export const ConsistencyProofSchema = z.strictObject({
 }).refine((p) => p.old_size <= p.new_size, { message: 'old_size must not exceed new_size' });
 export type ConsistencyProof = z.infer<typeof ConsistencyProofSchema>;
 
-/** The tree size a proof is made for when none is asked: the latest stored checkpoint that covers `seq`, else the whole ledger. */
-function defaultTreeSize(ledger: Ledger, tree: LedgerTree, seq: number): number {
-  const latest = latestCheckpoint(ledger);
-  return latest !== undefined && latest.treeSize >= seq ? latest.treeSize : tree.treeSize();
+/** What a proof reads: the tree's size, the latest stored checkpoint's size, and its nodes (either store). */
+export interface ProofSource {
+  treeSize: number;
+  latestCheckpointSize: number | undefined;
+  read: SubtreeReader;
 }
 
+type EntryRow = { seq: number; entry_hash: string };
+type Target = { receiptId: string } | { seq: number };
+
 /** Inclusion proof of the entry holding `receiptId` (or at `seq`) in the tree of `treeSize` entries. */
-export function proveInclusion(ledger: Ledger, target: { receiptId: string } | { seq: number }, options: { treeSize?: number | undefined; tree?: LedgerTree } = {}): InclusionProof {
+export function proveInclusion(ledger: Ledger, target: Target, options: { treeSize?: number | undefined; tree?: LedgerTree } = {}): InclusionProof {
   const tree = options.tree ?? new LedgerTree(ledger.db);
   const row = ('receiptId' in target
     ? ledger.db.prepare('SELECT seq, entry_hash FROM ledger_entries WHERE receipt_id = ?').get(target.receiptId)
-    : ledger.db.prepare('SELECT seq, entry_hash FROM ledger_entries WHERE seq = ?').get(target.seq)) as { seq: number; entry_hash: string } | undefined;
+    : ledger.db.prepare('SELECT seq, entry_hash FROM ledger_entries WHERE seq = ?').get(target.seq)) as EntryRow | undefined;
+  const latestCheckpointSize = options.treeSize === undefined ? latestCheckpoint(ledger)?.treeSize : undefined;
+  return inclusionOf(row, target, { treeSize: tree.treeSize(), latestCheckpointSize, read: tree.read }, options.treeSize);
+}
+
+/**
+ * The proof for `row` (the entry `target` names, undefined when there is none) in the tree of
+ * `treeSize` entries — by default the latest stored checkpoint that covers it, else the whole ledger.
+ */
+export function inclusionOf(row: EntryRow | undefined, target: Target, source: ProofSource, treeSize?: number): InclusionProof {
   if (row === undefined) throw new ChioError('CHIO-PROOF-NOT-FOUND', `no entry ${'receiptId' in target ? `with receipt id ${target.receiptId}` : `at seq ${target.seq}`} in the ledger`);
-  const treeSize = options.treeSize ?? defaultTreeSize(ledger, tree, row.seq);
-  const n = tree.treeSize();
-  if (!Number.isSafeInteger(treeSize) || treeSize < row.seq || treeSize > n) {
-    throw new ChioError('CHIO-PROOF-NOT-FOUND', `no tree of size ${treeSize} holds seq ${row.seq} (the ledger has ${n} entries)`);
+  const n = source.treeSize;
+  const size = treeSize ?? (source.latestCheckpointSize !== undefined && source.latestCheckpointSize >= row.seq ? source.latestCheckpointSize : n);
+  if (!Number.isSafeInteger(size) || size < row.seq || size > n) {
+    throw new ChioError('CHIO-PROOF-NOT-FOUND', `no tree of size ${size} holds seq ${row.seq} (the ledger has ${n} entries)`);
   }
-  const hashes = tree.inclusion(row.seq - 1, treeSize).map(toHex);
-  return { schema: INCLUSION_PROOF_SCHEMA, seq: row.seq, leaf_index: row.seq - 1, tree_size: treeSize, entry_hash: row.entry_hash, hashes };
+  const hashes = inclusionProof(row.seq - 1, size, source.read).map(toHex);
+  return { schema: INCLUSION_PROOF_SCHEMA, seq: row.seq, leaf_index: row.seq - 1, tree_size: size, entry_hash: row.entry_hash, hashes };
 }
 
 /** Consistency proof from the tree of `oldSize` entries to the tree of `newSize` (default: the whole ledger). */
 export function proveConsistency(ledger: Ledger, oldSize: number, newSize?: number, tree: LedgerTree = new LedgerTree(ledger.db)): ConsistencyProof {
-  const n = tree.treeSize();
+  return consistencyOf(oldSize, newSize, { treeSize: tree.treeSize(), latestCheckpointSize: undefined, read: tree.read });
+}
+
+export function consistencyOf(oldSize: number, newSize: number | undefined, source: ProofSource): ConsistencyProof {
+  const n = source.treeSize;
   const to = newSize ?? n;
   if (!Number.isSafeInteger(oldSize) || !Number.isSafeInteger(to) || oldSize < 1 || oldSize > to || to > n) {
     throw new ChioError('CHIO-PROOF-NOT-FOUND', `no consistency proof from size ${oldSize} to ${to} (the ledger has ${n} entries; 1 <= old <= new <= ${n})`);
   }
-  return { schema: CONSISTENCY_PROOF_SCHEMA, old_size: oldSize, new_size: to, hashes: tree.consistency(oldSize, to).map(toHex) };
+  return { schema: CONSISTENCY_PROOF_SCHEMA, old_size: oldSize, new_size: to, hashes: consistencyProof(oldSize, to, source.read).map(toHex) };
+}
+
+/** On PostgreSQL: the entry, the sizes and the O(log n) nodes read in one snapshot. */
+export async function proveInclusionPg(ledger: PgLedger, target: Target, options: { treeSize?: number | undefined } = {}): Promise<InclusionProof> {
+  return pgSnapshot(ledger, async (client) => {
+    const row = ('receiptId' in target
+      ? (await client.query('SELECT seq, entry_hash FROM ledger_entries WHERE receipt_id = $1', [target.receiptId]))
+      : (await client.query('SELECT seq, entry_hash FROM ledger_entries WHERE seq = $1', [target.seq]))).rows[0] as EntryRow | undefined;
+    const sizes = { treeSize: await treeSizePg(client), latestCheckpointSize: (await latestCheckpointPg(client))?.treeSize };
+    return withStoredTree(client, (read) => inclusionOf(row, target, { ...sizes, read }, options.treeSize));
+  });
+}
+
+export async function proveConsistencyPg(ledger: PgLedger, oldSize: number, newSize?: number): Promise<ConsistencyProof> {
+  return pgSnapshot(ledger, async (client) => {
+    const treeSize = await treeSizePg(client);
+    return withStoredTree(client, (read) => consistencyOf(oldSize, newSize, { treeSize, latestCheckpointSize: undefined, read }));
+  });
 }
 
 export type ProofVerdict =

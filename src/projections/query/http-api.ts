@@ -14,7 +14,7 @@ import type { CertificateSigner } from '../certificate/index.js';
 import { denialSeries, DenialQuerySchema } from './denials.js';
 import { PageSchema, parseQuery, ReceiptQuerySchema } from './params.js';
 import { checkpoint, ledgerHead, listSessions, queryReceipts, receiptById, receiptProof, sessionCertificate, sessionEvidence, sessionReceipts } from './routes.js';
-import { denialSeriesPg, ledgerHeadPg, listSessionsPg, notOnPostgres, queryReceiptsPg, receiptByIdPg, sessionCertificatePg, sessionReceiptsPg } from './routes-pg.js';
+import { checkpointPg, denialSeriesPg, ledgerHeadPg, listSessionsPg, queryReceiptsPg, receiptByIdPg, receiptProofPg, sessionCertificatePg, sessionEvidencePg, sessionReceiptsPg } from './routes-pg.js';
 
 export interface AuditApiOptions {
   /** The ledger, opened read-only: an SQLite file, or PostgreSQL (routes-pg.ts). */
@@ -38,7 +38,6 @@ const STATUS: Partial<Record<string, number>> = {
   'CHIO-CLI-CERT-SIGNER-REQUIRED': 501,
   'CHIO-EVIDENCE-NO-SESSION': 404,
   'CHIO-EVIDENCE-NO-CHECKPOINT': 409,
-  'CHIO-LEDGER-POSTGRES-UNSUPPORTED': 501,
 };
 
 /** The HTTP status of an error: by code, then by area (a session that cannot be certified, a proof that cannot be made: 422). */
@@ -141,13 +140,13 @@ function routePg(ledger: PgLedger, url: URL, signer: CertificateSigner | undefin
   const { area, rawId, sub, id, page, bare } = parse(url);
   if (area === 'receipts' && id === 'query' && sub === undefined) return queryReceiptsPg(ledger, parseQuery(url.searchParams, ReceiptQuerySchema));
   if (area === 'receipts' && id !== undefined && sub === undefined) return bare(() => receiptByIdPg(ledger, id));
-  if (area === 'receipts' && id !== undefined && sub === 'proof') return bare(() => notOnPostgres('inclusion proofs'));
+  if (area === 'receipts' && id !== undefined && sub === 'proof') return bare(() => receiptProofPg(ledger, id));
   if (area === 'sessions' && rawId === undefined) return listSessionsPg(ledger, page());
   if (area === 'sessions' && id !== undefined && sub === 'receipts') return sessionReceiptsPg(ledger, id, page());
   if (area === 'sessions' && id !== undefined && sub === 'certificate') return bare(() => sessionCertificatePg(ledger, id, signer));
-  if (area === 'sessions' && id !== undefined && sub === 'evidence') return bare(() => notOnPostgres('evidence bundles'));
+  if (area === 'sessions' && id !== undefined && sub === 'evidence') return bare(() => sessionEvidencePg(ledger, id, signer));
   if (area === 'denials' && rawId === undefined) return denialSeriesPg(ledger, parseQuery(url.searchParams, DenialQuerySchema));
   if (area === 'ledger' && id === 'head' && sub === undefined) return bare(() => ledgerHeadPg(ledger));
-  if (area === 'ledger' && id === 'checkpoint' && sub === undefined) return bare(() => notOnPostgres('checkpoints'));
+  if (area === 'ledger' && id === 'checkpoint' && sub === undefined) return bare(() => checkpointPg(ledger));
   throw new ChioError('CHIO-API-NOT-FOUND', `no route ${url.pathname}`);
 }

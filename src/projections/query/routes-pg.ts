@@ -1,16 +1,19 @@
 /**
  * The audit API's answers on a PostgreSQL ledger (DESIGN §11, §12): the same shapes, filters and
  * orders as routes.ts on SQLite, each answer read in one REPEATABLE READ, READ ONLY snapshot.
- * Checkpoints, proofs and evidence bundles need the Merkle tree producers keep on SQLite only:
- * those routes answer CHIO-LEDGER-POSTGRES-UNSUPPORTED (501).
  * Owns: the queries behind the answers on PostgreSQL. Never writes; must not import the append path.
  */
 import { ChioError } from '../../errors.js';
+import { latestCheckpointPg } from '../../ledger/pg/checkpoints.js';
 import type { PgLedger } from '../../ledger/pg/open.js';
 import { findEntryPg, listEntriesPg } from '../../ledger/pg/query.js';
 import { pgSnapshot } from '../../ledger/pg/read.js';
 import { generateCertificateOn } from '../certificate/index.js';
 import type { Certificate, CertificateSigner } from '../certificate/index.js';
+import { proveInclusionPg } from '../checkpoints/index.js';
+import type { InclusionProof } from '../checkpoints/index.js';
+import { exportEvidencePg } from '../evidence/index.js';
+import type { EvidenceBundle } from '../evidence/index.js';
 import { denialBuckets, denialResult, NO_GUARD } from './denials.js';
 import type { DenialQuery, DenialSeries } from './denials.js';
 import type { PageQuery, ReceiptQuery } from './params.js';
@@ -80,7 +83,19 @@ export async function denialSeriesPg(ledger: PgLedger, q: DenialQuery): Promise<
   });
 }
 
-/** Checkpoints, proofs and evidence on a PostgreSQL ledger: not made there yet. */
-export function notOnPostgres(what: string): never {
-  throw new ChioError('CHIO-LEDGER-POSTGRES-UNSUPPORTED', `${what} need the ledger's checkpoints, which producers make on SQLite ledgers only so far; chio ledger copy the ledger into an SQLite file and serve that`);
+/** The latest stored checkpoint (a signed tree head, C2SP signed-note text in `note`). */
+export async function checkpointPg(ledger: PgLedger) {
+  const c = await latestCheckpointPg(ledger.pool);
+  if (c === undefined) throw new ChioError('CHIO-API-NOT-FOUND', 'the ledger has no checkpoint yet');
+  return c;
+}
+
+/** An inclusion proof of one receipt's entry against the latest stored checkpoint that holds it. */
+export function receiptProofPg(ledger: PgLedger, id: string): Promise<InclusionProof> {
+  return proveInclusionPg(ledger, { receiptId: id });
+}
+
+/** A session's evidence bundle against the latest stored checkpoint, with a certificate signed now. */
+export async function sessionEvidencePg(ledger: PgLedger, sessionId: string, signer: CertificateSigner | undefined): Promise<EvidenceBundle> {
+  return exportEvidencePg(ledger, { sessionId, certificate: await sessionCertificatePg(ledger, sessionId, signer) });
 }
