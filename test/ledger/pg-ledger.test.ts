@@ -6,11 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { signerFromSeed } from '../../src/crypto/index.js';
+import { Kernel } from '../../src/kernel/index.js';
 import { appendReceiptSync, openLedger } from '../../src/ledger/index.js';
 import { appendReceiptsPg, openPgLedger, PG_LEDGER_SCHEMA_VERSION, verifyChainPg } from '../../src/ledger/pg/index.js';
 import { mixedReceipt } from '../helpers/receipts.js';
 import { admin, freshPgDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
+import { CountingToolServer } from '../helpers/tool-server.js';
 
 const COLUMNS = 'seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body, timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer';
 
@@ -128,7 +131,7 @@ describe('the ledger on PostgreSQL', () => {
     }
   });
 
-  it('the README\'s roles: a producer role appends but cannot rewrite or drop the triggers; an auditor role only reads', async () => {
+  it('the README\'s roles: a producer role appends and runs a kernel but cannot rewrite or drop the triggers; an auditor role only reads', async () => {
     const { url, name } = await freshPgDatabase();
     await (await openPgLedger(url)).close(); // the first open, as the owner, creates the schema
     const readme = readFileSync('README.md', 'utf8');
@@ -152,10 +155,26 @@ describe('the ledger on PostgreSQL', () => {
     } finally {
       await producer.close();
     }
+    // A kernel runs as the producer role too: reservations, budgets, receipts, a revocation, checkpoints.
+    const kernel = await Kernel.connect({ ledgerPath: as('chio_producer'), seed: new Uint8Array(32).fill(7), checkpoints: { everyEntries: 2 } });
+    const server = new CountingToolServer();
+    kernel.registerToolServer(server);
+    const agent = signerFromSeed(new Uint8Array(32).fill(8));
+    const cap = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'], max_invocations: 2 }] } });
+    const verdicts: string[] = [];
+    for (let i = 0; i < 3; i++) verdicts.push((await kernel.evaluateToolCall({ capability: cap, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'hello_tool', arguments: {}, sessionId: 'k' })).receipt.decision!.verdict);
+    expect(verdicts).toEqual(['allow', 'allow', 'deny']);
+    await kernel.revokeCapability(cap.id, 'done');
+    await kernel.close();
+    expect(kernel.checkpointer?.lastError).toBeUndefined();
+    // A clean shutdown leaves a checkpoint of everything (checkpoints only grow: the largest is the last).
+    expect((await admin('SELECT max(tree_size)::int AS n FROM ledger_checkpoints', [], name)).rows[0].n).toBe(6);
+    expect(server.calls).toHaveLength(2);
     const auditor = await openPgLedger(as('chio_auditor'), { readonly: true });
     try {
-      expect(await verifyChainPg(auditor)).toMatchObject({ ok: true, entries: 2 });
-      expect((await auditor.pool.query('SELECT count(*)::int AS n FROM receipts')).rows[0].n).toBe(2);
+      expect(await verifyChainPg(auditor)).toMatchObject({ ok: true, entries: 6 });
+      // The receipts view holds receipts, not the revocation entry.
+      expect((await auditor.pool.query('SELECT count(*)::int AS n FROM receipts')).rows[0].n).toBe(5);
       await expect(appendReceiptsPg(auditor, [{ receipt: mixedReceipt(3) }])).rejects.toMatchObject({ code: 'CHIO-LEDGER-APPEND-FAILED' });
       await expect(auditor.pool.query('INSERT INTO ledger_sessions VALUES ($1, 1, 1, 1, 1, 1, $2)', ['x', 'a'.repeat(64)])).rejects.toThrow(/permission denied/);
     } finally {
