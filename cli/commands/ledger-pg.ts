@@ -4,11 +4,10 @@
  */
 import type { CommandModule } from 'yargs';
 import { EXIT } from '../../src/errors.js';
-import type { ChainVerdict } from '../../src/ledger/index.js';
-import { copyLedger, openPgLedger, verifyChainPg } from '../../src/ledger/pg/index.js';
+import type { ChainVerdict, PendingCallsReport } from '../../src/ledger/index.js';
+import { copyLedger, openPgLedger, readPendingCallsPg, verifyChainPg } from '../../src/ledger/pg/index.js';
 import { verifyTreePg } from '../../src/projections/checkpoints/index.js';
 import type { ExternalNote, TreeVerdict } from '../../src/projections/checkpoints/index.js';
-import { treeReport } from './ledger-tree.js';
 import type { GlobalArgs } from '../main.js';
 import { out, outJson, setExit, table } from '../output.js';
 
@@ -30,34 +29,25 @@ function printVerdict(verdict: ChainVerdict, json: boolean, extra: Record<string
 }
 
 /**
- * `chio ledger verify` when --receipt-db is a postgres:// URL: the chain walk in one snapshot, then
- * the Merkle tree, the stored checkpoints and any notes kept elsewhere
- * (--checkpoint, --anchor-file), as on SQLite.
+ * What `chio ledger verify` reads from a postgres:// ledger: the chain walked in one snapshot, the
+ * reservations without a receipt, and the Merkle tree with its stored checkpoints and any notes
+ * kept elsewhere (--checkpoint, --anchor-file). ledger.ts reports them as for SQLite.
  */
-export async function verifyOnPostgres(url: string, options: {
+export async function readOnPostgres(url: string, options: {
   signatures: boolean;
   trusted: ReadonlySet<string> | undefined;
-  json: boolean;
+  maxAgeSeconds: number;
   notes: { external: ExternalNote[]; malformed: Array<{ source: string; reason: string }> };
-}): Promise<void> {
+}): Promise<{ verdict: ChainVerdict; pending: PendingCallsReport; tree: TreeVerdict }> {
   const ledger = await openPgLedger(url, { readonly: true });
-  let verdict: ChainVerdict;
-  let tree: TreeVerdict | undefined;
   try {
-    verdict = await verifyChainPg(ledger, { signatures: options.signatures, trustedKernelKeys: options.trusted });
-    tree = await verifyTreePg(ledger, { trustedKeys: options.trusted, external: options.notes.external, malformed: options.notes.malformed });
+    const verdict = await verifyChainPg(ledger, { signatures: options.signatures, trustedKernelKeys: options.trusted });
+    const pending = await readPendingCallsPg(ledger, { now: Math.floor(Date.now() / 1000), maxAgeSeconds: options.maxAgeSeconds });
+    const tree = await verifyTreePg(ledger, { trustedKeys: options.trusted, external: options.notes.external, malformed: options.notes.malformed });
+    return { verdict, pending, tree };
   } finally {
     await ledger.close();
   }
-  const report = tree === undefined ? undefined : treeReport(tree);
-  const failure = tree !== undefined && !tree.ok ? tree.failures[0]! : undefined;
-  printVerdict(verdict, options.json, {
-    // The chain's own failure is named first, as on SQLite.
-    ...(failure === undefined || !verdict.ok ? {} : { ok: false, seq: null, check: failure.check, message: failure.message }),
-    ...(report === undefined ? {} : { merkle: report.json }),
-  });
-  if (!options.json) for (const line of report?.lines ?? []) out(line);
-  if (failure !== undefined) setExit(EXIT.verificationFailed);
 }
 
 interface CopyArgs extends GlobalArgs {

@@ -10,12 +10,12 @@ import { statSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { ChioError, EXIT } from '../../src/errors.js';
 import { ledgerStats, openLedger, quickCheck, readPendingCalls, rebuildProjections, verifyChainParallel } from '../../src/ledger/index.js';
-import type { ChainVerdict, PendingCallsReport, UnreceiptedCall } from '../../src/ledger/index.js';
+import type { ChainVerdict, LedgerStats, PendingCallsReport, UnreceiptedCall } from '../../src/ledger/index.js';
 import type { TreeVerdict } from '../../src/projections/checkpoints/index.js';
 import type { GlobalArgs } from '../main.js';
 import { externalNotes, ledgerTreeCommands, runTreeVerify, treeReport } from './ledger-tree.js';
-import { copyCommand, verifyOnPostgres } from './ledger-pg.js';
-import { isPostgresUrl } from '../../src/ledger/pg/index.js';
+import { copyCommand, readOnPostgres } from './ledger-pg.js';
+import { isPostgresUrl, ledgerStatsPg, openPgLedger, shownLocation } from '../../src/ledger/pg/index.js';
 import { asArray, parseSeconds, trustedKeys } from '../options.js';
 import { isoTime, out, outJson, setExit, table } from '../output.js';
 import { progressBar } from '../progress.js';
@@ -98,31 +98,32 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
     if (trusted === undefined && notes.external.length + notes.malformed.length > 0) {
       throw new ChioError('CHIO-CLI-USAGE', '--checkpoint and --anchor-file need --trusted-kernel-pubkey: a note proves something only under a key you trust');
     }
-    if (isPostgresUrl(args['receipt-db'])) {
-      await verifyOnPostgres(args['receipt-db'], { signatures: args.signatures, trusted, json: args.json, notes });
-      return;
-    }
-    const ledger = openLedger(args['receipt-db'], { readonly: true });
-    const progress = progressBar('verifying', process.stderr.isTTY === true && !args.json);
+    const onPg = isPostgresUrl(args['receipt-db']);
     let verdict: ChainVerdict;
-    let pending: PendingCallsReport | undefined;
+    let pending: PendingCallsReport;
     let tree: TreeVerdict;
-    try {
-      const integrity = quickCheck(ledger);
-      if (!integrity.ok) {
-        // A damaged file is not walked: its rows cannot be trusted to be all the rows.
-        const message = `SQLite reports the file damaged (PRAGMA quick_check): ${integrity.problems.map(printable).join('; ')}`;
-        if (args.json) outJson({ ok: false, seq: null, check: 'sqlite_integrity', message, entriesChecked: 0, sqlite_integrity: integrity });
-        else out(`FAIL: ledger: sqlite_integrity: ${message}`);
-        setExit(EXIT.verificationFailed);
-        return;
+    if (onPg) {
+      ({ verdict, pending, tree } = await readOnPostgres(args['receipt-db'], { signatures: args.signatures, trusted, maxAgeSeconds, notes }));
+    } else {
+      const ledger = openLedger(args['receipt-db'], { readonly: true });
+      const progress = progressBar('verifying', process.stderr.isTTY === true && !args.json);
+      try {
+        const integrity = quickCheck(ledger);
+        if (!integrity.ok) {
+          // A damaged file is not walked: its rows cannot be trusted to be all the rows.
+          const message = `SQLite reports the file damaged (PRAGMA quick_check): ${integrity.problems.map(printable).join('; ')}`;
+          if (args.json) outJson({ ok: false, seq: null, check: 'sqlite_integrity', message, entriesChecked: 0, sqlite_integrity: integrity });
+          else out(`FAIL: ledger: sqlite_integrity: ${message}`);
+          setExit(EXIT.verificationFailed);
+          return;
+        }
+        verdict = await verifyChainParallel(ledger, { signatures: args.signatures, trustedKernelKeys: trusted, onProgress: progress.update });
+        pending = readPendingCalls(ledger, { now: Math.floor(Date.now() / 1000), maxAgeSeconds });
+        tree = runTreeVerify(ledger, trusted, notes);
+      } finally {
+        progress.finish();
+        ledger.close();
       }
-      verdict = await verifyChainParallel(ledger, { signatures: args.signatures, trustedKernelKeys: trusted, onProgress: progress.update });
-      pending = readPendingCalls(ledger, { now: Math.floor(Date.now() / 1000), maxAgeSeconds });
-      tree = runTreeVerify(ledger, trusted, notes);
-    } finally {
-      progress.finish();
-      ledger.close();
     }
     const pendingFailed = pending.withoutReceipt.length > 0;
     const treeFailed = !tree.ok;
@@ -134,7 +135,7 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
         ...(verdict.ok && pendingFailed ? { seq: null, check: 'pending_calls', message: pendingFailure(pending) } : {}),
         ...(verdict.ok && !pendingFailed && treeFailed ? { seq: null, check: tree.failures[0]!.check, message: tree.failures[0]!.message } : {}),
         merkle: report.json,
-        sqlite_integrity: { ok: true },
+        ...(onPg ? {} : { sqlite_integrity: { ok: true } }),
         pending_calls: {
           max_age_seconds: pending.maxAgeSeconds,
           checked_at: pending.now,
@@ -148,7 +149,7 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
       out(table([
         ['head', verdict.head === null ? 'empty ledger' : `seq ${verdict.head.seq} entry_hash ${verdict.head.entryHash}`],
         ['kernel keys', keys.length === 0 ? '—' : keys.join(', ')],
-        ['sqlite', 'quick_check ok'],
+        ...(onPg ? [] : [['sqlite', 'quick_check ok'] as [string, string]]),
         ['trust', trusted === undefined ? 'signatures checked against the key each receipt names; pass --trusted-kernel-pubkey to pin it' : `every receipt signed by a trusted key (${trusted.size} given)`],
       ]).replace(/^/gm, '  '));
     } else {
@@ -165,24 +166,36 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
 const stats: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'stats',
   describe: 'Counts by kind, verdict, kernel key and producer; head of the chain; time span',
-  handler: (args) => {
-    const ledger = openLedger(args['receipt-db'], { readonly: true });
-    let s;
+  handler: async (args) => {
+    let s: LedgerStats;
     let schemaVersion: number;
-    try {
-      s = ledgerStats(ledger);
-      schemaVersion = ledger.db.pragma('user_version', { simple: true }) as number;
-    } finally {
-      ledger.close();
+    let bytes: number;
+    const location = args['receipt-db'];
+    if (isPostgresUrl(location)) {
+      const ledger = await openPgLedger(location, { readonly: true });
+      try {
+        ({ schemaVersion, databaseBytes: bytes, ...s } = await ledgerStatsPg(ledger));
+      } finally {
+        await ledger.close();
+      }
+    } else {
+      const ledger = openLedger(location, { readonly: true });
+      try {
+        s = ledgerStats(ledger);
+        schemaVersion = ledger.db.pragma('user_version', { simple: true }) as number;
+      } finally {
+        ledger.close();
+      }
+      bytes = statSync(location).size;
     }
-    const fileBytes = statSync(args['receipt-db']).size;
+    const shown = shownLocation(location);
     if (args.json) {
-      outJson({ path: args['receipt-db'], file_bytes: fileBytes, schema_version: schemaVersion, ...s });
+      outJson({ path: shown, [isPostgresUrl(location) ? 'database_bytes' : 'file_bytes']: bytes, schema_version: schemaVersion, ...s });
       return;
     }
     const fmt = (r: Record<string, number>) => Object.entries(r).map(([k, n]) => `${k} ${n}`).join(', ') || '—';
     out(table([
-      ['ledger', `${args['receipt-db']} (${fileBytes} bytes, schema version ${schemaVersion})`],
+      ['ledger', `${shown} (${bytes} bytes, schema version ${schemaVersion})`],
       ['entries', String(s.entries)],
       ['head', s.head === null ? '—' : `seq ${s.head.seq} entry_hash ${s.head.entryHash}`],
       ['sessions', String(s.sessions)],

@@ -45,11 +45,9 @@ const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : n
  * A ledger from before pending_calls existed has none.
  */
 export function readPendingCalls(ledger: Ledger, options: { now: number; maxAgeSeconds: number }): PendingCallsReport {
-  const { now, maxAgeSeconds } = options;
   const db = ledger.db;
   const columns = new Set((db.prepare("SELECT name FROM pragma_table_info('pending_calls')").all() as Array<{ name: string }>).map((c) => c.name));
-  const report: PendingCallsReport = { now, maxAgeSeconds, withoutReceipt: [], inFlight: [] };
-  if (!columns.has('request_id')) return report;
+  if (!columns.has('request_id')) return { now: options.now, maxAgeSeconds: options.maxAgeSeconds, withoutReceipt: [], inFlight: [] };
   const optional = (name: string) => (columns.has(name) ? name : `NULL AS ${name}`);
   const rows = db
     .prepare(
@@ -57,6 +55,13 @@ export function readPendingCalls(ledger: Ledger, options: { now: number; maxAgeS
        FROM pending_calls ORDER BY reserved_at, rowid`,
     )
     .all() as Array<Record<string, unknown>>;
+  return splitPending(rows, options);
+}
+
+/** Splits stored rows (as read, attacker-controlled) into calls without a receipt and calls still in flight. */
+export function splitPending(rows: ReadonlyArray<Record<string, unknown>>, options: { now: number; maxAgeSeconds: number }): PendingCallsReport {
+  const { now, maxAgeSeconds } = options;
+  const report: PendingCallsReport = { now, maxAgeSeconds, withoutReceipt: [], inFlight: [] };
   for (const row of rows) {
     const reservedAt = wholeOrNull(row['reserved_at']);
     const call: UnreceiptedCall = {

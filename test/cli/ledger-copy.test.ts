@@ -118,7 +118,7 @@ describe('chio ledger copy', () => {
     expect(errorCode(down.stderr)).toBe('CHIO-LEDGER-UNREACHABLE');
     expect(down.stderr).not.toContain('secret');
     // Commands that work on SQLite only say so, and never create a file named after the URL.
-    for (const args of [['ledger', 'stats'], ['ledger', 'rebuild-projections'], ['ledger', 'prove', '--consistency', '--old-size', '1']]) {
+    for (const args of [['ledger', 'rebuild-projections']]) {
       const r = chio([...args, '--receipt-db', 'postgres://chio@127.0.0.1:1/x'], { cwd: dir });
       expect(r.status, args.join(' ')).toBe(2);
       expect(errorCode(r.stderr), args.join(' ')).toBe('CHIO-LEDGER-POSTGRES-UNSUPPORTED');

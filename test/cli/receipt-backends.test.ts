@@ -89,4 +89,16 @@ describe.each(['SQLite', 'PostgreSQL'])('chio receipt on %s', (name) => {
       expect(errorCode(r.stderr)).toBe('CHIO-CLI-RECEIPT-NOT-FOUND');
     }
   });
+
+  it('chio ledger stats counts the same entries, sessions, kinds, verdicts and keys on both stores', () => {
+    const stats = (store: string) => {
+      const r = chio(['ledger', 'stats', '--receipt-db', store, '--json']);
+      expect(r.status, r.stderr).toBe(0);
+      const { path: _p, file_bytes: _f, database_bytes: _d, schema_version: _v, ...rest } = JSON.parse(r.stdout);
+      return rest;
+    };
+    const mine = stats(stores[name]!);
+    expect(mine).toEqual(stats(stores['SQLite']!));
+    expect(mine).toMatchObject({ entries: 40, sessions: 3, head: { seq: 40 } });
+  });
 });

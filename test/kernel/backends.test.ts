@@ -13,6 +13,7 @@ import { Kernel } from '../../src/kernel/index.js';
 import { closeAnyLedger, isPostgresUrl, openAnyLedger, verifyAnyChain } from '../../src/ledger/pg/index.js';
 import { verifyReceipt } from '../../src/receipt/index.js';
 import { ledgerExec, ledgerRows } from '../helpers/any-ledger.js';
+import { chio } from '../helpers/cli.js';
 import { freshPgDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 import { CountingToolServer } from '../helpers/tool-server.js';
@@ -151,6 +152,10 @@ describe.each(backends)('the kernel on %s', (name, fresh) => {
     expect(reserved[0]).toMatchObject({ session_id: 'session-a', tool_name: 'mark' });
     expect(reserved[0]!.owner.startsWith(`${hostname()}:${pid} `)).toBe(true);
     expect(await ledgerRows(location, 'SELECT count(*) AS n FROM ledger_entries')).toEqual([{ n: 0 }]);
+    // chio ledger verify shows the dispatched call without a receipt (in flight until it is 15 minutes old).
+    const v = chio(['ledger', 'verify', '--receipt-db', location, '--json']);
+    expect(v.status, v.stderr).toBe(0);
+    expect(JSON.parse(v.stdout).pending_calls).toMatchObject({ without_receipt: [], in_flight: [{ tool_name: 'mark' }] });
 
     const { kernel } = await kernelAt(location);
     expect(kernel.lastRecovery.error).toBeUndefined();

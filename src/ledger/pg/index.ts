@@ -7,8 +7,8 @@ export { openPgLedger, isPostgresUrl, redactUrl, shownLocation } from './open.js
 export type { PgLedger, OpenPgLedgerOptions } from './open.js';
 export { PG_LEDGER_SCHEMA_VERSION } from './migrate.js';
 export { appendReceiptsPg } from './append.js';
-export { verifyChainPg, pgSnapshot, entryPages, pgHead } from './read.js';
-export { listEntriesPg, findEntryPg } from './query.js';
+export { verifyChainPg, pgSnapshot, entryPages, pgHead, readPendingCallsPg } from './read.js';
+export { listEntriesPg, findEntryPg, ledgerStatsPg } from './query.js';
 export { copyLedger } from './copy.js';
 export type { CopyResult } from './copy.js';
 export { openAnyLedger, closeAnyLedger, verifyAnyChain, appendAny, headOf, isPg } from './any.js';

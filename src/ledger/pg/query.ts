@@ -7,7 +7,7 @@
 import { and, asc, count, eq, gt, like } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { conditions } from '../read.js';
-import type { EntryFilter, EntryPage } from '../read.js';
+import type { EntryFilter, EntryPage, LedgerStats } from '../read.js';
 import type { LedgerEntryRow } from '../schema.js';
 import type { PgLedger } from './open.js';
 import { pgSnapshot } from './read.js';
@@ -41,5 +41,26 @@ export async function findEntryPg(ledger: PgLedger, idOrPrefix: string): Promise
     if (!/^[0-9a-f]{8,63}$/.test(idOrPrefix)) return { entry: null, matches: 0 };
     const rows = await db.select().from(ledgerEntries).where(like(ledgerEntries.receiptId, `${idOrPrefix}%`)).limit(2);
     return rows.length === 1 ? { entry: rows[0]! } : { entry: null, matches: rows.length };
+  });
+}
+
+/** The ledger's counts, head and time span (../read.ts `ledgerStats`), in one snapshot, with the schema version and the database's size. */
+export async function ledgerStatsPg(ledger: PgLedger): Promise<LedgerStats & { schemaVersion: number; databaseBytes: number }> {
+  return pgSnapshot(ledger, async (client) => {
+    const one = async <T>(sql: string) => (await client.query(sql)).rows[0] as T;
+    const tally = async (column: string) => {
+      const out: Record<string, number> = {};
+      for (const r of (await client.query(`SELECT ${column} AS k, count(*) AS n FROM ledger_entries GROUP BY ${column}`)).rows as Array<{ k: string | null; n: number }>) out[r.k ?? 'none'] = r.n;
+      return out;
+    };
+    const totals = await one<{ n: number; first: number | null; last: number | null; sessions: number }>(
+      'SELECT count(*) AS n, min(timestamp) AS first, max(timestamp) AS last, count(DISTINCT session_id) AS sessions FROM ledger_entries');
+    const head = await one<{ seq: number; entryHash: string } | undefined>('SELECT seq, entry_hash AS "entryHash" FROM ledger_entries ORDER BY seq DESC LIMIT 1');
+    const meta = await one<{ v: number; bytes: number }>('SELECT (SELECT schema_version FROM chio_ledger_meta WHERE id = 1) AS v, pg_database_size(current_database()) AS bytes');
+    return {
+      entries: totals.n, head: head ?? null, sessions: totals.sessions, firstTimestamp: totals.first, lastTimestamp: totals.last,
+      byKind: await tally('receipt_kind'), byVerdict: await tally('verdict'), kernelKeys: await tally('kernel_key'), producers: await tally('producer'),
+      schemaVersion: meta.v, databaseBytes: meta.bytes,
+    };
   });
 }

@@ -10,6 +10,8 @@ import { verifySignature } from '../../crypto/index.js';
 import { ChainChecker, signatureFailure } from '../verify-chain.js';
 import type { ChainVerdict, StoredProjections, VerifyChainOptions } from '../verify-chain.js';
 import type { RawLedgerEntry } from '../schema.js';
+import { splitPending } from '../pending.js';
+import type { PendingCallsReport } from '../pending.js';
 import type { PgLedger } from './open.js';
 import { inTransaction } from './transaction.js';
 
@@ -65,4 +67,10 @@ export async function verifyChainPg(ledger: PgLedger, options: VerifyChainOption
     if (verdict.ok) options.onProgress?.(checker.checked, total);
     return verdict;
   });
+}
+
+/** Reservations without a receipt (../pending.ts), read from a PostgreSQL ledger. */
+export async function readPendingCallsPg(ledger: PgLedger, options: { now: number; maxAgeSeconds: number }): Promise<PendingCallsReport> {
+  const rows = (await ledger.pool.query('SELECT request_id, capability_id, grant_index, owner, reserved_at, tool_server, tool_name FROM pending_calls ORDER BY reserved_at, request_id')).rows as Array<Record<string, unknown>>;
+  return splitPending(rows, options);
 }
