@@ -160,8 +160,8 @@ export const ERROR_CATALOGUE = {
     exit: EXIT.verificationFailed,
   },
   'CHIO-LEDGER-POSTGRES-UNSUPPORTED': {
-    summary: 'a command or library call that works on SQLite ledgers only was given a postgres:// URL',
-    help: 'on PostgreSQL use chio ledger verify | copy, chio sql, chio receipt list | show, chio cert, chio serve and the producers (copy into an SQLite file with chio ledger copy for the other commands), or chio/postgres and Kernel.connect in the library; nothing was created',
+    summary: 'a command or library call that works on SQLite ledgers only (chio ledger rebuild-projections, the synchronous openLedger of the package root) was given a postgres:// URL',
+    help: 'every command but chio ledger rebuild-projections takes a postgres:// URL (copy into an SQLite file with chio ledger copy for that one); in the library use openLedger from chio/postgres and Kernel.connect; nothing was created',
     exit: EXIT.badInput,
   },
   'CHIO-LEDGER-COPY-TARGET': {

@@ -14,8 +14,10 @@ import type { CommandModule } from 'yargs';
 import { ChioError, EXIT } from '../../src/errors.js';
 import { readInputText } from '../../src/input-file.js';
 import { RedactionKey } from '../../src/kernel/index.js';
-import { findEntry, listEntries, openLedger } from '../../src/ledger/index.js';
-import type { Ledger } from '../../src/ledger/index.js';
+import { findEntry, listEntries } from '../../src/ledger/index.js';
+import type { EntryFilter, EntryPage } from '../../src/ledger/index.js';
+import { closeAnyLedger, findEntryPg, isPg, listEntriesPg, openAnyLedger, shownLocation } from '../../src/ledger/pg/index.js';
+import type { AnyLedger } from '../../src/ledger/pg/index.js';
 import { checkDisclosure, parameterSaltMarker, saltInputOf, verifyReceipt } from '../../src/receipt/index.js';
 import type { Receipt } from '../../src/receipt/index.js';
 import type { GlobalArgs } from '../main.js';
@@ -24,11 +26,15 @@ import { out, outJson, setExit, table } from '../output.js';
 
 type Verified = { ok: true; receipt: Receipt } | { ok: false; message: string };
 
+/** A page of entries from either store. */
+const pageOf = async (ledger: AnyLedger, filter: EntryFilter, page: { limit: number; cursor?: number | undefined }): Promise<EntryPage> =>
+  isPg(ledger) ? listEntriesPg(ledger, filter, page) : listEntries(ledger, filter, page);
+
 /** The receipt `id` (or a unique prefix) names in the ledger, verified (and signed by a trusted key when keys are given). */
-function readReceipt(ledger: Ledger, db: string, id: string, trusted: ReadonlySet<string> | undefined): Verified {
-  const found = findEntry(ledger, id);
+async function readReceipt(ledger: AnyLedger, db: string, id: string, trusted: ReadonlySet<string> | undefined): Promise<Verified> {
+  const found = isPg(ledger) ? await findEntryPg(ledger, id) : findEntry(ledger, id);
   if (found.entry === null) {
-    throw new ChioError('CHIO-CLI-RECEIPT-NOT-FOUND', found.matches > 1 ? `receipt id prefix ${id} matches more than one receipt` : `no receipt ${id} in ${db}`);
+    throw new ChioError('CHIO-CLI-RECEIPT-NOT-FOUND', found.matches > 1 ? `receipt id prefix ${id} matches more than one receipt` : `no receipt ${id} in ${shownLocation(db)}`);
   }
   let body: unknown;
   try {
@@ -82,12 +88,12 @@ const discloseSalt: CommandModule<GlobalArgs, DiscloseArgs> = {
       .positional('id', { type: 'string', demandOption: true })
       .option('redaction-key-file', { type: 'string', demandOption: true, describe: 'the redaction key the producer ran with' })
       .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file; the receipt must be signed by one of these' }),
-  handler: (args) => {
+  handler: async (args) => {
     const key = RedactionKey.fromFile(args['redaction-key-file']);
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
-    const ledger = openLedger(args['receipt-db'], { readonly: true });
+    const ledger = await openAnyLedger(args['receipt-db'], { readonly: true });
     try {
-      const v = readReceipt(ledger, args['receipt-db'], args.id, trusted);
+      const v = await readReceipt(ledger, args['receipt-db'], args.id, trusted);
       if (!v.ok) throw new ChioError('CHIO-REDACTION-RECEIPT-REFUSED', `receipt ${args.id} fails verification (${v.message}); no salt is disclosed for it`);
       const r = v.receipt;
       const marker = parameterSaltMarker(r);
@@ -106,7 +112,7 @@ const discloseSalt: CommandModule<GlobalArgs, DiscloseArgs> = {
       let sharing = 0;
       let cursor: number | undefined;
       do {
-        const page = listEntries(ledger, { capabilityId: input.capabilityId, since: input.timestamp, until: input.timestamp }, { limit: 1000, cursor });
+        const page = await pageOf(ledger, { capabilityId: input.capabilityId, since: input.timestamp, until: input.timestamp }, { limit: 1000, cursor });
         for (const e of page.entries) {
           let nonce: unknown;
           try {
@@ -119,13 +125,13 @@ const discloseSalt: CommandModule<GlobalArgs, DiscloseArgs> = {
         cursor = page.nextCursor ?? undefined;
       } while (cursor !== undefined);
       if (sharing !== 1) {
-        throw new ChioError('CHIO-REDACTION-RECEIPT-REFUSED', `${sharing} receipts in ${args['receipt-db']} share receipt ${r.id}'s salt input (capability, timestamp, signing nonce); no salt is disclosed for them`);
+        throw new ChioError('CHIO-REDACTION-RECEIPT-REFUSED', `${sharing} receipts in ${shownLocation(args['receipt-db'])} share receipt ${r.id}'s salt input (capability, timestamp, signing nonce); no salt is disclosed for them`);
       }
       const salt = key.salt(input);
       if (args.json) outJson({ receipt_id: r.id, redaction_mode: r.redaction_mode, key_id: key.id, scheme: marker.scheme, salt });
       else out(salt);
     } finally {
-      ledger.close();
+      await closeAnyLedger(ledger);
     }
   },
 };
@@ -160,17 +166,17 @@ const checkDisclosureCommand: CommandModule<GlobalArgs, CheckArgs> = {
       .option('parameters', { type: 'string', describe: 'the original parameters, as JSON' })
       .option('parameters-file', { type: 'string', describe: 'a file holding the original parameters as JSON' })
       .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file; the receipt must be signed by one of these' }),
-  handler: (args) => {
+  handler: async (args) => {
     const salt = String(args.salt);
     if (!/^[0-9a-f]{64}$/.test(salt)) throw new ChioError('CHIO-CLI-USAGE', '--salt: a salt is 64 lowercase hex characters');
     const parameters = disclosedParameters(args);
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
-    const ledger = openLedger(args['receipt-db'], { readonly: true });
+    const ledger = await openAnyLedger(args['receipt-db'], { readonly: true });
     let v: Verified;
     try {
-      v = readReceipt(ledger, args['receipt-db'], args.id, trusted);
+      v = await readReceipt(ledger, args['receipt-db'], args.id, trusted);
     } finally {
-      ledger.close();
+      await closeAnyLedger(ledger);
     }
     const report = (ok: boolean, id: string, message: string, extra: Record<string, unknown> = {}) => {
       if (args.json) outJson({ ok, receipt_id: id, ...extra, ...(ok ? {} : { message }) });

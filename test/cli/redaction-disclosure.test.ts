@@ -14,6 +14,7 @@ import { appendReceiptSync, openLedger } from '../../src/ledger/index.js';
 import { signReceipt } from '../../src/receipt/index.js';
 import type { Receipt } from '../../src/receipt/index.js';
 import { chio, CHIO_BIN, errorCode } from '../helpers/cli.js';
+import { freshPgDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const MARKER_SERVER = new URL('../helpers/marker-mcp-server.mjs', import.meta.url).pathname;
@@ -257,6 +258,17 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
     }
     // The other receipt, whose salt input is its own, is still disclosed.
     expect(chio(['--receipt-db', forgedDb, 'receipt', 'disclose-salt', other.id, '--redaction-key-file', key]).status).toBe(0);
+  });
+
+  it('on a PostgreSQL copy of the ledger, disclose-salt gives the same salt and check-disclosure opens the same receipt', async () => {
+    const { url } = await freshPgDatabase();
+    expect(chio(['ledger', 'copy', '--from', db, '--to', url]).status).toBe(0);
+    const [lite, post] = [db, url].map((store) => chio(['--receipt-db', store, 'receipt', 'disclose-salt', echo.id.slice(0, 12), '--redaction-key-file', key]));
+    expect(post!.status, post!.stderr).toBe(0);
+    expect(post!.stdout).toBe(lite!.stdout);
+    const check = (parameters: unknown) => chio(['--receipt-db', url, 'receipt', 'check-disclosure', echo.id, '--salt', post!.stdout.trim(), '--parameters', JSON.stringify(parameters), '--trusted-kernel-pubkey', pub]);
+    expect(check({ password: 'hunter2', text: 'login ada' }).status).toBe(0);
+    expect(check({ password: 'hunter3', text: 'login ada' }).status).toBe(1);
   });
 });
 

@@ -2,7 +2,8 @@
 // (group commit), yet every message leaves in arrival order and only after its own receipt:
 // bursts of updates, requests and receipt-less messages in the middle of a burst, a burst larger
 // than the in-flight bound, and an update whose receipt cannot be written under --attestation
-// required. Real proxy process, real SDK fixture agent, real SQLite ledger, `chio ledger verify`.
+// required. Real proxy process, real SDK fixture agent, a real SQLite ledger (and PostgreSQL for the
+// first burst), `chio ledger verify`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -13,7 +14,9 @@ import { readLines } from '../../src/wire/index.js';
 import { startProxyClient, waitFor } from '../helpers/acp-proxy-client.js';
 import { kernelKeyFiles, ledgerReceipts } from '../helpers/acp-proxy-ledger.js';
 import { INIT_PARAMS, promptParams, rawProxy } from '../helpers/acp-proxy-raw.js';
+import { ledgerRows } from '../helpers/any-ledger.js';
 import { chio } from '../helpers/cli.js';
+import { freshPgDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('chio-acp-proxy-pipeline-');
@@ -36,9 +39,20 @@ const notification = (sessionId: string, update: unknown) => JSON.stringify({ js
 /** The session's receipts in seq order as [tool_call_id, status]. */
 const recorded = (db: string, sessionId: string) => ledgerReceipts(db).filter((e) => e.session_id === sessionId).map((e) => [e.receipt.action.parameters.tool_call_id, e.receipt.action.parameters.status]);
 
-describe('a burst of tool-call updates', () => {
+const backends: Array<[string, () => Promise<string>]> = [
+  ['SQLite', async () => freshDb()],
+  ['PostgreSQL', async () => (await freshPgDatabase()).url],
+];
+
+/** The session's receipts in seq order as [tool_call_id, status], read from either store. */
+async function recordedIn(db: string, sessionId: string) {
+  const rows = await ledgerRows<{ session_id: string | null; body: string }>(db, 'SELECT session_id, body FROM ledger_entries ORDER BY seq');
+  return rows.filter((r) => r.session_id === sessionId).map((r) => JSON.parse(r.body).action.parameters).map((p: any) => [p.tool_call_id, p.status]);
+}
+
+describe.each(backends)('a burst of tool-call updates, ledger on %s', (_name, fresh) => {
   it('200 updates sent back to back reach the editor in the order sent, with one receipt each in the same seq order; the ledger verifies', async () => {
-    const db = freshDb();
+    const db = await fresh();
     const client = startProxyClient(['--receipt-db', db, '--kernel-seed-file', keys.seedFile]);
     const sent = burst('tc-burst', 200);
     let s: string;
@@ -49,11 +63,13 @@ describe('a burst of tool-call updates', () => {
     } finally {
       expect(await client.close()).toBe(0);
     }
-    expect(recorded(db, s)).toEqual(sent.map((u) => [u['toolCallId'], u['status']]));
+    expect(await recordedIn(db, s)).toEqual(sent.map((u) => [u['toolCallId'], u['status']]));
     const v = verifyLedger(db);
     expect(v.status, v.stdout + v.stderr).toBe(0);
   });
+});
 
+describe('a burst of tool-call updates', () => {
   it(`a burst of ${4 * MAX_IN_FLIGHT} updates in one write (beyond the in-flight bound of ${MAX_IN_FLIGHT}), with receipt-less chunks among them, arrives complete and in order, each update recorded in order`, async () => {
     const db = freshDb();
     const p = rawProxy(['--receipt-db', db, '--kernel-seed-file', keys.seedFile]);

@@ -12,6 +12,12 @@ export { listEntriesPg, findEntryPg, ledgerStatsPg } from './query.js';
 export { copyLedger } from './copy.js';
 export type { CopyResult } from './copy.js';
 export { openAnyLedger, closeAnyLedger, verifyAnyChain, appendAny, headOf, isPg } from './any.js';
+/**
+ * `openLedger` of `chio/postgres`: either store by its --receipt-db value, asynchronously (a
+ * postgres:// URL or an SQLite path). The root export's `openLedger` stays the synchronous SQLite
+ * open the kernel's hot path is built on.
+ */
+export { openAnyLedger as openLedger } from './any.js';
 export type { AnyLedger } from './any.js';
 export { PgLedgerWriter } from './writer.js';
 export type { PgLedgerWriterStats } from './writer.js';
