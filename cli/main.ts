@@ -71,7 +71,7 @@ export async function main(argv: string[]): Promise<void> {
   let cli = yargs(args)
     .scriptName('chio')
     .usage('$0 <command> [options]\n\nGoverned tool calls with signed, hash-chained receipts.')
-    .option('receipt-db', { type: 'string', default: DEFAULT_RECEIPT_DB, global: true, describe: 'the receipt ledger: an SQLite file, or a postgres:// URL (every command but ledger rebuild-projections)' })
+    .option('receipt-db', { type: 'string', default: DEFAULT_RECEIPT_DB, global: true, describe: 'the receipt ledger: an SQLite file, or a postgres:// URL (every command)' })
     .option('json', { type: 'boolean', default: false, global: true, describe: 'print data as JSON' });
   for (const command of commands) cli = cli.command(command);
   cli = cli

@@ -160,8 +160,8 @@ export const ERROR_CATALOGUE = {
     exit: EXIT.verificationFailed,
   },
   'CHIO-LEDGER-POSTGRES-UNSUPPORTED': {
-    summary: 'a command or library call that works on SQLite ledgers only (chio ledger rebuild-projections, the synchronous openLedger of the package root) was given a postgres:// URL',
-    help: 'every command but chio ledger rebuild-projections takes a postgres:// URL (copy into an SQLite file with chio ledger copy for that one); in the library use openLedger from chio/postgres and Kernel.connect; nothing was created',
+    summary: 'a library call that opens SQLite ledgers only (the synchronous openLedger of the package root, Kernel.open) was given a postgres:// URL',
+    help: 'open either store with openLedger from chio/postgres, and a kernel with Kernel.connect; every chio command takes a postgres:// URL as --receipt-db; nothing was created',
     exit: EXIT.badInput,
   },
   'CHIO-LEDGER-COPY-TARGET': {

@@ -15,7 +15,7 @@ import type { TreeVerdict } from '../../src/projections/checkpoints/index.js';
 import type { GlobalArgs } from '../main.js';
 import { externalNotes, ledgerTreeCommands, runTreeVerify, treeReport } from './ledger-tree.js';
 import { copyCommand, readOnPostgres } from './ledger-pg.js';
-import { isPostgresUrl, ledgerStatsPg, openPgLedger, shownLocation } from '../../src/ledger/pg/index.js';
+import { isPostgresUrl, ledgerStatsPg, openPgLedger, rebuildProjectionsPg, shownLocation } from '../../src/ledger/pg/index.js';
 import { asArray, parseSeconds, trustedKeys } from '../options.js';
 import { isoTime, out, outJson, setExit, table } from '../output.js';
 import { progressBar } from '../progress.js';
@@ -212,16 +212,26 @@ const stats: CommandModule<GlobalArgs, GlobalArgs> = {
 const rebuild: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'rebuild-projections',
   describe: 'Drop and re-derive the projections (sessions, revocations, grant usage, Merkle subtrees) from the entries (the entries and checkpoints are never touched)',
-  handler: (args) => {
-    // create: false — only an existing Chio ledger; an empty or table-less file is refused, unchanged.
-    const ledger = openLedger(args['receipt-db'], { create: false });
-    try {
-      const n = rebuildProjections(ledger);
-      if (args.json) outJson(n);
-      else out(`rebuilt projections: ${n.sessions} sessions, ${n.revocations} revoked capabilities, ${n.grants} grant usage rows, ${n.subtrees} Merkle subtrees`);
-    } finally {
-      ledger.close();
+  handler: async (args) => {
+    let n: { sessions: number; revocations: number; grants: number; subtrees: number };
+    if (isPostgresUrl(args['receipt-db'])) {
+      const ledger = await openPgLedger(args['receipt-db']);
+      try {
+        n = await rebuildProjectionsPg(ledger);
+      } finally {
+        await ledger.close();
+      }
+    } else {
+      // create: false — only an existing Chio ledger; an empty or table-less file is refused, unchanged.
+      const ledger = openLedger(args['receipt-db'], { create: false });
+      try {
+        n = rebuildProjections(ledger);
+      } finally {
+        ledger.close();
+      }
     }
+    if (args.json) outJson(n);
+    else out(`rebuilt projections: ${n.sessions} sessions, ${n.revocations} revoked capabilities, ${n.grants} grant usage rows, ${n.subtrees} Merkle subtrees`);
   },
 };
 

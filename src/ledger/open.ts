@@ -280,7 +280,7 @@ function openOnce(path: string, options: OpenLedgerOptions, busyTimeoutMs: numbe
 export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledger {
   // A PostgreSQL URL is never taken for a file name (nothing is created under "postgres:").
   if (/^postgres(ql)?:\/\//i.test(path)) {
-    throw new ChioError('CHIO-LEDGER-POSTGRES-UNSUPPORTED', 'this reads and writes SQLite ledgers only (chio ledger rebuild-projections, and openLedger of the package root, which is synchronous); on PostgreSQL: chio ledger verify | copy, chio sql, chio receipt list | show, chio cert, chio evidence, chio serve, the producers, or chio/postgres (openLedger, Kernel.connect) in the library');
+    throw new ChioError('CHIO-LEDGER-POSTGRES-UNSUPPORTED', 'openLedger of the package root opens SQLite ledgers, synchronously; open a postgres:// ledger with openLedger from chio/postgres (either store), and a kernel on it with Kernel.connect');
   }
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const deadline = Date.now() + busyTimeoutMs;

@@ -80,3 +80,20 @@ describe.each(backends)('the ledger contract on %s', (_name, fresh) => {
     }
   });
 });
+
+describe('opening a ledger in the library', () => {
+  it('openLedger of chio/postgres opens either store; the root openLedger is the synchronous SQLite open and names it for a URL', async () => {
+    const { openLedger: openEither } = await import('../../src/ledger/pg/index.js');
+    const { openLedger: openSqlite } = await import('../../src/ledger/index.js');
+    for (const location of [join(dir, 'either.sqlite'), (await freshPgDatabase()).url]) {
+      const ledger = await openEither(location);
+      try {
+        await appendAny(ledger, [{ receipt: mixedReceipt(1), sessionId: 's' }]);
+        expect(await headOf(ledger)).toMatchObject({ seq: 1 });
+      } finally {
+        await closeAnyLedger(ledger);
+      }
+    }
+    expect(() => openSqlite('postgres://chio@127.0.0.1:1/x')).toThrow(expect.objectContaining({ code: 'CHIO-LEDGER-POSTGRES-UNSUPPORTED', message: expect.stringContaining('openLedger from chio/postgres') }));
+  });
+});

@@ -118,6 +118,27 @@ describe('the same entries on both stores', () => {
     expect(checked.stdout).toMatch(/^PASS: session s-1: 10 receipts/);
   });
 
+  it('chio ledger rebuild-projections re-derives what an operator damaged on PostgreSQL: the same projections as SQLite derives', async () => {
+    const file = join(dir, 'rebuild.sqlite');
+    await kernelLedger(file, 25);
+    const { url, name } = await freshPgDatabase();
+    expect(chio(['ledger', 'copy', '--from', file, '--to', url]).status).toBe(0);
+    const projections = async (location: string) => Promise.all([
+      ledgerRows(location, 'SELECT * FROM ledger_sessions ORDER BY session_id'),
+      ledgerRows(location, 'SELECT * FROM revoked_capabilities ORDER BY capability_id'),
+      ledgerRows(location, 'SELECT * FROM grant_usage ORDER BY capability_id, grant_index'),
+      subtrees(location),
+    ]);
+    const expected = await projections(file);
+    await admin("DELETE FROM ledger_sessions WHERE session_id = 's-1'; DELETE FROM revoked_capabilities; UPDATE grant_usage SET invocations = 0; DELETE FROM merkle_subtrees WHERE level = 2", [], name);
+    expect(chio(['ledger', 'verify', '--receipt-db', url]).status).toBe(1);
+    const r = chio(['ledger', 'rebuild-projections', '--receipt-db', url, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ sessions: 3, revocations: 1, grants: 1, subtrees: 13 + 6 + 3 + 1 });
+    expect(await projections(url)).toEqual(expected);
+    expect(chio(['ledger', 'verify', '--receipt-db', url]).status).toBe(0);
+  });
+
   it('a PostgreSQL ledger of schema 3 (no subtrees kept) gets them derived when opened for writing, and verifies', async () => {
     const file = join(dir, 'old.sqlite');
     await kernelLedger(file, 20);

@@ -68,7 +68,16 @@ export async function lockHead(client: pg.PoolClient): Promise<Head | null> {
 export async function insertRows(client: pg.PoolClient, rows: RawLedgerEntry[], effects: RowEffects[]): Promise<void> {
   if (rows.length === 0) return;
   await client.query(INSERT, COLUMNS.map(([c]) => rows.map((r) => r[c])));
-  // The Merkle subtrees the new entries complete (tree.ts): rows are contiguous from the head + 1.
+  await applyProjections(client, rows, effects);
+}
+
+/**
+ * The projections entries imply, for rows in seq order contiguous from the head + 1 (an append, a
+ * copy, or rebuild.ts re-deriving them from seq 1).
+ */
+export async function applyProjections(client: pg.PoolClient, rows: RawLedgerEntry[], effects: RowEffects[]): Promise<void> {
+  if (rows.length === 0) return;
+  // The Merkle subtrees the new entries complete (tree.ts).
   await appendSubtrees(client, rows[0]!.seq, rows.map((r) => r.entry_hash));
   const sessions = new Map<string, { first: number; last: number; count: number; lo: number; hi: number; head: string }>();
   for (const r of rows) {

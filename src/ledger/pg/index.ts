@@ -23,3 +23,4 @@ export { PgLedgerWriter } from './writer.js';
 export type { PgLedgerWriterStats } from './writer.js';
 export { createCheckpointPg, latestCheckpointPg, listCheckpointsPg } from './checkpoints.js';
 export { withStoredTree, appendSubtrees, rebuildSubtreesPg, treeSizePg } from './tree.js';
+export { rebuildProjectionsPg } from './rebuild.js';
