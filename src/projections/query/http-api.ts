@@ -12,7 +12,9 @@ import type { Ledger } from '../../ledger/index.js';
 import type { PgLedger } from '../../ledger/pg/open.js';
 import type { CertificateSigner } from '../certificate/index.js';
 import { denialSeries, DenialQuerySchema } from './denials.js';
+import type { DenialQuery } from './denials.js';
 import { PageSchema, parseQuery, ReceiptQuerySchema } from './params.js';
+import type { PageQuery, ReceiptQuery } from './params.js';
 import { checkpoint, ledgerHead, listSessions, queryReceipts, receiptById, receiptProof, sessionCertificate, sessionEvidence, sessionReceipts } from './routes.js';
 import { checkpointPg, denialSeriesPg, ledgerHeadPg, listSessionsPg, queryReceiptsPg, receiptByIdPg, receiptProofPg, sessionCertificatePg, sessionEvidencePg, sessionReceiptsPg } from './routes-pg.js';
 
@@ -78,7 +80,7 @@ function segment(text: string): string {
 export function auditApi(options: AuditApiOptions): (req: IncomingMessage, res: ServerResponse) => void {
   if (!options.ledger.readonly) throw new ChioError('CHIO-CLI-SERVICE-OPTIONS', 'the audit API reads a ledger opened read-only');
   const expected = createHash('sha256').update(options.token).digest();
-  const { ledger } = options;
+  const answers = answersOf(options.ledger, options.certificateSigner);
   return (req, res) => {
     try {
       const target = req.url ?? '/';
@@ -93,7 +95,7 @@ export function auditApi(options: AuditApiOptions): (req: IncomingMessage, res: 
         return;
       }
       if (!tokenMatches(req.headers.authorization, expected)) throw new ChioError('CHIO-API-UNAUTHORIZED', 'a valid bearer token is required');
-      const answer = 'kind' in ledger ? routePg(ledger, url, options.certificateSigner) : route(ledger, url, options.certificateSigner);
+      const answer = route(answers, url);
       if (answer instanceof Promise) answer.then((a) => send(res, 200, a), (e: unknown) => sendError(res, e));
       else send(res, 200, answer);
     } catch (e) {
@@ -120,33 +122,49 @@ function parse(url: URL) {
   };
 }
 
-function route(ledger: Ledger, url: URL, signer: CertificateSigner | undefined): unknown {
-  const { area, rawId, sub, id, page, bare } = parse(url);
-  if (area === 'receipts' && id === 'query' && sub === undefined) return queryReceipts(ledger, parseQuery(url.searchParams, ReceiptQuerySchema));
-  if (area === 'receipts' && id !== undefined && sub === undefined) return bare(() => receiptById(ledger, id));
-  if (area === 'receipts' && id !== undefined && sub === 'proof') return bare(() => receiptProof(ledger, id));
-  if (area === 'sessions' && rawId === undefined) return listSessions(ledger, page());
-  if (area === 'sessions' && id !== undefined && sub === 'receipts') return sessionReceipts(ledger, id, page());
-  if (area === 'sessions' && id !== undefined && sub === 'certificate') return bare(() => sessionCertificate(ledger, id, signer));
-  if (area === 'sessions' && id !== undefined && sub === 'evidence') return bare(() => sessionEvidence(ledger, id, signer));
-  if (area === 'denials' && rawId === undefined) return denialSeries(ledger, parseQuery(url.searchParams, DenialQuerySchema));
-  if (area === 'ledger' && id === 'head' && sub === undefined) return bare(() => ledgerHead(ledger));
-  if (area === 'ledger' && id === 'checkpoint' && sub === undefined) return bare(() => checkpoint(ledger));
-  throw new ChioError('CHIO-API-NOT-FOUND', `no route ${url.pathname}`);
+/** What each route answers, on one store: the SQLite answers (routes.ts) now, the PostgreSQL ones (routes-pg.ts) later. */
+interface Answers {
+  query(q: ReceiptQuery): unknown;
+  receipt(id: string): unknown;
+  proof(id: string): unknown;
+  sessions(q: PageQuery): unknown;
+  sessionReceipts(id: string, q: PageQuery): unknown;
+  certificate(id: string): unknown;
+  evidence(id: string): unknown;
+  denials(q: DenialQuery): unknown;
+  head(): unknown;
+  checkpoint(): unknown;
 }
 
-/** The same routes on PostgreSQL (routes-pg.ts): the same parameters, answers and errors. */
-function routePg(ledger: PgLedger, url: URL, signer: CertificateSigner | undefined): Promise<unknown> {
+function answersOf(ledger: Ledger | PgLedger, signer: CertificateSigner | undefined): Answers {
+  if ('kind' in ledger) {
+    return {
+      query: (q) => queryReceiptsPg(ledger, q), receipt: (id) => receiptByIdPg(ledger, id), proof: (id) => receiptProofPg(ledger, id),
+      sessions: (q) => listSessionsPg(ledger, q), sessionReceipts: (id, q) => sessionReceiptsPg(ledger, id, q),
+      certificate: (id) => sessionCertificatePg(ledger, id, signer), evidence: (id) => sessionEvidencePg(ledger, id, signer),
+      denials: (q) => denialSeriesPg(ledger, q), head: () => ledgerHeadPg(ledger), checkpoint: () => checkpointPg(ledger),
+    };
+  }
+  return {
+    query: (q) => queryReceipts(ledger, q), receipt: (id) => receiptById(ledger, id), proof: (id) => receiptProof(ledger, id),
+    sessions: (q) => listSessions(ledger, q), sessionReceipts: (id, q) => sessionReceipts(ledger, id, q),
+    certificate: (id) => sessionCertificate(ledger, id, signer), evidence: (id) => sessionEvidence(ledger, id, signer),
+    denials: (q) => denialSeries(ledger, q), head: () => ledgerHead(ledger), checkpoint: () => checkpoint(ledger),
+  };
+}
+
+/** The route's answer: a value (SQLite) or a promise of one (PostgreSQL). */
+function route(answers: Answers, url: URL): unknown {
   const { area, rawId, sub, id, page, bare } = parse(url);
-  if (area === 'receipts' && id === 'query' && sub === undefined) return queryReceiptsPg(ledger, parseQuery(url.searchParams, ReceiptQuerySchema));
-  if (area === 'receipts' && id !== undefined && sub === undefined) return bare(() => receiptByIdPg(ledger, id));
-  if (area === 'receipts' && id !== undefined && sub === 'proof') return bare(() => receiptProofPg(ledger, id));
-  if (area === 'sessions' && rawId === undefined) return listSessionsPg(ledger, page());
-  if (area === 'sessions' && id !== undefined && sub === 'receipts') return sessionReceiptsPg(ledger, id, page());
-  if (area === 'sessions' && id !== undefined && sub === 'certificate') return bare(() => sessionCertificatePg(ledger, id, signer));
-  if (area === 'sessions' && id !== undefined && sub === 'evidence') return bare(() => sessionEvidencePg(ledger, id, signer));
-  if (area === 'denials' && rawId === undefined) return denialSeriesPg(ledger, parseQuery(url.searchParams, DenialQuerySchema));
-  if (area === 'ledger' && id === 'head' && sub === undefined) return bare(() => ledgerHeadPg(ledger));
-  if (area === 'ledger' && id === 'checkpoint' && sub === undefined) return bare(() => checkpointPg(ledger));
+  if (area === 'receipts' && id === 'query' && sub === undefined) return answers.query(parseQuery(url.searchParams, ReceiptQuerySchema));
+  if (area === 'receipts' && id !== undefined && sub === undefined) return bare(() => answers.receipt(id));
+  if (area === 'receipts' && id !== undefined && sub === 'proof') return bare(() => answers.proof(id));
+  if (area === 'sessions' && rawId === undefined) return answers.sessions(page());
+  if (area === 'sessions' && id !== undefined && sub === 'receipts') return answers.sessionReceipts(id, page());
+  if (area === 'sessions' && id !== undefined && sub === 'certificate') return bare(() => answers.certificate(id));
+  if (area === 'sessions' && id !== undefined && sub === 'evidence') return bare(() => answers.evidence(id));
+  if (area === 'denials' && rawId === undefined) return answers.denials(parseQuery(url.searchParams, DenialQuerySchema));
+  if (area === 'ledger' && id === 'head' && sub === undefined) return bare(() => answers.head());
+  if (area === 'ledger' && id === 'checkpoint' && sub === undefined) return bare(() => answers.checkpoint());
   throw new ChioError('CHIO-API-NOT-FOUND', `no route ${url.pathname}`);
 }
