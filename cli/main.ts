@@ -10,12 +10,8 @@ import { hideBin } from 'yargs/helpers';
 import { ChioError } from '../src/errors.js';
 import type { CommandModule } from 'yargs';
 import { DEFAULT_RECEIPT_DB } from './options.js';
+import type { GlobalArgs } from './options.js';
 import { reportError } from './output.js';
-
-export interface GlobalArgs {
-  'receipt-db': string;
-  json: boolean;
-}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

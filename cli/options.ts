@@ -1,13 +1,21 @@
 /**
  * Parsing and validating CLI input with zod: times, limits, key files. Everything here is user
  * input and gets a CHIO-CLI-USAGE (or CHIO-CLI-IO) error naming the flag.
- * Owns: flag value formats. Imports src/errors, src/crypto and src/input-file only.
+ * Owns: flag value formats, and the global flags' type every command module takes (here, not in
+ * main.ts, which loads the command modules: no import circle). Imports src/errors, src/crypto and
+ * src/input-file only.
  */
 import { z } from 'zod';
 import { parsePublicKeyHex } from '../src/crypto/index.js';
 import { ChioError } from '../src/errors.js';
 import { readInputText } from '../src/input-file.js';
 import type { InputKind } from '../src/input-file.js';
+
+/** The flags every command takes (cli/main.ts declares them): the ledger and the output format. */
+export interface GlobalArgs {
+  'receipt-db': string;
+  json: boolean;
+}
 
 export const DEFAULT_RECEIPT_DB = './receipts.sqlite';
 

@@ -11,7 +11,7 @@ import type { CommandModule } from 'yargs';
 import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
 import { ACP_MAX_MESSAGE_BYTES, AcpProxy, AcpProxyConfig, DEFAULT_SERVER_ID, KernelCapabilityChecker } from '../../src/proxy/acp/index.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { checkpointOptions, checkpointSchedule } from '../checkpoint-options.js';
 import type { CheckpointArgs } from '../checkpoint-options.js';
 import { asArray, trustedKeys } from '../options.js';

@@ -8,7 +8,7 @@
 import type { CommandModule } from 'yargs';
 import { ChioError } from '../../src/errors.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { out, outJson, table } from '../output.js';
 
 interface RevokeArgs extends GlobalArgs {

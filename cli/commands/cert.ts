@@ -19,7 +19,7 @@ import { CertificateSchema, generateCertificateOn, verifyCertificateOn } from '.
 import type { Certificate, CertificateSigner } from '../../src/projections/certificate/index.js';
 import { readInputFile } from '../../src/input-file.js';
 import { describeIssues } from '../../src/validation.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { asArray, parseFlag, readTextFile, trustedKeys } from '../options.js';
 import { checkOutputPath, writeOutputFile } from '../output-file.js';
 import type { OutputTarget } from '../output-file.js';

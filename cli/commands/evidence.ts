@@ -17,7 +17,7 @@ import { CertificateSchema, generateCertificate, generateCertificateOn } from '.
 import type { Certificate } from '../../src/projections/certificate/index.js';
 import { exportEvidence, exportEvidencePg, verifyEvidenceBundle } from '../../src/projections/evidence/index.js';
 import { describeIssues } from '../../src/validation.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { asArray, trustedKeys } from '../options.js';
 import { writeOutputFile } from '../output-file.js';
 import { out, outJson, setExit } from '../output.js';

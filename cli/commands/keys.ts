@@ -7,7 +7,7 @@ import type { CommandModule } from 'yargs';
 import { generateSeed, signerFromSeed, toHex } from '../../src/crypto/index.js';
 import { ChioError } from '../../src/errors.js';
 import { out, outJson, table } from '../output.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 
 function createExclusive(path: string, contents: string, mode: number): void {
   let fd: number;

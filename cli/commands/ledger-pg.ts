@@ -8,7 +8,7 @@ import type { ChainVerdict, PendingCallsReport } from '../../src/ledger/index.js
 import { copyLedger, openPgLedger, readPendingCallsPg, verifyChainPg } from '../../src/ledger/pg/index.js';
 import { verifyTreePg } from '../../src/projections/checkpoints/index.js';
 import type { ExternalNote, TreeVerdict } from '../../src/projections/checkpoints/index.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { out, outJson, setExit, table } from '../output.js';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;

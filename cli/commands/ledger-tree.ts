@@ -14,7 +14,7 @@ import { createCheckpointPg, isPostgresUrl, openPgLedger } from '../../src/ledge
 import type { Ledger } from '../../src/ledger/index.js';
 import { proveConsistency, proveConsistencyPg, proveInclusion, proveInclusionPg, verifyTree } from '../../src/projections/checkpoints/index.js';
 import type { ExternalNote, TreeVerdict } from '../../src/projections/checkpoints/index.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { parseFlag, readTextFile } from '../options.js';
 import { outJson } from '../output.js';
 import { z } from 'zod';

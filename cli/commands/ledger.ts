@@ -12,7 +12,7 @@ import { ChioError, EXIT } from '../../src/errors.js';
 import { ledgerStats, openLedger, quickCheck, readPendingCalls, rebuildProjections, verifyChainParallel } from '../../src/ledger/index.js';
 import type { ChainVerdict, LedgerStats, PendingCallsReport, UnreceiptedCall } from '../../src/ledger/index.js';
 import type { TreeVerdict } from '../../src/projections/checkpoints/index.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { externalNotes, ledgerTreeCommands, runTreeVerify, treeReport } from './ledger-tree.js';
 import { copyCommand, readOnPostgres } from './ledger-pg.js';
 import { isPostgresUrl, ledgerStatsPg, openPgLedger, rebuildProjectionsPg, shownLocation } from '../../src/ledger/pg/index.js';

@@ -13,7 +13,7 @@ import type { ConnectUpstream, UpstreamTarget } from '../../src/edges/mcp/index.
 import { ChioError } from '../../src/errors.js';
 import { closeAnyLedger, openAnyLedger, shownLocation } from '../../src/ledger/pg/index.js';
 import { defaultPolicy, Kernel, loadPolicy } from '../../src/kernel/index.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { checkpointOptions, checkpointSchedule } from '../checkpoint-options.js';
 import type { CheckpointArgs } from '../checkpoint-options.js';
 import { asArray, trustedKeys } from '../options.js';

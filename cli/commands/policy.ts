@@ -8,7 +8,7 @@ import type { CommandModule } from 'yargs';
 import { ChioError, EXIT } from '../../src/errors.js';
 import { posix } from 'node:path';
 import { checkCall, defaultPolicy, loadPolicy, testPolicy } from '../../src/kernel/index.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { out, outJson, setExit, table } from '../output.js';
 
 interface PolicyCheckArgs extends GlobalArgs {

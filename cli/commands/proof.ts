@@ -8,7 +8,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { ChioError, EXIT } from '../../src/errors.js';
 import { readInputText } from '../../src/input-file.js';
 import { verifyProof } from '../../src/projections/checkpoints/index.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { asArray, trustedKeys } from '../options.js';
 import { out, outJson, setExit } from '../output.js';
 

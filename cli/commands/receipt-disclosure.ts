@@ -20,7 +20,7 @@ import { closeAnyLedger, findEntryPg, isPg, listEntriesPg, openAnyLedger, shownL
 import type { AnyLedger } from '../../src/ledger/pg/index.js';
 import { checkDisclosure, parameterSaltMarker, saltInputOf, verifyReceipt } from '../../src/receipt/index.js';
 import type { Receipt } from '../../src/receipt/index.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { asArray, trustedKeys } from '../options.js';
 import { out, outJson, setExit, table } from '../output.js';
 

@@ -11,7 +11,7 @@ import { readInputFile, readInputStdin } from '../../src/input-file.js';
 import { findEntry, listEntries } from '../../src/ledger/index.js';
 import { closeAnyLedger, findEntryPg, isPg, listEntriesPg, openAnyLedger, shownLocation } from '../../src/ledger/pg/index.js';
 import { verifyReceipt } from '../../src/receipt/index.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { asArray, parseFlag, parseTime, trustedKeys } from '../options.js';
 import { checkDisclosureCommand, discloseSaltCommand, redactionKeyCommand } from './receipt-disclosure.js';
 import { isoTime, out, outJson, setExit, table } from '../output.js';

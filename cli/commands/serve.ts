@@ -13,7 +13,7 @@ import { closeAnyLedger, openAnyLedger, shownLocation } from '../../src/ledger/p
 import type { CertificateSigner } from '../../src/projections/certificate/index.js';
 import { explorerSite } from '../../src/projections/explorer/index.js';
 import { auditApi } from '../../src/projections/query/index.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { readTextFile } from '../options.js';
 
 interface ServeArgs extends GlobalArgs {

@@ -7,7 +7,7 @@
 import type { CommandModule } from 'yargs';
 import { ChioError } from '../../src/errors.js';
 import { openLedger } from '../../src/ledger/index.js';
-import type { GlobalArgs } from '../main.js';
+import type { GlobalArgs } from '../options.js';
 import { out, outJson } from '../output.js';
 
 interface SqlArgs extends GlobalArgs {
