@@ -15,7 +15,11 @@
  *    "weak" enough to accept signatures on anything (the eight small-order points would);
  *  - R is torsion-free. With A and R in the prime-order subgroup, the cofactored equation noble
  *    checks ([8]SB = [8]R + [8]kA) and the cofactorless one OpenSSL checks (SB − kA encodes to R)
- *    accept exactly the same signatures ("Taming the many EdDSAs", Chalkias et al. 2020).
+ *    accept exactly the same signatures ("Taming the many EdDSAs", Chalkias et al. 2020);
+ *  - R is not the identity (the one small-order point of that subgroup). Only the key holder can
+ *    make such a signature (S = k·a), no honest signer ever does, and OpenSSL's answer changed
+ *    between versions (3.5, in Node 24, refuses it; Node 20's accepts it): refused here, so the
+ *    verdict is the product's on every Node and OpenSSL.
  * OpenSSL enforces S < L and (by comparing encodings) R, but not the rules on A, so a key is
  * checked once, when its KeyObject is cached. noble runs with `{ zip215: false }` (its default,
  * ZIP-215, is deliberately permissive) plus the A and R checks. A property test pins agreement.
@@ -129,12 +133,16 @@ function publicKeyObject(publicKeyHex: string): KeyObject | null {
   return key;
 }
 
+/** The canonical encoding of the identity point (y = 1), R's first 64 hex characters (case as given). */
+const IDENTITY_HEX = `01${'0'.repeat(62)}`;
+const identityR = (signatureHex: string): boolean => signatureHex.slice(0, 64).toLowerCase() === IDENTITY_HEX;
+
 /**
  * Strict RFC 8032 verification on the hot path. Returns false (never throws) for any malformed
  * key or signature: those are attacker-controlled and a bad one is simply not a valid signature.
  */
 export function verifySignature(publicKeyHex: string, message: Uint8Array | string, signatureHex: string): boolean {
-  if (!isHex(publicKeyHex, PUBLIC_KEY_BYTES) || !isHex(signatureHex, SIGNATURE_BYTES)) return false;
+  if (!isHex(publicKeyHex, PUBLIC_KEY_BYTES) || !isHex(signatureHex, SIGNATURE_BYTES) || identityR(signatureHex)) return false;
   const key = publicKeyObject(publicKeyHex);
   if (key === null) return false;
   const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
@@ -150,7 +158,7 @@ export function verifySignature(publicKeyHex: string, message: Uint8Array | stri
  * checked on every core while the caller's thread does other work. Same policy, same verdicts.
  */
 export function verifySignatureAsync(publicKeyHex: string, message: Uint8Array | string, signatureHex: string): Promise<boolean> {
-  if (!isHex(publicKeyHex, PUBLIC_KEY_BYTES) || !isHex(signatureHex, SIGNATURE_BYTES)) return Promise.resolve(false);
+  if (!isHex(publicKeyHex, PUBLIC_KEY_BYTES) || !isHex(signatureHex, SIGNATURE_BYTES) || identityR(signatureHex)) return Promise.resolve(false);
   const key = publicKeyObject(publicKeyHex);
   if (key === null) return Promise.resolve(false);
   const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
@@ -175,7 +183,8 @@ export const referenceEd25519 = Object.freeze({
   },
   verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
     if (publicKey.length !== PUBLIC_KEY_BYTES || signature.length !== SIGNATURE_BYTES) return false;
-    if (strictPoint(publicKey, false) === null || strictPoint(signature.subarray(0, 32), true) === null) return false;
+    // R: torsion-free and not of small order, which in the prime-order subgroup means: not the identity.
+    if (strictPoint(publicKey, false) === null || strictPoint(signature.subarray(0, 32), false) === null) return false;
     try {
       return noble.verify(signature, message, publicKey, { zip215: false });
     } catch {
