@@ -1,5 +1,5 @@
 /**
- * `chio ledger copy --from A --to B`, and `chio ledger verify` on a PostgreSQL ledger (DESIGN §11).
+ * `chio ledger copy --from A --to B`, and what `chio ledger verify` reads from a PostgreSQL ledger (DESIGN §11).
  * Owns: presenting copies and PostgreSQL verdicts. Reads and writes through src/ledger only.
  */
 import type { CommandModule } from 'yargs';

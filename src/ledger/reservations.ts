@@ -121,23 +121,42 @@ function reservationStatements(ledger: Ledger) {
  */
 export function reserveInTransaction(ledger: Ledger, r: CallReservation): ReserveOutcome | ChioError {
   const { exists, insert } = reservationStatements(ledger);
-  if (exists.get(r.requestId) !== undefined) {
-    return new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot reserve the call: request id ${r.requestId} is already reserved by a call in flight, so it will not run`);
-  }
+  if (exists.get(r.requestId) !== undefined) return alreadyReserved(r.requestId);
+  const choice = grantChoice(r);
+  let step = choice.next();
+  while (step.done !== true) step = choice.next(invocationsUsed(ledger, step.value.capabilityId, step.value.grantIndex, r.trustedKeys));
+  const c = step.value;
+  if (!('take' in c)) return c;
+  insert.run(r.requestId, r.capabilityId, c.take, r.now, r.owner, r.sessionId ?? null, r.toolServer ?? null, r.toolName ?? null, r.facts ?? null, c.budgetKeys);
+  return { ok: true, grantIndex: c.take };
+}
+
+/** The refusal of a request id already reserved: it gets its own error and writes nothing. */
+export function alreadyReserved(requestId: string): ChioError {
+  return new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot reserve the call: request id ${requestId} is already reserved by a call in flight, so it will not run`);
+}
+
+/** A grant to take (and its pending_calls.budget_keys value), or why none can be. */
+export type GrantChoice = { take: number; budgetKeys: string | null } | ReserveOutcome | ChioError;
+
+/**
+ * Which grant a reservation takes, on either store: the first covering grant whose own budget and
+ * every ancestor budget have invocations left. Yields each budgeted key to count and is resumed
+ * with its count (read synchronously on SQLite, asynchronously on PostgreSQL).
+ */
+export function* grantChoice(r: CallReservation): Generator<BudgetKey, GrantChoice, number> {
   let refusal: ReserveOutcome | undefined;
   grants: for (const g of r.grants) {
     const keys: BudgetKey[] = [{ capabilityId: r.capabilityId, grantIndex: g.index, maxInvocations: g.maxInvocations }, ...(g.ancestors ?? [])];
     for (const k of keys) {
       if (k.maxInvocations === undefined) continue;
-      const used = invocationsUsed(ledger, k.capabilityId, k.grantIndex, r.trustedKeys);
+      const used = yield k;
       if (used >= k.maxInvocations) {
         refusal = { ok: false, grantIndex: g.index, used, limit: k.maxInvocations, ...(k.capabilityId === r.capabilityId ? {} : { capabilityId: k.capabilityId, ancestorGrantIndex: k.grantIndex }) };
         continue grants;
       }
     }
-    const budgetKeys = keys.length === 1 ? null : JSON.stringify(keys.map((k) => ({ capability_id: k.capabilityId, grant_index: k.grantIndex })));
-    insert.run(r.requestId, r.capabilityId, g.index, r.now, r.owner, r.sessionId ?? null, r.toolServer ?? null, r.toolName ?? null, r.facts ?? null, budgetKeys);
-    return { ok: true, grantIndex: g.index };
+    return { take: g.index, budgetKeys: keys.length === 1 ? null : JSON.stringify(keys.map((k) => ({ capability_id: k.capabilityId, grant_index: k.grantIndex }))) };
   }
   return refusal ?? new ChioError('CHIO-KERNEL-INVALID-REQUEST', 'a reservation needs at least one grant');
 }

@@ -12,8 +12,8 @@ import type pg from 'pg';
 import { ChioError } from '../../errors.js';
 import { appendFailed, prepareEntry } from '../append.js';
 import type { AppendRequest, AppendResult } from '../append.js';
-import { checkPendingRow } from '../reservations.js';
-import type { BudgetKey, CallReservation, PendingReservation, ReserveOutcome } from '../reservations.js';
+import { alreadyReserved, checkPendingRow, grantChoice } from '../reservations.js';
+import type { CallReservation, PendingReservation, ReserveOutcome } from '../reservations.js';
 import { insertLinked, lockHead } from './append.js';
 import type { PgLedger } from './open.js';
 import { inTransaction } from './transaction.js';
@@ -51,29 +51,18 @@ export async function firstRevokedPg(db: Queryable, capabilityIds: readonly stri
  * ops before it, exactly as on SQLite (../reservations.ts `reserveInTransaction`).
  */
 export async function reserveInTransactionPg(client: pg.PoolClient, r: CallReservation): Promise<ReserveOutcome | ChioError> {
-  if ((await client.query('SELECT 1 FROM pending_calls WHERE request_id = $1', [r.requestId])).rowCount !== 0) {
-    return new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot reserve the call: request id ${r.requestId} is already reserved by a call in flight, so it will not run`);
-  }
-  let refusal: ReserveOutcome | undefined;
-  grants: for (const g of r.grants) {
-    const keys: BudgetKey[] = [{ capabilityId: r.capabilityId, grantIndex: g.index, maxInvocations: g.maxInvocations }, ...(g.ancestors ?? [])];
-    for (const k of keys) {
-      if (k.maxInvocations === undefined) continue;
-      const used = await invocationsUsedPg(client, k.capabilityId, k.grantIndex, r.trustedKeys);
-      if (used >= k.maxInvocations) {
-        refusal = { ok: false, grantIndex: g.index, used, limit: k.maxInvocations, ...(k.capabilityId === r.capabilityId ? {} : { capabilityId: k.capabilityId, ancestorGrantIndex: k.grantIndex }) };
-        continue grants;
-      }
-    }
-    const budgetKeys = keys.length === 1 ? null : JSON.stringify(keys.map((k) => ({ capability_id: k.capabilityId, grant_index: k.grantIndex })));
-    await client.query(
-      `INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts, budget_keys)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [r.requestId, r.capabilityId, g.index, r.now, r.owner, r.sessionId ?? null, r.toolServer ?? null, r.toolName ?? null, r.facts ?? null, budgetKeys],
-    );
-    return { ok: true, grantIndex: g.index };
-  }
-  return refusal ?? new ChioError('CHIO-KERNEL-INVALID-REQUEST', 'a reservation needs at least one grant');
+  if ((await client.query('SELECT 1 FROM pending_calls WHERE request_id = $1', [r.requestId])).rowCount !== 0) return alreadyReserved(r.requestId);
+  const choice = grantChoice(r);
+  let step = choice.next();
+  while (step.done !== true) step = choice.next(await invocationsUsedPg(client, step.value.capabilityId, step.value.grantIndex, r.trustedKeys));
+  const c = step.value;
+  if (!('take' in c)) return c;
+  await client.query(
+    `INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts, budget_keys)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [r.requestId, r.capabilityId, c.take, r.now, r.owner, r.sessionId ?? null, r.toolServer ?? null, r.toolName ?? null, r.facts ?? null, c.budgetKeys],
+  );
+  return { ok: true, grantIndex: c.take };
 }
 
 /**
