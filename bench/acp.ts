@@ -21,7 +21,12 @@ const AGENT = fileURLToPath(new URL('../../test/fixtures/acp-agent.mjs', import.
 
 function connect(args: string[], env: NodeJS.ProcessEnv, handlers: (c: acp.ClientApp) => acp.ClientApp = (c) => c) {
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, ...env } });
-  const conn = handlers(acp.client({ name: 'chio-bench' })).connect(acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>));
+  const conn = handlers(acp.client({ name: 'chio-bench' })).connect(
+    acp.ndJsonStream(
+      Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+    ),
+  );
   const close = async () => {
     child.stdin.end();
     await new Promise((r) => child.once('exit', r));
@@ -41,7 +46,9 @@ export async function acpEdgeFigures(calls = 500): Promise<{ wire: number; invok
   const { conn, close } = connect([HELLO_ACP, 'serve'], { HELLO_ACP_HOME: home });
   try {
     const wire = await perSecond(calls, () => conn.agent.request('session/list_capabilities', {}));
-    const invoke = await perSecond(calls, (i) => conn.agent.request('tool/invoke', { capabilityId: 'hello_tool', arguments: { name: `n${i}` } }));
+    const invoke = await perSecond(calls, (i) =>
+      conn.agent.request('tool/invoke', { capabilityId: 'hello_tool', arguments: { name: `n${i}` } }),
+    );
     return { wire, invoke };
   } finally {
     await close();
@@ -51,13 +58,17 @@ export async function acpEdgeFigures(calls = 500): Promise<{ wire: number; invok
 
 /** Messages per second of one prompt turn whose steps the fixture agent performs (requests or notifications). */
 async function turn(args: string[], steps: unknown[], root: string): Promise<number> {
-  const { conn, close } = connect(args, {}, (c) => c
-    .onRequest('fs/read_text_file', () => ({ content: 'x' }))
-    .onNotification('session/update', () => {}));
+  const { conn, close } = connect(args, {}, (c) =>
+    c.onRequest('fs/read_text_file', () => ({ content: 'x' })).onNotification('session/update', () => {}),
+  );
   try {
-    await conn.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true } } });
+    await conn.agent.request('initialize', {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: true } },
+    });
     const { sessionId } = await conn.agent.request('session/new', { cwd: root, mcpServers: [] });
-    const prompt = (s: unknown[]) => conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: JSON.stringify(s) }] });
+    const prompt = (s: unknown[]) =>
+      conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: JSON.stringify(s) }] });
     await prompt(steps.slice(0, 20));
     const start = process.hrtime.bigint();
     await prompt(steps);
@@ -67,14 +78,29 @@ async function turn(args: string[], steps: unknown[], root: string): Promise<num
   }
 }
 
-export async function acpProxyFigures(n = 1000): Promise<{ readsDirect: number; readsProxied: number; updatesDirect: number; updatesProxied: number }> {
+export async function acpProxyFigures(
+  n = 1000,
+): Promise<{ readsDirect: number; readsProxied: number; updatesDirect: number; updatesProxied: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'chio-bench-acp-proxy-'));
   const root = join(dir, 'project');
   mkdirSync(root);
   writeFileSync(join(root, 'a.txt'), 'x');
-  const proxied = (db: string) => [CLI, 'acp', 'proxy', '--receipt-db', join(dir, db), '--allow-path', root, '--', process.execPath, AGENT];
+  const proxied = (db: string) => [
+    CLI,
+    'acp',
+    'proxy',
+    '--receipt-db',
+    join(dir, db),
+    '--allow-path',
+    root,
+    '--',
+    process.execPath,
+    AGENT,
+  ];
   const reads = Array.from({ length: n }, () => ({ read: { path: join(root, 'a.txt') } }));
-  const updates = Array.from({ length: n }, (_, i) => ({ update: { sessionUpdate: 'tool_call', toolCallId: `tc-${i}`, title: 'Read a', kind: 'read', status: 'completed' } }));
+  const updates = Array.from({ length: n }, (_, i) => ({
+    update: { sessionUpdate: 'tool_call', toolCallId: `tc-${i}`, title: 'Read a', kind: 'read', status: 'completed' },
+  }));
   try {
     return {
       readsDirect: await turn([AGENT], reads, root),

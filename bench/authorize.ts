@@ -53,7 +53,13 @@ async function main(): Promise<void> {
   const path = join(dir, 'kernel.sqlite');
   const kernel = Kernel.open({ ledgerPath: path, seed: SEED }); // as run.ts opens it
   kernel.registerToolServer({
-    manifest: { schema: 'chio.manifest.v1', server_id: 'fs', name: 'bench', version: '1', tools: [{ name: 'read_file', description: '', input_schema: {}, has_side_effects: false }] },
+    manifest: {
+      schema: 'chio.manifest.v1',
+      server_id: 'fs',
+      name: 'bench',
+      version: '1',
+      tools: [{ name: 'read_file', description: '', input_schema: {}, has_side_effects: false }],
+    },
     async invoke(_tool, args) {
       return { text: `contents of ${(args as { path: string }).path}` };
     },
@@ -61,41 +67,96 @@ async function main(): Promise<void> {
   const agent = signerFromSeed(fromHex('22'.repeat(32)));
   const other = signerFromSeed(fromHex('33'.repeat(32)));
   const capability = kernel.issueCapability({ subject: agent.publicKeyHex, ttlSeconds: 86_400 });
-  const budgeted = kernel.issueCapability({ subject: agent.publicKeyHex, ttlSeconds: 86_400, scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'], max_invocations: 1_000_000 }] } });
-  const delegated = delegateCapability(budgeted, agent, { delegatee: other.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'], max_invocations: 1_000_000 }] } });
+  const budgeted = kernel.issueCapability({
+    subject: agent.publicKeyHex,
+    ttlSeconds: 86_400,
+    scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'], max_invocations: 1_000_000 }] },
+  });
+  const delegated = delegateCapability(budgeted, agent, {
+    delegatee: other.publicKeyHex,
+    scope: {
+      grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'], max_invocations: 1_000_000 }],
+    },
+  });
 
   const total = 6400;
   const start = process.hrtime.bigint();
   let next = 0;
-  await Promise.all(Array.from({ length: 64 }, async () => {
-    while (next++ < total) await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'read_file', arguments: { path: '/home/dev/project/src/index.ts' } });
-  }));
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next++ < total)
+        await kernel.evaluateToolCall({
+          capability,
+          caller: agent.publicKeyHex,
+          serverId: 'fs',
+          toolName: 'read_file',
+          arguments: { path: '/home/dev/project/src/index.ts' },
+        });
+    }),
+  );
   const allow = total / (Number(process.hrtime.bigint() - start) / 1e9);
 
-  const call = (cap: unknown, caller: string) => ({ capability: cap, caller, serverId: 'fs', toolName: 'read_file', arguments: { path: '/home/dev/project/src/x.ts' } });
+  const call = (cap: unknown, caller: string) => ({
+    capability: cap,
+    caller,
+    serverId: 'fs',
+    toolName: 'read_file',
+    arguments: { path: '/home/dev/project/src/x.ts' },
+  });
   const fresh = () => JSON.parse(JSON.stringify(capability)) as unknown; // as an edge hands it over: a new object each call
-  const target = { serverId: 'fs', toolName: 'read_file', operation: 'invoke' as const, arguments: { path: '/home/dev/project/src/x.ts' } };
+  const target = {
+    serverId: 'fs',
+    toolName: 'read_file',
+    operation: 'invoke' as const,
+    arguments: { path: '/home/dev/project/src/x.ts' },
+  };
   const trusted = new Set([kernel.publicKeyHex]);
   const ledger = openLedger(path, { readonly: true });
   const keys = kernel.trustedKernelKeys;
   const pipeline = guards.buildGuards(kernel.policy.policy.guards);
   const rows: Array<[string, number]> = [
-    ['authorize (previewToolCall), root token, same object', await microsAsync(1500, () => kernel.previewToolCall(call(capability, agent.publicKeyHex)))],
-    ['authorize (previewToolCall), root token, fresh object', await microsAsync(1500, () => kernel.previewToolCall(call(fresh(), agent.publicKeyHex)))],
-    ['authorize (previewToolCall), delegated token (budgets)', await microsAsync(1500, () => kernel.previewToolCall(call(delegated, other.publicKeyHex)))],
-    ['verifyCapability, root token', micros(1500, () => verifyCapability(capability, { target, caller: agent.publicKeyHex, trustedIssuers: trusted }))],
-    ['verifyCapability, delegated token (1 link)', micros(1500, () => verifyCapability(delegated, { target, caller: other.publicKeyHex, trustedIssuers: trusted }))],
+    [
+      'authorize (previewToolCall), root token, same object',
+      await microsAsync(1500, () => kernel.previewToolCall(call(capability, agent.publicKeyHex))),
+    ],
+    [
+      'authorize (previewToolCall), root token, fresh object',
+      await microsAsync(1500, () => kernel.previewToolCall(call(fresh(), agent.publicKeyHex))),
+    ],
+    [
+      'authorize (previewToolCall), delegated token (budgets)',
+      await microsAsync(1500, () => kernel.previewToolCall(call(delegated, other.publicKeyHex))),
+    ],
+    [
+      'verifyCapability, root token',
+      micros(1500, () => verifyCapability(capability, { target, caller: agent.publicKeyHex, trustedIssuers: trusted })),
+    ],
+    [
+      'verifyCapability, delegated token (1 link)',
+      micros(1500, () => verifyCapability(delegated, { target, caller: other.publicKeyHex, trustedIssuers: trusted })),
+    ],
     ['firstRevoked, 1 id', micros(1500, () => firstRevoked(ledger, [capability.id], keys))],
     ['firstRevoked, 2 ids', micros(1500, () => firstRevoked(ledger, [delegated.id, budgeted.id], keys))],
     ['invocationsUsed, 1 grant', micros(1500, () => invocationsUsed(ledger, budgeted.id, 0, keys))],
-    ['guard pipeline (default guards)', micros(1500, () => guards.runGuards(pipeline, { serverId: 'fs', toolName: 'read_file', arguments: { path: '/home/dev/project/src/x.ts' } }, { pathBases: kernel.pathBases }))],
+    [
+      'guard pipeline (default guards)',
+      micros(1500, () =>
+        guards.runGuards(
+          pipeline,
+          { serverId: 'fs', toolName: 'read_file', arguments: { path: '/home/dev/project/src/x.ts' } },
+          { pathBases: kernel.pathBases },
+        ),
+      ),
+    ],
   ];
   ledger.close();
   await kernel.close();
   rmSync(dir, { recursive: true, force: true });
 
   console.log(`raw Ed25519 sign, node:crypto: ${Math.round(nodeSign).toLocaleString('en-US')}/s`);
-  console.log(`kernel decisions, allow path: ${Math.round(allow).toLocaleString('en-US')}/s = ${(allow / nodeSign).toFixed(2)} of node sign`);
+  console.log(
+    `kernel decisions, allow path: ${Math.round(allow).toLocaleString('en-US')}/s = ${(allow / nodeSign).toFixed(2)} of node sign`,
+  );
   for (const [name, us] of rows) console.log(`${name.padEnd(58)} ${us.toFixed(1).padStart(8)} µs`);
 }
 

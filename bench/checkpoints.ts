@@ -20,8 +20,29 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { checkpointText, fromHex, hashCanonical, merkleLeafHash, NULL_CONTENT_HASH, sha256Hex, signCheckpoint, signerFromSeed, toHex, verifyInclusion, verifySignature } from '../src/crypto/index.js';
-import { appendReceiptSync, createCheckpoint, LedgerTree, LedgerWriter, listCheckpoints, openLedger, rebuildMerkleSubtrees, TreeAppender } from '../src/ledger/index.js';
+import {
+  checkpointText,
+  fromHex,
+  hashCanonical,
+  merkleLeafHash,
+  NULL_CONTENT_HASH,
+  sha256Hex,
+  signCheckpoint,
+  signerFromSeed,
+  toHex,
+  verifyInclusion,
+  verifySignature,
+} from '../src/crypto/index.js';
+import {
+  appendReceiptSync,
+  createCheckpoint,
+  LedgerTree,
+  LedgerWriter,
+  listCheckpoints,
+  openLedger,
+  rebuildMerkleSubtrees,
+  TreeAppender,
+} from '../src/ledger/index.js';
 import type { Ledger } from '../src/ledger/index.js';
 import { Checkpointer } from '../src/kernel/index.js';
 import { generateCertificate } from '../src/projections/certificate/index.js';
@@ -30,7 +51,13 @@ import { exportEvidence, verifyEvidenceBundle } from '../src/projections/evidenc
 import { canonicalMembers, signedText, signReceipt } from '../src/receipt/index.js';
 import type { Receipt, ReceiptDraft } from '../src/receipt/index.js';
 
-export interface BenchRow { name: string; value: number; beside: string; limit?: number | undefined; note: string }
+export interface BenchRow {
+  name: string;
+  value: number;
+  beside: string;
+  limit?: number | undefined;
+  note: string;
+}
 
 const signer = signerFromSeed(fromHex('41'.repeat(32)));
 const POLICY = hashCanonical({ bench: 'checkpoints' });
@@ -40,13 +67,27 @@ const PROOF_GOAL_US = 1000; // the product's goal: an inclusion proof in under 1
 function draft(i: number): ReceiptDraft {
   const deny = i % 4 === 3;
   return {
-    timestamp: 1_790_000_000 + i, capability_id: 'cap-0190f0c2-8d5b-7cc0-9e3a-5b1f2a8d9c41', tool_server: 'filesystem',
-    tool_name: deny ? 'write_file' : 'read_text_file', action: { parameters: { path: `/home/dev/project/src/module-${i % 97}.ts`, encoding: 'utf-8' } },
-    decision: deny ? { verdict: 'deny', reason: 'path matches a forbidden pattern: **/.env', guard: 'forbidden-path' } : { verdict: 'allow' },
-    receipt_kind: 'mediated_decision', boundary_class: 'prevent', tool_origin: 'caller_executed', redaction_mode: 'none',
-    content_hash: deny ? NULL_CONTENT_HASH : hashCanonical({ text: `contents ${i}` }), policy_hash: POLICY,
-    evidence: [{ guard_name: 'forbidden-path', verdict: !deny }, { guard_name: 'path-allowlist', verdict: true }, { guard_name: 'secret-leak', verdict: true }],
-    metadata: { request_id: `req-${i}` }, trust_level: 'mediated',
+    timestamp: 1_790_000_000 + i,
+    capability_id: 'cap-0190f0c2-8d5b-7cc0-9e3a-5b1f2a8d9c41',
+    tool_server: 'filesystem',
+    tool_name: deny ? 'write_file' : 'read_text_file',
+    action: { parameters: { path: `/home/dev/project/src/module-${i % 97}.ts`, encoding: 'utf-8' } },
+    decision: deny
+      ? { verdict: 'deny', reason: 'path matches a forbidden pattern: **/.env', guard: 'forbidden-path' }
+      : { verdict: 'allow' },
+    receipt_kind: 'mediated_decision',
+    boundary_class: 'prevent',
+    tool_origin: 'caller_executed',
+    redaction_mode: 'none',
+    content_hash: deny ? NULL_CONTENT_HASH : hashCanonical({ text: `contents ${i}` }),
+    policy_hash: POLICY,
+    evidence: [
+      { guard_name: 'forbidden-path', verdict: !deny },
+      { guard_name: 'path-allowlist', verdict: true },
+      { guard_name: 'secret-leak', verdict: true },
+    ],
+    metadata: { request_id: `req-${i}` },
+    trust_level: 'mediated',
   };
 }
 
@@ -65,9 +106,14 @@ function seconds<T>(op: () => T): { value: T; s: number } {
   return { value, s: (performance.now() - start) / 1000 };
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
-interface Limits { sign: number; verify: number; shaUs: number }
+interface Limits {
+  sign: number;
+  verify: number;
+  shaUs: number;
+}
 
 /** Synthetic entries after one real receipt: linked rows copied from seq 1, subtrees by the product. */
 class SyntheticLedger {
@@ -91,7 +137,9 @@ class SyntheticLedger {
     this.first = this.setup.db.prepare('SELECT * FROM ledger_entries WHERE seq = 1').get() as Record<string, unknown>;
     this.prev = this.first['entry_hash'] as string;
     const cols = Object.keys(this.first);
-    this.insert = this.setup.db.prepare(`INSERT INTO ledger_entries (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`);
+    this.insert = this.setup.db.prepare(
+      `INSERT INTO ledger_entries (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`,
+    );
   }
 
   private row(): string {
@@ -100,7 +148,15 @@ class SyntheticLedger {
     // A unique receipt_id in seq order (the UNIQUE index filled at its end; random ids only slow the
     // build, and no figure here looks a receipt up by id). The body stays seq 1's, so the table has
     // a real ledger's size.
-    this.insert.run({ ...this.first, seq, receipt_id: seq.toString(16).padStart(64, '0'), session_id: null, session_prev_seq: null, prev_hash: this.prev, entry_hash: entryHash });
+    this.insert.run({
+      ...this.first,
+      seq,
+      receipt_id: seq.toString(16).padStart(64, '0'),
+      session_id: null,
+      session_prev_seq: null,
+      prev_hash: this.prev,
+      entry_hash: entryHash,
+    });
     this.prev = entryHash;
     return entryHash;
   }
@@ -110,7 +166,11 @@ class SyntheticLedger {
     const insertS = seconds(() => {
       while (this.head < size) {
         const end = Math.min(size, this.head + 100_000);
-        this.setup.db.transaction(() => { while (this.head < end) this.row(); }).immediate();
+        this.setup.db
+          .transaction(() => {
+            while (this.head < end) this.row();
+          })
+          .immediate();
       }
     }).s;
     const treeS = seconds(() => this.setup.db.transaction(() => rebuildMerkleSubtrees(this.setup.db)).immediate()).s;
@@ -120,10 +180,12 @@ class SyntheticLedger {
   /** One more row, its subtrees stored by the append path's TreeAppender. */
   appendOne(): void {
     const appender = new TreeAppender(this.setup.db);
-    this.setup.db.transaction(() => {
-      const entryHash = this.row();
-      appender.appended(this.head, entryHash);
-    }).immediate();
+    this.setup.db
+      .transaction(() => {
+        const entryHash = this.row();
+        appender.appended(this.head, entryHash);
+      })
+      .immediate();
   }
 }
 
@@ -145,9 +207,21 @@ function treeFigures(t: SyntheticLedger, n: number, lim: Limits, full: boolean):
     return 1 / mean(times);
   };
   const cpFull = checkpoints('FULL', 30);
-  rows.push({ name: `checkpoint ${at} (createCheckpoint, FULL commit)`, value: cpFull, beside: 'node sign', limit: lim.sign, note: `${fmt(1000 / cpFull, 2)} ms each: consistency root + root + 1 signature + 1 row + fsync` });
+  rows.push({
+    name: `checkpoint ${at} (createCheckpoint, FULL commit)`,
+    value: cpFull,
+    beside: 'node sign',
+    limit: lim.sign,
+    note: `${fmt(1000 / cpFull, 2)} ms each: consistency root + root + 1 signature + 1 row + fsync`,
+  });
   const cpNormal = checkpoints('NORMAL', 100);
-  rows.push({ name: `  … synchronous=NORMAL (no fsync per commit)`, value: cpNormal, beside: 'node sign', limit: lim.sign, note: `${fmt(1e6 / cpNormal)} µs each: the same work, WAL written but not fsynced` });
+  rows.push({
+    name: `  … synchronous=NORMAL (no fsync per commit)`,
+    value: cpNormal,
+    beside: 'node sign',
+    limit: lim.sign,
+    note: `${fmt(1e6 / cpNormal)} µs each: the same work, WAL written but not fsynced`,
+  });
 
   const ledger = openLedger(t.path, { readonly: true });
   const tree = new LedgerTree(ledger.db);
@@ -155,9 +229,21 @@ function treeFigures(t: SyntheticLedger, n: number, lim: Limits, full: boolean):
   const rootReads = tree.reads;
   if (full) {
     const r = rate(500, () => tree.root(n));
-    rows.push({ name: `  tree root ${at} (LedgerTree.root)`, value: r, beside: `${rootReads} SHA-256`, limit: 1e6 / (rootReads * lim.shaUs), note: `${fmt(1e6 / r, 1)} µs, ${rootReads} row reads` });
+    rows.push({
+      name: `  tree root ${at} (LedgerTree.root)`,
+      value: r,
+      beside: `${rootReads} SHA-256`,
+      limit: 1e6 / (rootReads * lim.shaUs),
+      note: `${fmt(1e6 / r, 1)} µs, ${rootReads} row reads`,
+    });
     const origin = `chio-ledger/${'ab'.repeat(16)}`;
-    rows.push({ name: '  checkpoint note signing (signCheckpoint)', value: rate(500, () => signCheckpoint({ origin, treeSize: n, rootHash: root }, signer)), beside: 'node sign', limit: lim.sign, note: 'C2SP note text, key hash, 1 Ed25519 signature' });
+    rows.push({
+      name: '  checkpoint note signing (signCheckpoint)',
+      value: rate(500, () => signCheckpoint({ origin, treeSize: n, rootHash: root }, signer)),
+      beside: 'node sign',
+      limit: lim.sign,
+      note: 'C2SP note text, key hash, 1 Ed25519 signature',
+    });
   }
 
   // Pseudo-random leaves (a fixed LCG, so every run asks for the same ones): 200 warm up, 2,000 timed.
@@ -166,17 +252,28 @@ function treeFigures(t: SyntheticLedger, n: number, lim: Limits, full: boolean):
   const warm = Array.from({ length: 200 }, pick);
   const seqs = Array.from({ length: 2000 }, pick);
   const prove = (list: number[]) => list.map((seq) => proveInclusion(ledger, { seq }, { treeSize: n, tree }));
-  const decode = (proofs: ReturnType<typeof prove>) => proofs.map((p) => ({ leaf: fromHex(p.entry_hash), index: p.leaf_index, hashes: p.hashes.map(fromHex) }));
-  const verifyAll = (cases: ReturnType<typeof decode>) => cases.every((c) => verifyInclusion(merkleLeafHash(c.leaf), c.index, n, c.hashes, root));
+  const decode = (proofs: ReturnType<typeof prove>) =>
+    proofs.map((p) => ({ leaf: fromHex(p.entry_hash), index: p.leaf_index, hashes: p.hashes.map(fromHex) }));
+  const verifyAll = (cases: ReturnType<typeof decode>) =>
+    cases.every((c) => verifyInclusion(merkleLeafHash(c.leaf), c.index, n, c.hashes, root));
   if (!verifyAll(decode(prove(warm)))) throw new Error('bench: an inclusion proof did not verify');
   for (const seq of warm) tree.inclusion(seq - 1, n);
 
   // Each of a proof's reads is one point lookup; the same lookup alone is the proof's other limit.
   const lookup = ledger.db.prepare('SELECT hash FROM merkle_subtrees WHERE level = ? AND idx = ?');
-  const pairs = seqs.map((seq, i) => { const level = 1 + (i % 10); return [level, Math.min(Math.floor((seq - 1) / 2 ** level), Math.floor(n / 2 ** level) - 1)] as const; });
-  if (pairs.some(([level, idx]) => lookup.get(level, idx) === undefined)) throw new Error('bench: a stored subtree is missing');
+  const pairs = seqs.map((seq, i) => {
+    const level = 1 + (i % 10);
+    return [level, Math.min(Math.floor((seq - 1) / 2 ** level), Math.floor(n / 2 ** level) - 1)] as const;
+  });
+  if (pairs.some(([level, idx]) => lookup.get(level, idx) === undefined))
+    throw new Error('bench: a stored subtree is missing');
   const readUs = 1e6 / rate(300, (i) => lookup.get(...pairs[i % pairs.length]!));
-  rows.push({ name: `  raw row read ${at} (merkle_subtrees point lookup)`, value: 1e6 / readUs, beside: '(limit)', note: `${fmt(readUs, 1)} µs, better-sqlite3 prepared statement` });
+  rows.push({
+    name: `  raw row read ${at} (merkle_subtrees point lookup)`,
+    value: 1e6 / readUs,
+    beside: '(limit)',
+    note: `${fmt(readUs, 1)} µs, better-sqlite3 prepared statement`,
+  });
 
   tree.reads = 0;
   const built = seconds(() => prove(seqs));
@@ -184,31 +281,56 @@ function treeFigures(t: SyntheticLedger, n: number, lim: Limits, full: boolean):
   const proofUs = (built.s * 1e6) / seqs.length;
   const shaNote = (count: number) => `${fmt(count, 1)} SHA-256 = ${fmt(count * lim.shaUs, 1)} µs`;
   const goal = n === 1_000_000 ? `; goal < 1 ms: ${proofUs < PROOF_GOAL_US ? 'met' : 'NOT met'}` : '';
-  rows.push({ name: `inclusion proof ${at} (proveInclusion)`, value: 1e6 / proofUs, beside: 'reads×SHA', limit: 1e6 / (reads * lim.shaUs), note: `${fmt(proofUs, 1)} µs: ${fmt(reads, 1)} row reads (× ${fmt(readUs, 1)} µs = ${fmt(reads * readUs, 1)} µs); ${shaNote(reads)}${goal}` });
+  rows.push({
+    name: `inclusion proof ${at} (proveInclusion)`,
+    value: 1e6 / proofUs,
+    beside: 'reads×SHA',
+    limit: 1e6 / (reads * lim.shaUs),
+    note: `${fmt(proofUs, 1)} µs: ${fmt(reads, 1)} row reads (× ${fmt(readUs, 1)} µs = ${fmt(reads * readUs, 1)} µs); ${shaNote(reads)}${goal}`,
+  });
   const raw = seconds(() => seqs.map((seq) => tree.inclusion(seq - 1, n)));
-  rows.push({ name: `  … hashes only (LedgerTree.inclusion)`, value: seqs.length / raw.s, beside: 'reads×SHA', limit: 1e6 / (reads * lim.shaUs), note: `${fmt((raw.s * 1e6) / seqs.length, 1)} µs` });
+  rows.push({
+    name: `  … hashes only (LedgerTree.inclusion)`,
+    value: seqs.length / raw.s,
+    beside: 'reads×SHA',
+    limit: 1e6 / (reads * lim.shaUs),
+    note: `${fmt((raw.s * 1e6) / seqs.length, 1)} µs`,
+  });
   const cases = decode(built.value);
   const shas = 1 + mean(cases.map((c) => c.hashes.length));
   const verified = seconds(() => verifyAll(cases));
   if (!verified.value) throw new Error('bench: an inclusion proof did not verify');
-  rows.push({ name: `  verify it (verifyInclusion)`, value: cases.length / verified.s, beside: 'path×SHA', limit: 1e6 / (shas * lim.shaUs), note: `${fmt((verified.s * 1e6) / cases.length, 1)} µs; ${shaNote(shas)}` });
+  rows.push({
+    name: `  verify it (verifyInclusion)`,
+    value: cases.length / verified.s,
+    beside: 'path×SHA',
+    limit: 1e6 / (shas * lim.shaUs),
+    note: `${fmt((verified.s * 1e6) / cases.length, 1)} µs; ${shaNote(shas)}`,
+  });
   ledger.close();
   return rows;
 }
 
 /** 64 producers append `receipts` through group commit; a Checkpointer every `every` entries, or none. */
-async function appendRound(path: string, receipts: readonly Receipt[], every: number | false): Promise<{ rate: number; made: number; perCommit: number }> {
+async function appendRound(
+  path: string,
+  receipts: readonly Receipt[],
+  every: number | false,
+): Promise<{ rate: number; made: number; perCommit: number }> {
   const receiptLedger = openLedger(path);
   const ledger = openLedger(path, { create: false });
   const writer = new LedgerWriter(receiptLedger);
-  const checkpointer = every === false ? undefined : new Checkpointer(ledger, signer, { everyEntries: every }, (m) => console.error(m));
+  const checkpointer =
+    every === false ? undefined : new Checkpointer(ledger, signer, { everyEntries: every }, (m) => console.error(m));
   const start = performance.now();
-  await Promise.all(Array.from({ length: 64 }, async (_, p) => {
-    for (let k = p; k < receipts.length; k += 64) {
-      const entry = await writer.append({ receipt: receipts[k]!, sessionId: `session-${p}` });
-      checkpointer?.appended(entry.seq); // as Kernel.afterAppend does
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 64 }, async (_, p) => {
+      for (let k = p; k < receipts.length; k += 64) {
+        const entry = await writer.append({ receipt: receipts[k]!, sessionId: `session-${p}` });
+        checkpointer?.appended(entry.seq); // as Kernel.afterAppend does
+      }
+    }),
+  );
   const r = receipts.length / ((performance.now() - start) / 1000);
   const made = listCheckpoints(ledger).length;
   const perCommit = writer.stats.appended / writer.stats.commits;
@@ -225,18 +347,38 @@ async function appendFigures(dir: string, receipts: readonly Receipt[], lim: Lim
   const on: typeof off = [];
   await appendRound(join(dir, 'append-warm-up.sqlite'), receipts.slice(0, 3200), false); // the first round ran ~20 % slow
   // Alternated, first one then the other first, so neither a slow minute of the VM nor the order favours one.
-  for (const order of [['off', 'on'], ['on', 'off']] as const) {
+  for (const order of [
+    ['off', 'on'],
+    ['on', 'off'],
+  ] as const) {
     for (const which of order) {
-      const r = await appendRound(join(dir, `append-${which}-${off.length + on.length}.sqlite`), receipts, which === 'on' ? 1000 : false);
+      const r = await appendRound(
+        join(dir, `append-${which}-${off.length + on.length}.sqlite`),
+        receipts,
+        which === 'on' ? 1000 : false,
+      );
       (which === 'on' ? on : off).push(r);
     }
   }
   const hm = (rs: typeof off) => rs.length / rs.reduce((a, b) => a + 1 / b.rate, 0); // total appends / total time
-  const detail = (rs: typeof off) => `rounds ${rs.map((r) => `${fmt(r.rate)}/s`).join(', ')}; ${fmt(rs.reduce((a, r) => a + r.perCommit, 0) / rs.length)}/commit`;
+  const detail = (rs: typeof off) =>
+    `rounds ${rs.map((r) => `${fmt(r.rate)}/s`).join(', ')}; ${fmt(rs.reduce((a, r) => a + r.perCommit, 0) / rs.length)}/commit`;
   const total = receipts.length * off.length;
   return [
-    { name: `group commit, 64 producers, no checkpoints (${fmt(total)})`, value: hm(off), beside: 'node sign', limit: lim.sign, note: detail(off) },
-    { name: `  … Checkpointer every 1000 entries (${fmt(total)})`, value: hm(on), beside: 'no ckpt', limit: hm(off), note: `${detail(on)}; ${on.reduce((a, r) => a + r.made, 0)} checkpoints signed` },
+    {
+      name: `group commit, 64 producers, no checkpoints (${fmt(total)})`,
+      value: hm(off),
+      beside: 'node sign',
+      limit: lim.sign,
+      note: detail(off),
+    },
+    {
+      name: `  … Checkpointer every 1000 entries (${fmt(total)})`,
+      value: hm(on),
+      beside: 'no ckpt',
+      limit: hm(off),
+      note: `${detail(on)}; ${on.reduce((a, r) => a + r.made, 0)} checkpoints signed`,
+    },
   ];
 }
 
@@ -246,20 +388,44 @@ async function evidenceFigures(dir: string, receipts: readonly Receipt[], lim: L
   await Promise.all(receipts.map((receipt) => writer.append({ receipt, sessionId: 'evidence' })));
   await writer.close();
   createCheckpoint(ledger, signer);
-  const certificate = generateCertificate(ledger, { sessionId: 'evidence', signer: { role: 'kernel', key: signer }, trustedKernelKeys: new Set([signer.publicKeyHex]) });
+  const certificate = generateCertificate(ledger, {
+    sessionId: 'evidence',
+    signer: { role: 'kernel', key: signer },
+    trustedKernelKeys: new Set([signer.publicKeyHex]),
+  });
   const exported = seconds(() => exportEvidence(ledger, { sessionId: 'evidence', certificate }));
   ledger.close();
   const json = seconds(() => JSON.stringify(exported.value));
   const parsed = seconds(() => JSON.parse(json.value) as unknown);
-  const verdict = seconds(() => verifyEvidenceBundle(parsed.value, { trustedKernelKeys: new Set([signer.publicKeyHex]) }));
+  const verdict = seconds(() =>
+    verifyEvidenceBundle(parsed.value, { trustedKernelKeys: new Set([signer.publicKeyHex]) }),
+  );
   if (!verdict.value.ok) throw new Error(`bench: the evidence bundle did not verify: ${verdict.value.reason}`);
   const n = exported.value.entries.length;
   const mb = Buffer.byteLength(json.value) / 1e6;
   const rawVerifyS = n / lim.verify;
   return [
-    { name: `evidence export, ${fmt(n)}-receipt session (exportEvidence)`, value: n / exported.s, beside: 'node verify', limit: lim.verify, note: `${fmt(exported.s, 2)} s: entries + ${fmt(n)} inclusion proofs` },
-    { name: '  bundle JSON round trip (stringify + parse)', value: n / (json.s + parsed.s), beside: 'node verify', limit: lim.verify, note: `${fmt(json.s + parsed.s, 2)} s (${fmt(json.s, 2)} + ${fmt(parsed.s, 2)}); ${fmt(mb, 1)} MB` },
-    { name: '  verify the parsed bundle (verifyEvidenceBundle)', value: n / verdict.s, beside: 'node verify', limit: lim.verify, note: `${fmt(verdict.s, 2)} s; raw verify × ${fmt(n)} = ${fmt(rawVerifyS, 2)} s` },
+    {
+      name: `evidence export, ${fmt(n)}-receipt session (exportEvidence)`,
+      value: n / exported.s,
+      beside: 'node verify',
+      limit: lim.verify,
+      note: `${fmt(exported.s, 2)} s: entries + ${fmt(n)} inclusion proofs`,
+    },
+    {
+      name: '  bundle JSON round trip (stringify + parse)',
+      value: n / (json.s + parsed.s),
+      beside: 'node verify',
+      limit: lim.verify,
+      note: `${fmt(json.s + parsed.s, 2)} s (${fmt(json.s, 2)} + ${fmt(parsed.s, 2)}); ${fmt(mb, 1)} MB`,
+    },
+    {
+      name: '  verify the parsed bundle (verifyEvidenceBundle)',
+      value: n / verdict.s,
+      beside: 'node verify',
+      limit: lim.verify,
+      note: `${fmt(verdict.s, 2)} s; raw verify × ${fmt(n)} = ${fmt(rawVerifyS, 2)} s`,
+    },
   ];
 }
 
@@ -267,7 +433,13 @@ export async function checkpointFigures(progress: (m: string) => void = (m) => c
   const dir = mkdtempSync(join(tmpdir(), 'chio-bench-ckpt-'));
   const started = performance.now();
   try {
-    const note = new TextEncoder().encode(checkpointText({ origin: `chio-ledger/${'ab'.repeat(16)}`, treeSize: 1_000_000, rootHash: new Uint8Array(32).fill(7) }));
+    const note = new TextEncoder().encode(
+      checkpointText({
+        origin: `chio-ledger/${'ab'.repeat(16)}`,
+        treeSize: 1_000_000,
+        rootHash: new Uint8Array(32).fill(7),
+      }),
+    );
     const sample = signReceipt(draft(1), signer, { nonce: 'sample' });
     const message = new TextEncoder().encode(signedText(canonicalMembers(sample)));
     const sig = toHex(signer.sign(message));
@@ -275,27 +447,60 @@ export async function checkpointFigures(progress: (m: string) => void = (m) => c
     const in65 = new Uint8Array(65).fill(1);
     const sha33 = rate(700, () => hash('sha256', in33, 'buffer'));
     const sha65 = rate(700, () => hash('sha256', in65, 'buffer'));
-    const lim: Limits = { sign: rate(1000, () => signer.sign(note)), verify: rate(1000, () => verifySignature(signer.publicKeyHex, message, sig)), shaUs: (1e6 / sha33 + 1e6 / sha65) / 2 };
+    const lim: Limits = {
+      sign: rate(1000, () => signer.sign(note)),
+      verify: rate(1000, () => verifySignature(signer.publicKeyHex, message, sig)),
+      shaUs: (1e6 / sha33 + 1e6 / sha65) / 2,
+    };
     const rows: BenchRow[] = [
-      { name: `raw Ed25519 sign, product signer (${note.length}-byte note)`, value: lim.sign, beside: '(limit)', note: '' },
-      { name: `raw Ed25519 verify, node:crypto (${message.length}-byte receipt)`, value: lim.verify, beside: '(limit)', note: '' },
-      { name: 'raw SHA-256, 33 bytes (0x00‖leaf), node:crypto', value: sha33, beside: '(limit)', note: `${fmt(1e6 / sha33, 2)} µs` },
-      { name: 'raw SHA-256, 65 bytes (0x01‖left‖right), node:crypto', value: sha65, beside: '(limit)', note: `${fmt(1e6 / sha65, 2)} µs; mean ${fmt(lim.shaUs, 2)} µs is "×SHA"` },
+      {
+        name: `raw Ed25519 sign, product signer (${note.length}-byte note)`,
+        value: lim.sign,
+        beside: '(limit)',
+        note: '',
+      },
+      {
+        name: `raw Ed25519 verify, node:crypto (${message.length}-byte receipt)`,
+        value: lim.verify,
+        beside: '(limit)',
+        note: '',
+      },
+      {
+        name: 'raw SHA-256, 33 bytes (0x00‖leaf), node:crypto',
+        value: sha33,
+        beside: '(limit)',
+        note: `${fmt(1e6 / sha33, 2)} µs`,
+      },
+      {
+        name: 'raw SHA-256, 65 bytes (0x01‖left‖right), node:crypto',
+        value: sha65,
+        beside: '(limit)',
+        note: `${fmt(1e6 / sha65, 2)} µs; mean ${fmt(lim.shaUs, 2)} µs is "×SHA"`,
+      },
     ];
 
     const t = new SyntheticLedger(dir);
     const small = t.growTo(100_000);
-    progress(`checkpoints: 100,000 synthetic entries in ${fmt(small.insertS + small.treeS, 1)} s (rows ${fmt(small.insertS, 1)} s, rebuildMerkleSubtrees ${fmt(small.treeS, 1)} s)`);
+    progress(
+      `checkpoints: 100,000 synthetic entries in ${fmt(small.insertS + small.treeS, 1)} s (rows ${fmt(small.insertS, 1)} s, rebuildMerkleSubtrees ${fmt(small.treeS, 1)} s)`,
+    );
     rows.push(...treeFigures(t, t.head, lim, false));
     const big = t.growTo(1_000_000);
-    progress(`checkpoints: grown to 1,000,000 synthetic entries in ${fmt(big.insertS + big.treeS, 1)} s (rows ${fmt(big.insertS, 1)} s, rebuildMerkleSubtrees over all ${fmt(big.treeS, 1)} s)`);
-    rows.push({ name: 'synthetic ledger build to 1,000,000 (setup, NORMAL)', value: 1_000_000 / (small.insertS + small.treeS + big.insertS + big.treeS), beside: '', note: `${fmt(small.insertS + small.treeS + big.insertS + big.treeS, 1)} s; synthetic rows, the product's tree code` });
+    progress(
+      `checkpoints: grown to 1,000,000 synthetic entries in ${fmt(big.insertS + big.treeS, 1)} s (rows ${fmt(big.insertS, 1)} s, rebuildMerkleSubtrees over all ${fmt(big.treeS, 1)} s)`,
+    );
+    rows.push({
+      name: 'synthetic ledger build to 1,000,000 (setup, NORMAL)',
+      value: 1_000_000 / (small.insertS + small.treeS + big.insertS + big.treeS),
+      beside: '',
+      note: `${fmt(small.insertS + small.treeS + big.insertS + big.treeS, 1)} s; synthetic rows, the product's tree code`,
+    });
     rows.push(...treeFigures(t, t.head, lim, true));
     t.setup.close();
 
     const receipts = Array.from({ length: 10_000 }, (_, i) => signReceipt(draft(i), signer, { nonce: `ck-${i}` }));
-    rows.push(...await appendFigures(dir, receipts, lim));
-    rows.push(...await evidenceFigures(dir, receipts, lim));
+    rows.push(...(await appendFigures(dir, receipts, lim)));
+    rows.push(...(await evidenceFigures(dir, receipts, lim)));
     progress(`checkpoints: module took ${fmt((performance.now() - started) / 1000, 1)} s`);
     return rows;
   } finally {
@@ -308,6 +513,8 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const w = Math.max(...rows.map((r) => r.name.length));
   for (const r of rows) {
     const ratio = r.limit === undefined ? '     ' : (r.value / r.limit).toFixed(2).padStart(5);
-    console.log(`${r.name.padEnd(w)}  ${fmt(r.value).padStart(10)}  ${r.beside.padEnd(11)}  ${ratio}  ${r.note}`.trimEnd());
+    console.log(
+      `${r.name.padEnd(w)}  ${fmt(r.value).padStart(10)}  ${r.beside.padEnd(11)}  ${ratio}  ${r.note}`.trimEnd(),
+    );
   }
 }

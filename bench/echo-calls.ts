@@ -6,7 +6,11 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
-export interface Sequential { perSecond: number; p50ms: number; p99ms: number }
+export interface Sequential {
+  perSecond: number;
+  p50ms: number;
+  p99ms: number;
+}
 
 export async function sequentialEchoCalls(client: Client, calls: number): Promise<Sequential> {
   for (let i = 0; i < 20; i++) await client.callTool({ name: 'echo', arguments: { message: `warm ${i}` } });
@@ -19,15 +23,21 @@ export async function sequentialEchoCalls(client: Client, calls: number): Promis
   }
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   latencies.sort((a, b) => a - b);
-  return { perSecond: calls / seconds, p50ms: latencies[Math.floor(calls * 0.5)]!, p99ms: latencies[Math.floor(calls * 0.99)]! };
+  return {
+    perSecond: calls / seconds,
+    p50ms: latencies[Math.floor(calls * 0.5)]!,
+    p99ms: latencies[Math.floor(calls * 0.99)]!,
+  };
 }
 
 /** Calls per second with `inFlight` calls at a time on one session (the requests interleave on its transport). */
 export async function concurrentEchoCalls(client: Client, calls: number, inFlight: number): Promise<number> {
   let next = 0;
   const start = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next++ < calls) await client.callTool({ name: 'echo', arguments: { message: `par ${next}` } });
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next++ < calls) await client.callTool({ name: 'echo', arguments: { message: `par ${next}` } });
+    }),
+  );
   return calls / (Number(process.hrtime.bigint() - start) / 1e9);
 }

@@ -15,13 +15,27 @@ import type { Receipt } from '../src/receipt/index.js';
 
 const iterations = Number(process.argv[2] ?? 5000);
 const signer = signerFromSeed(generateSeed());
-const parameters = { path: '/home/dev/project/src/kernel/kernel.ts', encoding: 'utf8', limits: { max_bytes: 65536, lines: [1, 200] } };
-const output = { content: [{ type: 'text', text: 'export function x(): number {\n  return 1;\n}\n'.repeat(40) }], isError: false };
+const parameters = {
+  path: '/home/dev/project/src/kernel/kernel.ts',
+  encoding: 'utf8',
+  limits: { max_bytes: 65536, lines: [1, 200] },
+};
+const output = {
+  content: [{ type: 'text', text: 'export function x(): number {\n  return 1;\n}\n'.repeat(40) }],
+  isError: false,
+};
 
 function facts(redacting: boolean): CallFacts {
   return {
-    now: 1_800_000_000, capabilityId: 'cap-0123456789', serverId: 'fs', toolName: 'read_file', parameters,
-    evidence: [{ guard_name: 'path_allowlist', verdict: true }, { guard_name: 'shell', verdict: true }],
+    now: 1_800_000_000,
+    capabilityId: 'cap-0123456789',
+    serverId: 'fs',
+    toolName: 'read_file',
+    parameters,
+    evidence: [
+      { guard_name: 'path_allowlist', verdict: true },
+      { guard_name: 'shell', verdict: true },
+    ],
     policy: redacting ? normalizePolicy({ redaction: { mode: 'redact_keys', keys: ['encoding'] } }) : defaultPolicy(),
     nonce: 'a6b3c1de-0000-4000-8000-000000000000',
     redactionKey: redacting ? RedactionKey.fromBytes(new Uint8Array(32).fill(7)) : undefined,
@@ -45,7 +59,7 @@ function run(label: string, f: CallFacts): void {
     'output hash (dispatch check)': () => hashCanonical(output),
     'outcomeDraft (content hash carried)': () => outcomeDraft({ ...f }, 0, { kind: 'output', output, contentHash }),
     '  of which draft zod parse in sign': () => ReceiptDraftSchema.safeParse(draft),
-    'signReceipt': () => signReceipt(draft, signer),
+    signReceipt: () => signReceipt(draft, signer),
     '  of which raw Ed25519': () => signer.sign('x'.repeat(1200)),
     'prepareEntry (signed here)': () => prepareEntry({ receipt, producer: 'bench' }),
     'prepareEntry (copy: full verify)': () => prepareEntry({ receipt: copy, producer: 'bench' }),

@@ -17,11 +17,19 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { concurrentEchoCalls, sequentialEchoCalls } from './echo-calls.js';
 
 const require = createRequire(import.meta.url);
-const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+const EVERYTHING = join(
+  require.resolve('@modelcontextprotocol/server-everything/package.json'),
+  '..',
+  'dist',
+  'index.js',
+);
 const MCP_PROXY = join(require.resolve('mcp-proxy/package.json'), '..', 'dist', 'bin', 'mcp-proxy.mjs');
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 
-export interface BridgeFigure { sequential: { perSecond: number; p50ms: number }; concurrent: number }
+export interface BridgeFigure {
+  sequential: { perSecond: number; p50ms: number };
+  concurrent: number;
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -66,8 +74,40 @@ function stop(child: ChildProcess): Promise<void> {
 export async function httpBridgeFigures(calls = 500): Promise<{ chio: BridgeFigure; mcpProxy: BridgeFigure }> {
   const dir = mkdtempSync(join(tmpdir(), 'chio-bench-bridges-'));
   const proxyPort = await freePort();
-  const proxy = spawn(process.execPath, [MCP_PROXY, '--host', '127.0.0.1', '--port', String(proxyPort), '--server', 'stream', '--', process.execPath, EVERYTHING, 'stdio'], { stdio: 'ignore' });
-  const chio = spawn(process.execPath, [CLI, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', '--receipt-db', join(dir, 'edge.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proxy = spawn(
+    process.execPath,
+    [
+      MCP_PROXY,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(proxyPort),
+      '--server',
+      'stream',
+      '--',
+      process.execPath,
+      EVERYTHING,
+      'stdio',
+    ],
+    { stdio: 'ignore' },
+  );
+  const chio = spawn(
+    process.execPath,
+    [
+      CLI,
+      'mcp',
+      'serve-http',
+      '--listen',
+      '127.0.0.1:0',
+      '--receipt-db',
+      join(dir, 'edge.sqlite'),
+      '--',
+      process.execPath,
+      EVERYTHING,
+      'stdio',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   try {
     const chioUrl = await new Promise<URL>((resolve, reject) => {
       let err = '';

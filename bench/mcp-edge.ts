@@ -16,7 +16,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { concurrentEchoCalls, sequentialEchoCalls } from './echo-calls.js';
 
 const require = createRequire(import.meta.url);
-const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+const EVERYTHING = join(
+  require.resolve('@modelcontextprotocol/server-everything/package.json'),
+  '..',
+  'dist',
+  'index.js',
+);
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const NULL_RELAY = fileURLToPath(new URL('./null-relay.js', import.meta.url));
 
@@ -37,12 +42,17 @@ async function measure(args: string[], calls: number): Promise<RoundTrips> {
   return { ...sequential, sixteenInFlight };
 }
 
-export async function mcpEdgeFigures(calls = 500): Promise<{ direct: RoundTrips; relayed: RoundTrips; governed: RoundTrips }> {
+export async function mcpEdgeFigures(
+  calls = 500,
+): Promise<{ direct: RoundTrips; relayed: RoundTrips; governed: RoundTrips }> {
   const dir = mkdtempSync(join(tmpdir(), 'chio-bench-mcp-'));
   try {
     const direct = await measure([EVERYTHING, 'stdio'], calls);
     const relayed = await measure([NULL_RELAY, process.execPath, EVERYTHING, 'stdio'], calls);
-    const governed = await measure([CLI, 'mcp', 'serve', '--receipt-db', join(dir, 'edge.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'], calls);
+    const governed = await measure(
+      [CLI, 'mcp', 'serve', '--receipt-db', join(dir, 'edge.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'],
+      calls,
+    );
     return { direct, relayed, governed };
   } finally {
     rmSync(dir, { recursive: true, force: true });

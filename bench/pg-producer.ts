@@ -13,16 +13,33 @@ import { signReceipt } from '../src/receipt/index.js';
 
 const [kind, location, id, countText] = process.argv.slice(2) as [string, string, string, string];
 const signer = signerFromSeed(new Uint8Array(32).fill(9));
-const receipts = Array.from({ length: Number(countText) }, (_, i) => signReceipt({
-  timestamp: 1_790_000_000 + i, capability_id: `cap-${id}`, tool_server: 'fs', tool_name: 'read_text_file',
-  action: { parameters: { path: `/p${id}/${i}` } }, decision: { verdict: 'allow' }, receipt_kind: 'mediated_decision', boundary_class: 'prevent',
-  tool_origin: 'caller_executed', redaction_mode: 'none', content_hash: NULL_CONTENT_HASH, policy_hash: hashCanonical({ p: 1 }),
-  evidence: [{ guard_name: 'forbidden-path', verdict: true }], trust_level: 'mediated',
-}, signer, { nonce: `p${id}-${i}` }));
+const receipts = Array.from({ length: Number(countText) }, (_, i) =>
+  signReceipt(
+    {
+      timestamp: 1_790_000_000 + i,
+      capability_id: `cap-${id}`,
+      tool_server: 'fs',
+      tool_name: 'read_text_file',
+      action: { parameters: { path: `/p${id}/${i}` } },
+      decision: { verdict: 'allow' },
+      receipt_kind: 'mediated_decision',
+      boundary_class: 'prevent',
+      tool_origin: 'caller_executed',
+      redaction_mode: 'none',
+      content_hash: NULL_CONTENT_HASH,
+      policy_hash: hashCanonical({ p: 1 }),
+      evidence: [{ guard_name: 'forbidden-path', verdict: true }],
+      trust_level: 'mediated',
+    },
+    signer,
+    { nonce: `p${id}-${i}` },
+  ),
+);
 
 const sqlite = kind === 'sqlite' ? openLedger(location) : null;
 const pg = kind === 'postgres' ? await openPgLedger(location, { maxConnections: 2 }) : null;
-const writer: { append: LedgerWriter['append']; close(): Promise<void> } = sqlite !== null ? new LedgerWriter(sqlite) : new PgLedgerWriter(pg!);
+const writer: { append: LedgerWriter['append']; close(): Promise<void> } =
+  sqlite !== null ? new LedgerWriter(sqlite) : new PgLedgerWriter(pg!);
 process.stdout.write('ready\n');
 await new Promise<void>((resolve) => {
   const lines = createInterface({ input: process.stdin });
@@ -32,12 +49,14 @@ await new Promise<void>((resolve) => {
   });
 });
 let next = 0;
-await Promise.all(Array.from({ length: 16 }, async () => {
-  while (next < receipts.length) {
-    const i = next++;
-    await writer.append({ receipt: receipts[i]!, sessionId: `p${id}-${i % 4}`, producer: `bench-${id}` });
-  }
-}));
+await Promise.all(
+  Array.from({ length: 16 }, async () => {
+    while (next < receipts.length) {
+      const i = next++;
+      await writer.append({ receipt: receipts[i]!, sessionId: `p${id}-${i % 4}`, producer: `bench-${id}` });
+    }
+  }),
+);
 await writer.close();
 sqlite?.close();
 await pg?.close();

@@ -29,7 +29,9 @@ export interface PgFigure {
 /** Starts `n` producer processes, lets them sign, then times their appends from "go" to the last "done". */
 async function producers(kind: 'sqlite' | 'postgres', location: string, n: number, total: number): Promise<number> {
   const per = Math.ceil(total / n);
-  const children = Array.from({ length: n }, (_, i) => spawn(process.execPath, [PRODUCER, kind, location, String(i), String(per)], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const children = Array.from({ length: n }, (_, i) =>
+    spawn(process.execPath, [PRODUCER, kind, location, String(i), String(per)], { stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
   const lines = children.map((c) => {
     let buffer = '';
     const waiters: Array<[string, () => void]> = [];
@@ -37,11 +39,12 @@ async function producers(kind: 'sqlite' | 'postgres', location: string, n: numbe
       buffer += d;
       for (const [word, resolve] of waiters) if (buffer.includes(`${word}\n`)) resolve();
     });
-    return (word: string) => new Promise<void>((resolve, reject) => {
-      if (buffer.includes(`${word}\n`)) resolve();
-      else waiters.push([word, resolve]);
-      c.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`producer exited ${code}`))));
-    });
+    return (word: string) =>
+      new Promise<void>((resolve, reject) => {
+        if (buffer.includes(`${word}\n`)) resolve();
+        else waiters.push([word, resolve]);
+        c.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`producer exited ${code}`))));
+      });
   });
   try {
     await Promise.all(lines.map((wait) => wait('ready')));
@@ -79,7 +82,9 @@ async function bareCommits(url: string, ms = 1500): Promise<number> {
 
 export async function postgresFigures(nodeVerify: number): Promise<PgFigure[]> {
   // @ts-expect-error: a plain .mjs script without type declarations
-  const { startCluster } = (await import('../../scripts/postgres-cluster.mjs')) as { startCluster: () => Promise<{ url: string; stop(): void }> };
+  const { startCluster } = (await import('../../scripts/postgres-cluster.mjs')) as {
+    startCluster: () => Promise<{ url: string; stop(): void }>;
+  };
   const cluster = await startCluster();
   const dir = mkdtempSync(join(tmpdir(), 'chio-bench-pg-'));
   const out: PgFigure[] = [];
@@ -102,8 +107,19 @@ export async function postgresFigures(nodeVerify: number): Promise<PgFigure[]> {
       await (await openPgLedger(url)).close();
       const lite = await producers('sqlite', file, n, total);
       const post = await producers('postgres', url, n, total);
-      out.push({ name: `append, ${n} producer process${n === 1 ? '' : 'es'}, SQLite (one file)`, value: lite, beside: '(limit)', note: 'group commit per process, 16 in flight each' });
-      out.push({ name: `append, ${n} producer process${n === 1 ? '' : 'es'}, PostgreSQL`, value: post, beside: 'PG commit', limit: bare, note: `${(post / lite).toFixed(2)} of SQLite; one append lock per transaction` });
+      out.push({
+        name: `append, ${n} producer process${n === 1 ? '' : 'es'}, SQLite (one file)`,
+        value: lite,
+        beside: '(limit)',
+        note: 'group commit per process, 16 in flight each',
+      });
+      out.push({
+        name: `append, ${n} producer process${n === 1 ? '' : 'es'}, PostgreSQL`,
+        value: post,
+        beside: 'PG commit',
+        limit: bare,
+        note: `${(post / lite).toFixed(2)} of SQLite; one append lock per transaction`,
+      });
     }
     // Chain verification over the same 10,000 entries on each.
     const file = join(dir, 'verify.sqlite');
@@ -120,8 +136,19 @@ export async function postgresFigures(nodeVerify: number): Promise<PgFigure[]> {
     start = process.hrtime.bigint();
     const b = await verifyChainPg(ledger);
     const pgRate = (b.ok ? b.entries : 0) / (Number(process.hrtime.bigint() - start) / 1e9);
-    out.push({ name: 'chain verify, SQLite, 1 thread (10,000 entries)', value: liteRate, beside: 'node verify', limit: nodeVerify });
-    out.push({ name: 'chain verify, PostgreSQL, 1 thread (same entries)', value: pgRate, beside: 'node verify', limit: nodeVerify, note: `${(pgRate / liteRate).toFixed(2)} of SQLite` });
+    out.push({
+      name: 'chain verify, SQLite, 1 thread (10,000 entries)',
+      value: liteRate,
+      beside: 'node verify',
+      limit: nodeVerify,
+    });
+    out.push({
+      name: 'chain verify, PostgreSQL, 1 thread (same entries)',
+      value: pgRate,
+      beside: 'node verify',
+      limit: nodeVerify,
+      note: `${(pgRate / liteRate).toFixed(2)} of SQLite`,
+    });
     // A certificate over one producer's session (every 4th of its receipts: 625 of the 10,000),
     // re-verifying each receipt's signature: receipts certified per second on each store.
     const signer = { role: 'authority' as const, key: signerFromSeed(fromHex('ab'.repeat(32))) };
@@ -135,8 +162,19 @@ export async function postgresFigures(nodeVerify: number): Promise<PgFigure[]> {
     liteStore.close();
     const pgCert = await certify(ledger);
     await ledger.close();
-    out.push({ name: 'certificate, SQLite (a 625-receipt session of 10,000), receipts/s', value: liteCert, beside: 'node verify', limit: nodeVerify });
-    out.push({ name: 'certificate, PostgreSQL (same session), receipts/s', value: pgCert, beside: 'node verify', limit: nodeVerify, note: `${(pgCert / liteCert).toFixed(2)} of SQLite` });
+    out.push({
+      name: 'certificate, SQLite (a 625-receipt session of 10,000), receipts/s',
+      value: liteCert,
+      beside: 'node verify',
+      limit: nodeVerify,
+    });
+    out.push({
+      name: 'certificate, PostgreSQL (same session), receipts/s',
+      value: pgCert,
+      beside: 'node verify',
+      limit: nodeVerify,
+      note: `${(pgCert / liteCert).toFixed(2)} of SQLite`,
+    });
     await admin.end();
   } finally {
     cluster.stop();

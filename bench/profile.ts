@@ -21,7 +21,12 @@ import type { Sequential } from './echo-calls.js';
 import { walFigures } from './wal-bytes.js';
 
 const require = createRequire(import.meta.url);
-const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+const EVERYTHING = join(
+  require.resolve('@modelcontextprotocol/server-everything/package.json'),
+  '..',
+  'dist',
+  'index.js',
+);
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const NULL_RELAY = fileURLToPath(new URL('./null-relay.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,7 +35,14 @@ type Latency = Sequential;
 
 async function calls(args: string[], n: number, env?: Record<string, string>): Promise<Latency> {
   const client = new Client({ name: 'chio-bench', version: '1.0.0' }, { capabilities: {} });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore', ...(env === undefined ? {} : { env: { ...process.env as Record<string, string>, ...env } }) }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args,
+      stderr: 'ignore',
+      ...(env === undefined ? {} : { env: { ...(process.env as Record<string, string>), ...env } }),
+    }),
+  );
   const r = await sequentialEchoCalls(client, n);
   await client.close();
   return r;
@@ -56,10 +68,17 @@ function durableCommitMs(dir: string, n = 300): { p50: number; p90: number; p99:
   return { p50: at(0.5), p90: at(0.9), p99: at(0.99) };
 }
 
-interface CpuProfile { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples: number[]; timeDeltas: number[] }
+interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+  samples: number[];
+  timeDeltas: number[];
+}
 
 /** Self time by function and by file, from a .cpuprofile (sampled: shares, not exact times). */
-function hotSpots(profile: CpuProfile, top = 15): { functions: Array<[string, number]>; files: Array<[string, number]>; totalMs: number } {
+function hotSpots(
+  profile: CpuProfile,
+  top = 15,
+): { functions: Array<[string, number]>; files: Array<[string, number]>; totalMs: number } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
   const fn = new Map<string, number>();
   const file = new Map<string, number>();
@@ -68,10 +87,14 @@ function hotSpots(profile: CpuProfile, top = 15): { functions: Array<[string, nu
     const us = profile.timeDeltas[i] ?? 0;
     total += us;
     const f = byId.get(id)!;
-    const where = f.url === '' ? '(native)' : f.url.startsWith('file://') ? relative(ROOT, fileURLToPath(f.url)) : f.url;
+    const where =
+      f.url === '' ? '(native)' : f.url.startsWith('file://') ? relative(ROOT, fileURLToPath(f.url)) : f.url;
     const name = `${f.functionName || '(anonymous)'}  ${where}${f.url === '' ? '' : `:${f.lineNumber + 1}`}`;
     fn.set(name, (fn.get(name) ?? 0) + us);
-    const module = f.url === '' ? f.functionName || '(native)' : where.replace(/^node_modules\/((?:@[^/]+\/)?[^/]+).*$/, 'node_modules/$1');
+    const module =
+      f.url === ''
+        ? f.functionName || '(native)'
+        : where.replace(/^node_modules\/((?:@[^/]+\/)?[^/]+).*$/, 'node_modules/$1');
     file.set(module, (file.get(module) ?? 0) + us);
   });
   const sorted = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
@@ -86,44 +109,107 @@ export async function profileFigures(n = 1000): Promise<void> {
     const stages = join(dir, 'stages.json');
     const cpuDir = join(dir, 'cpu');
     // Stage stamps cost two hrtime reads per boundary; the CPU profiler slows everything, so it runs apart.
-    const plain = await calls([CLI, 'mcp', 'serve', '--receipt-db', join(dir, 'plain.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'], n, { CHIO_STAGE_PROFILE: stages });
-    const governed = await calls(['--cpu-prof', `--cpu-prof-dir=${cpuDir}`, CLI, 'mcp', 'serve', '--receipt-db', join(dir, 'edge.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'], n);
-    const oneFsync = await calls([CLI, 'mcp', 'serve', '--reservation-sync', 'normal', '--receipt-db', join(dir, 'normal.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'], n);
+    const plain = await calls(
+      [CLI, 'mcp', 'serve', '--receipt-db', join(dir, 'plain.sqlite'), '--', process.execPath, EVERYTHING, 'stdio'],
+      n,
+      { CHIO_STAGE_PROFILE: stages },
+    );
+    const governed = await calls(
+      [
+        '--cpu-prof',
+        `--cpu-prof-dir=${cpuDir}`,
+        CLI,
+        'mcp',
+        'serve',
+        '--receipt-db',
+        join(dir, 'edge.sqlite'),
+        '--',
+        process.execPath,
+        EVERYTHING,
+        'stdio',
+      ],
+      n,
+    );
+    const oneFsync = await calls(
+      [
+        CLI,
+        'mcp',
+        'serve',
+        '--reservation-sync',
+        'normal',
+        '--receipt-db',
+        join(dir, 'normal.sqlite'),
+        '--',
+        process.execPath,
+        EVERYTHING,
+        'stdio',
+      ],
+      n,
+    );
     const commit = durableCommitMs(dir);
 
     console.log(`\nOne governed MCP tools/call (server-everything echo over stdio, one in flight, ${n} calls)`);
-    console.log(`  direct            p50 ${direct.p50ms.toFixed(3)} ms  p99 ${direct.p99ms.toFixed(3)} ms  ${direct.perSecond.toFixed(0)}/s`);
-    console.log(`  null relay        p50 ${relayed.p50ms.toFixed(3)} ms  p99 ${relayed.p99ms.toFixed(3)} ms  ${relayed.perSecond.toFixed(0)}/s  (${(relayed.perSecond / direct.perSecond).toFixed(2)} of direct: a process that only copies bytes, the floor of any wrapping edge)`);
-    console.log(`  governed          p50 ${plain.p50ms.toFixed(3)} ms  p99 ${plain.p99ms.toFixed(3)} ms  ${plain.perSecond.toFixed(0)}/s  (${(plain.perSecond / direct.perSecond).toFixed(2)} of direct)`);
-    console.log(`  governed, --reservation-sync normal (one fsync per call)  p50 ${oneFsync.p50ms.toFixed(3)} ms  p99 ${oneFsync.p99ms.toFixed(3)} ms  ${oneFsync.perSecond.toFixed(0)}/s  (${(oneFsync.perSecond / direct.perSecond).toFixed(2)} of direct)`);
-    console.log(`  one durable commit p50 ${commit.p50.toFixed(3)} ms, p90 ${commit.p90.toFixed(3)} ms, p99 ${commit.p99.toFixed(3)} ms (same disk, synchronous=FULL)`);
-    console.log(`  goal: governed p50 ≤ direct p50 + one commit + 0.3 ms = ${(direct.p50ms + commit.p50 + 0.3).toFixed(3)} ms; now ${(plain.p50ms - direct.p50ms - commit.p50).toFixed(3)} ms over direct + commit`);
+    console.log(
+      `  direct            p50 ${direct.p50ms.toFixed(3)} ms  p99 ${direct.p99ms.toFixed(3)} ms  ${direct.perSecond.toFixed(0)}/s`,
+    );
+    console.log(
+      `  null relay        p50 ${relayed.p50ms.toFixed(3)} ms  p99 ${relayed.p99ms.toFixed(3)} ms  ${relayed.perSecond.toFixed(0)}/s  (${(relayed.perSecond / direct.perSecond).toFixed(2)} of direct: a process that only copies bytes, the floor of any wrapping edge)`,
+    );
+    console.log(
+      `  governed          p50 ${plain.p50ms.toFixed(3)} ms  p99 ${plain.p99ms.toFixed(3)} ms  ${plain.perSecond.toFixed(0)}/s  (${(plain.perSecond / direct.perSecond).toFixed(2)} of direct)`,
+    );
+    console.log(
+      `  governed, --reservation-sync normal (one fsync per call)  p50 ${oneFsync.p50ms.toFixed(3)} ms  p99 ${oneFsync.p99ms.toFixed(3)} ms  ${oneFsync.perSecond.toFixed(0)}/s  (${(oneFsync.perSecond / direct.perSecond).toFixed(2)} of direct)`,
+    );
+    console.log(
+      `  one durable commit p50 ${commit.p50.toFixed(3)} ms, p90 ${commit.p90.toFixed(3)} ms, p99 ${commit.p99.toFixed(3)} ms (same disk, synchronous=FULL)`,
+    );
+    console.log(
+      `  goal: governed p50 ≤ direct p50 + one commit + 0.3 ms = ${(direct.p50ms + commit.p50 + 0.3).toFixed(3)} ms; now ${(plain.p50ms - direct.p50ms - commit.p50).toFixed(3)} ms over direct + commit`,
+    );
     // With the default reservation sync a lone call makes two durable commits (the reservation before
     // the tool runs, the receipt after): the floor under that guarantee counts both.
-    console.log(`  floor of a wrapping edge: null relay p50 + one commit = ${(relayed.p50ms + commit.p50).toFixed(3)} ms (two commits: ${(relayed.p50ms + 2 * commit.p50).toFixed(3)} ms)`);
-    console.log(`  floor with the reservation fsynced too: direct p50 + two commits + 0.3 ms = ${(direct.p50ms + 2 * commit.p50 + 0.3).toFixed(3)} ms; --reservation-sync normal is held to the one-commit goal`);
+    console.log(
+      `  floor of a wrapping edge: null relay p50 + one commit = ${(relayed.p50ms + commit.p50).toFixed(3)} ms (two commits: ${(relayed.p50ms + 2 * commit.p50).toFixed(3)} ms)`,
+    );
+    console.log(
+      `  floor with the reservation fsynced too: direct p50 + two commits + 0.3 ms = ${(direct.p50ms + 2 * commit.p50 + 0.3).toFixed(3)} ms; --reservation-sync normal is held to the one-commit goal`,
+    );
     console.log(`  (under the CPU profiler: p50 ${governed.p50ms.toFixed(3)} ms)`);
 
-    const s = JSON.parse(readFileSync(stages, 'utf8')) as { stages: Array<{ stage: string; ns: number; count: number }> };
+    const s = JSON.parse(readFileSync(stages, 'utf8')) as {
+      stages: Array<{ stage: string; ns: number; count: number }>;
+    };
     const sum = s.stages.reduce((a, x) => a + (x.count === 0 ? 0 : x.ns / x.count), 0);
     console.log('\n  stage      mean per call   share   (calls counted)');
     for (const x of s.stages) {
       const mean = x.count === 0 ? 0 : x.ns / x.count / 1000;
-      console.log(`  ${x.stage.padEnd(10)} ${mean.toFixed(1).padStart(10)} µs   ${((mean * 1000 / sum) * 100).toFixed(1).padStart(5)} %   (${x.count})`);
+      console.log(
+        `  ${x.stage.padEnd(10)} ${mean.toFixed(1).padStart(10)} µs   ${(((mean * 1000) / sum) * 100).toFixed(1).padStart(5)} %   (${x.count})`,
+      );
     }
-    console.log(`  ${'total'.padEnd(10)} ${(sum / 1000).toFixed(1).padStart(10)} µs   (edge side, from the line read to the line written; dispatch includes the upstream round trip)`);
+    console.log(
+      `  ${'total'.padEnd(10)} ${(sum / 1000).toFixed(1).padStart(10)} µs   (edge side, from the line read to the line written; dispatch includes the upstream round trip)`,
+    );
 
     const file = readdirSync(cpuDir).find((f) => f.endsWith('.cpuprofile'));
     if (file !== undefined) {
       const h = hotSpots(JSON.parse(readFileSync(join(cpuDir, file), 'utf8')) as CpuProfile);
       console.log(`\n  edge CPU profile: ${h.totalMs.toFixed(0)} ms sampled; self time by module`);
-      for (const [name, us] of h.files) console.log(`  ${((us / 1000 / h.totalMs) * 100).toFixed(1).padStart(5)} %  ${name}`);
+      for (const [name, us] of h.files)
+        console.log(`  ${((us / 1000 / h.totalMs) * 100).toFixed(1).padStart(5)} %  ${name}`);
       console.log('\n  self time by function');
-      for (const [name, us] of h.functions) console.log(`  ${((us / 1000 / h.totalMs) * 100).toFixed(1).padStart(5)} %  ${name}`);
+      for (const [name, us] of h.functions)
+        console.log(`  ${((us / 1000 / h.totalMs) * 100).toFixed(1).padStart(5)} %  ${name}`);
     }
     const wal = await walFigures(dir);
-    for (const [label, w] of [['one entry per commit', wal.one], ['64 entries per commit', wal.grouped]] as const) {
-      console.log(`\n  WAL per ledger entry, ${label}: ${w.bytesPerEntry.toFixed(0)} bytes, ${w.pagesPerCommit.toFixed(1)} pages per commit; pages per entry by owner:`);
+    for (const [label, w] of [
+      ['one entry per commit', wal.one],
+      ['64 entries per commit', wal.grouped],
+    ] as const) {
+      console.log(
+        `\n  WAL per ledger entry, ${label}: ${w.bytesPerEntry.toFixed(0)} bytes, ${w.pagesPerCommit.toFixed(1)} pages per commit; pages per entry by owner:`,
+      );
       for (const [name, pages] of w.byOwner) console.log(`  ${pages.toFixed(3).padStart(8)}  ${name}`);
     }
   } finally {

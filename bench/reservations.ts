@@ -15,7 +15,11 @@ import { join } from 'node:path';
 import { commitReservations, openLedger } from '../src/ledger/index.js';
 import type { CallReservation, SynchronousMode } from '../src/ledger/index.js';
 
-const FACTS = JSON.stringify({ tool_server: 'fs', tool_name: 'read_file', action: { parameters: { path: '/home/dev/project/src/x.ts' } } });
+const FACTS = JSON.stringify({
+  tool_server: 'fs',
+  tool_name: 'read_file',
+  action: { parameters: { path: '/home/dev/project/src/x.ts' } },
+});
 
 function measure(dir: string, sync: SynchronousMode, perCommit: number, total: number): number {
   const path = join(dir, `r-${sync}-${perCommit}.sqlite`);
@@ -27,7 +31,13 @@ function measure(dir: string, sync: SynchronousMode, perCommit: number, total: n
   const start = performance.now();
   for (let done = 0; done < total; done += perCommit) {
     const batch: CallReservation[] = Array.from({ length: perCommit }, () => ({
-      requestId: `r-${++id}`, capabilityId: 'cap-1', grants: [{ index: 0, maxInvocations: 1_000_000 }], trustedKeys: ['00'.repeat(32)], owner: 'bench:1', now: 1_800_000_000, facts: FACTS,
+      requestId: `r-${++id}`,
+      capabilityId: 'cap-1',
+      grants: [{ index: 0, maxInvocations: 1_000_000 }],
+      trustedKeys: ['00'.repeat(32)],
+      owner: 'bench:1',
+      now: 1_800_000_000,
+      facts: FACTS,
     }));
     commitReservations(ledger, batch);
     releaser.db.transaction(() => batch.forEach((r) => release.run(r.requestId)))();
@@ -47,7 +57,9 @@ try {
     ['64 per transaction, synchronous=FULL (group commit)', measure(dir, 'FULL', 64, 6400)],
   ];
   for (const [label, rate] of rows) {
-    process.stdout.write(`${label.padEnd(56)} ${Math.round(rate).toLocaleString('en-US').padStart(8)} /s   ×${(rate / off).toFixed(2)}\n`);
+    process.stdout.write(
+      `${label.padEnd(56)} ${Math.round(rate).toLocaleString('en-US').padStart(8)} /s   ×${(rate / off).toFixed(2)}\n`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -33,9 +33,22 @@ import {
   verifySignature,
   verifySignatureAsync,
 } from '../src/crypto/index.js';
-import { appendReceiptSync, EntryInserter, LedgerWriter, openLedger, verifyChain, verifyChainParallel } from '../src/ledger/index.js';
+import {
+  appendReceiptSync,
+  EntryInserter,
+  LedgerWriter,
+  openLedger,
+  verifyChain,
+  verifyChainParallel,
+} from '../src/ledger/index.js';
 import type { ChainVerdict } from '../src/ledger/index.js';
-import { canonicalMembers, ReceiptDraftSchema, signedText, signReceipt, signReceiptAsync } from '../src/receipt/index.js';
+import {
+  canonicalMembers,
+  ReceiptDraftSchema,
+  signedText,
+  signReceipt,
+  signReceiptAsync,
+} from '../src/receipt/index.js';
 import type { Receipt, ReceiptDraft } from '../src/receipt/index.js';
 import { verifyCapability } from '../src/capability/index.js';
 import { guards, Kernel } from '../src/kernel/index.js';
@@ -59,7 +72,9 @@ function draft(i: number): ReceiptDraft {
     tool_server: 'filesystem',
     tool_name: deny ? 'write_file' : 'read_text_file',
     action: { parameters: { path: `/home/dev/project/src/module-${i % 97}.ts`, encoding: 'utf-8' } },
-    decision: deny ? { verdict: 'deny', reason: 'path matches a forbidden pattern: **/.env', guard: 'forbidden-path' } : { verdict: 'allow' },
+    decision: deny
+      ? { verdict: 'deny', reason: 'path matches a forbidden pattern: **/.env', guard: 'forbidden-path' }
+      : { verdict: 'allow' },
     receipt_kind: 'mediated_decision',
     boundary_class: 'prevent',
     tool_origin: 'caller_executed',
@@ -107,24 +122,33 @@ function row(name: string, value: number, beside = '(limit)', limit?: number, no
 async function poolRate(total: number, op: () => Promise<unknown>): Promise<number> {
   return timed(async () => {
     let next = 0;
-    await Promise.all(Array.from({ length: 64 }, async () => {
-      while (next++ < total) await op();
-    }));
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (next++ < total) await op();
+      }),
+    );
     return total;
   });
 }
 
 /** 64 producers, each signing then awaiting its append, through one group-commit writer. */
-async function groupAppend(path: string, perProducer: number, sign: (k: number) => Receipt | Promise<Receipt>, onThread = false): Promise<{ rate: number; writer: LedgerWriter }> {
+async function groupAppend(
+  path: string,
+  perProducer: number,
+  sign: (k: number) => Receipt | Promise<Receipt>,
+  onThread = false,
+): Promise<{ rate: number; writer: LedgerWriter }> {
   const ledger = onThread ? null : openLedger(path);
   const writer = ledger === null ? await LedgerWriter.onThread(path) : new LedgerWriter(ledger);
   const rate = await timed(async () => {
-    await Promise.all(Array.from({ length: 64 }, async (_, p) => {
-      for (let i = 0; i < perProducer; i++) {
-        const k = p * perProducer + i;
-        await writer.append({ receipt: await sign(k), sessionId: `session-${p}` });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 64 }, async (_, p) => {
+        for (let i = 0; i < perProducer; i++) {
+          const k = p * perProducer + i;
+          await writer.append({ receipt: await sign(k), sessionId: `session-${p}` });
+        }
+      }),
+    );
     return 64 * perProducer;
   });
   await writer.close();
@@ -139,7 +163,9 @@ async function main(): Promise<void> {
   const sig = toHex(signer.sign(message));
   const sigBytes = fromHex(sig);
   const pub = fromHex(signer.publicKeyHex);
-  console.log(`chio bench — node ${process.version}, ${cpus().length} cores, ${message.length}-byte signed receipt, ${dir}`);
+  console.log(
+    `chio bench — node ${process.version}, ${cpus().length} cores, ${message.length}-byte signed receipt, ${dir}`,
+  );
 
   const nodeSign = rate(1500, () => signer.sign(message));
   const nodeVerify = rate(1500, () => verifySignature(signer.publicKeyHex, message, sig));
@@ -149,9 +175,25 @@ async function main(): Promise<void> {
   row('raw Ed25519 verify, node:crypto, 1 thread', nodeVerify);
   row('raw Ed25519 sign, node:crypto, thread pool', poolSign, 'node sign', nodeSign, 'every core');
   row('raw Ed25519 verify, node:crypto, thread pool', poolVerify, 'node verify', nodeVerify, 'every core');
-  row('raw Ed25519 sign, @noble/ed25519 (reference)', rate(1000, () => referenceEd25519.sign(SEED, message)), 'node sign', nodeSign);
-  row('raw Ed25519 verify, @noble/ed25519 (reference)', rate(1000, () => referenceEd25519.verify(pub, message, sigBytes)), 'node verify', nodeVerify);
-  row('sign a receipt (zod + JCS + id + Ed25519)', rate(1500, (i) => signReceipt(draft(i), signer, { nonce: `s${i}` })), 'node sign', nodeSign, 'goal ≥ 0.8');
+  row(
+    'raw Ed25519 sign, @noble/ed25519 (reference)',
+    rate(1000, () => referenceEd25519.sign(SEED, message)),
+    'node sign',
+    nodeSign,
+  );
+  row(
+    'raw Ed25519 verify, @noble/ed25519 (reference)',
+    rate(1000, () => referenceEd25519.verify(pub, message, sigBytes)),
+    'node verify',
+    nodeVerify,
+  );
+  row(
+    'sign a receipt (zod + JCS + id + Ed25519)',
+    rate(1500, (i) => signReceipt(draft(i), signer, { nonce: `s${i}` })),
+    'node sign',
+    nodeSign,
+    'goal ≥ 0.8',
+  );
   {
     // What signing a receipt cannot skip besides the signature: the draft is validated (a boundary:
     // drafts come from producers) and canonicalized (RFC 8785) once each. Their sum bounds the row above.
@@ -160,7 +202,13 @@ async function main(): Promise<void> {
     const jcs = rate(1000, (i) => canonicalJson(drafts[i % 1024]));
     row('  zod parse of the draft alone', parse, 'node sign', nodeSign);
     row('  JCS of the draft alone', jcs, 'node sign', nodeSign);
-    row('  bound: Ed25519 + parse + JCS, nothing else', 1 / (1 / nodeSign + 1 / parse + 1 / jcs), 'node sign', nodeSign, 'the most signing a receipt can reach');
+    row(
+      '  bound: Ed25519 + parse + JCS, nothing else',
+      1 / (1 / nodeSign + 1 / parse + 1 / jcs),
+      'node sign',
+      nodeSign,
+      'the most signing a receipt can reach',
+    );
   }
 
   // 1 producer: sign, then one BEGIN IMMEDIATE … COMMIT (one fsync) per receipt.
@@ -170,7 +218,12 @@ async function main(): Promise<void> {
     const inserter = new EntryInserter(ledger);
     const n = 2000;
     const r = await timed(() => {
-      for (let i = 0; i < n; i++) appendReceiptSync(ledger, { receipt: signReceipt(draft(i), signer, { nonce: `one-${i}` }), sessionId: `s${i % 8}` }, inserter);
+      for (let i = 0; i < n; i++)
+        appendReceiptSync(
+          ledger,
+          { receipt: signReceipt(draft(i), signer, { nonce: `one-${i}` }), sessionId: `s${i % 8}` },
+          inserter,
+        );
       return n;
     });
     row('append, 1 producer, 1 txn + fsync per receipt', r, 'node sign', nodeSign);
@@ -181,33 +234,91 @@ async function main(): Promise<void> {
   const perProducer = 400;
   // The ledger alone: receipts signed beforehand, 64 producers appending through group commit.
   {
-    const presigned = Array.from({ length: 64 * perProducer }, (_, k) => signReceipt(draft(k), signer, { nonce: `p-${k}` }));
+    const presigned = Array.from({ length: 64 * perProducer }, (_, k) =>
+      signReceipt(draft(k), signer, { nonce: `p-${k}` }),
+    );
     const { rate: r, writer } = await groupAppend(join(dir, 'presigned.sqlite'), perProducer, (k) => presigned[k]!);
-    row('group commit, 64 producers, pre-signed receipts', r, 'node sign', nodeSign, `ledger only; ${fmt(writer.stats.appended / writer.stats.commits)}/commit`);
+    row(
+      'group commit, 64 producers, pre-signed receipts',
+      r,
+      'node sign',
+      nodeSign,
+      `ledger only; ${fmt(writer.stats.appended / writer.stats.commits)}/commit`,
+    );
     const t = await groupAppend(join(dir, 'presigned-thread.sqlite'), perProducer, (k) => presigned[k]!, true);
-    row('  … committed on the writer thread', t.rate, 'node sign', nodeSign, `ledger only; ${fmt(t.writer.stats.appended / t.writer.stats.commits)}/commit`);
+    row(
+      '  … committed on the writer thread',
+      t.rate,
+      'node sign',
+      nodeSign,
+      `ledger only; ${fmt(t.writer.stats.appended / t.writer.stats.commits)}/commit`,
+    );
   }
-  const { rate: syncRate } = await groupAppend(join(dir, 'group-sync.sqlite'), perProducer, (k) => signReceipt(draft(k), signer, { nonce: `g-${k}` }));
+  const { rate: syncRate } = await groupAppend(join(dir, 'group-sync.sqlite'), perProducer, (k) =>
+    signReceipt(draft(k), signer, { nonce: `g-${k}` }),
+  );
   row('group commit, 64 producers, signReceipt', syncRate, 'node sign', nodeSign, 'goal ≥ 0.70');
-  const { rate: asyncRate } = await groupAppend(join(dir, 'group-async.sqlite'), perProducer, (k) => signReceiptAsync(draft(k), signer, { nonce: `a-${k}` }));
-  row('group commit, 64 producers, signReceiptAsync', asyncRate, 'node sign', nodeSign, 'goal ≥ 0.70 (signing on the pool)');
-  const { rate: threadRate } = await groupAppend(join(dir, 'group-thread-sync.sqlite'), perProducer, (k) => signReceipt(draft(k), signer, { nonce: `ts-${k}` }), true);
+  const { rate: asyncRate } = await groupAppend(join(dir, 'group-async.sqlite'), perProducer, (k) =>
+    signReceiptAsync(draft(k), signer, { nonce: `a-${k}` }),
+  );
+  row(
+    'group commit, 64 producers, signReceiptAsync',
+    asyncRate,
+    'node sign',
+    nodeSign,
+    'goal ≥ 0.70 (signing on the pool)',
+  );
+  const { rate: threadRate } = await groupAppend(
+    join(dir, 'group-thread-sync.sqlite'),
+    perProducer,
+    (k) => signReceipt(draft(k), signer, { nonce: `ts-${k}` }),
+    true,
+  );
   row('group commit on the writer thread, signReceipt', threadRate, 'node sign', nodeSign, 'goal ≥ 0.70');
   const groupDb = join(dir, 'group-thread-async.sqlite');
-  const { rate: bothRate } = await groupAppend(groupDb, perProducer, (k) => signReceiptAsync(draft(k), signer, { nonce: `ta-${k}` }), true);
-  row('group commit on the writer thread, signReceiptAsync', bothRate, 'node sign', nodeSign, 'goal ≥ 0.70 (commit and signing off the main thread)');
+  const { rate: bothRate } = await groupAppend(
+    groupDb,
+    perProducer,
+    (k) => signReceiptAsync(draft(k), signer, { nonce: `ta-${k}` }),
+    true,
+  );
+  row(
+    'group commit on the writer thread, signReceiptAsync',
+    bothRate,
+    'node sign',
+    nodeSign,
+    'goal ≥ 0.70 (commit and signing off the main thread)',
+  );
 
   // Full-chain verification of the last group ledger (25,600 entries).
   {
     const ledger = openLedger(groupDb, { readonly: true });
-    const run = async (f: () => ChainVerdict | Promise<ChainVerdict>) => timed(async () => {
-      const v = await f();
-      if (!v.ok) throw new Error(`bench ledger failed verification: ${v.check}`);
-      return v.entries;
-    });
-    row('verify chain, signatures, 1 thread (verifyChain)', await run(() => verifyChain(ledger)), 'node verify', nodeVerify, 'goal ≥ 0.80');
-    row('verify chain, signatures, pool (chio ledger verify)', await run(() => verifyChainParallel(ledger)), 'node verify', nodeVerify, 'goal ≥ 0.80');
-    row('verify chain, --no-signatures', await run(() => verifyChain(ledger, { signatures: false })), 'node verify', nodeVerify);
+    const run = async (f: () => ChainVerdict | Promise<ChainVerdict>) =>
+      timed(async () => {
+        const v = await f();
+        if (!v.ok) throw new Error(`bench ledger failed verification: ${v.check}`);
+        return v.entries;
+      });
+    row(
+      'verify chain, signatures, 1 thread (verifyChain)',
+      await run(() => verifyChain(ledger)),
+      'node verify',
+      nodeVerify,
+      'goal ≥ 0.80',
+    );
+    row(
+      'verify chain, signatures, pool (chio ledger verify)',
+      await run(() => verifyChainParallel(ledger)),
+      'node verify',
+      nodeVerify,
+      'goal ≥ 0.80',
+    );
+    row(
+      'verify chain, --no-signatures',
+      await run(() => verifyChain(ledger, { signatures: false })),
+      'node verify',
+      nodeVerify,
+    );
     ledger.close();
   }
 
@@ -216,7 +327,13 @@ async function main(): Promise<void> {
   {
     const kernel = Kernel.open({ ledgerPath: join(dir, 'kernel.sqlite'), seed: SEED });
     kernel.registerToolServer({
-      manifest: { schema: 'chio.manifest.v1', server_id: 'fs', name: 'bench', version: '1', tools: [{ name: 'read_file', description: '', input_schema: {}, has_side_effects: false }] },
+      manifest: {
+        schema: 'chio.manifest.v1',
+        server_id: 'fs',
+        name: 'bench',
+        version: '1',
+        tools: [{ name: 'read_file', description: '', input_schema: {}, has_side_effects: false }],
+      },
       async invoke(_tool, args) {
         return { text: `contents of ${(args as { path: string }).path}` };
       },
@@ -226,41 +343,137 @@ async function main(): Promise<void> {
     const decide = (path: string, total: number) =>
       timed(async () => {
         let next = 0;
-        await Promise.all(Array.from({ length: 64 }, async () => {
-          while (next++ < total) await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'read_file', arguments: { path } });
-        }));
+        await Promise.all(
+          Array.from({ length: 64 }, async () => {
+            while (next++ < total)
+              await kernel.evaluateToolCall({
+                capability,
+                caller: agent.publicKeyHex,
+                serverId: 'fs',
+                toolName: 'read_file',
+                arguments: { path },
+              });
+          }),
+        );
         return total;
       });
     const allow = await decide('/home/dev/project/src/index.ts', 6400);
     const deny = await decide('/home/dev/project/.env', 6400);
     row('kernel decisions, allow path (all guards, dispatch, receipt)', allow, 'node sign', nodeSign);
     row('kernel decisions, deny path (forbidden-path, receipt)', deny, 'node sign', nodeSign);
-    const decisionOnly = rate(1500, () => verifyCapability(capability, { target: { serverId: 'fs', toolName: 'read_file', operation: 'invoke', arguments: { path: '/home/dev/project/src/x.ts' } }, caller: agent.publicKeyHex, trustedIssuers: new Set([kernel.publicKeyHex]) }));
+    const decisionOnly = rate(1500, () =>
+      verifyCapability(capability, {
+        target: {
+          serverId: 'fs',
+          toolName: 'read_file',
+          operation: 'invoke',
+          arguments: { path: '/home/dev/project/src/x.ts' },
+        },
+        caller: agent.publicKeyHex,
+        trustedIssuers: new Set([kernel.publicKeyHex]),
+      }),
+    );
     row('  capability verification alone (signature cached)', decisionOnly, 'node verify', nodeVerify);
     const pipeline = guards.buildGuards(kernel.policy.policy.guards);
-    const guardsOnly = rate(1500, () => guards.runGuards(pipeline, { serverId: 'fs', toolName: 'read_file', arguments: { path: '/home/dev/project/src/x.ts' } }));
-    row('  guard pipeline alone (default guards)', guardsOnly, 'node sign', nodeSign, 'kernel work beside one signature');
+    const guardsOnly = rate(1500, () =>
+      guards.runGuards(pipeline, {
+        serverId: 'fs',
+        toolName: 'read_file',
+        arguments: { path: '/home/dev/project/src/x.ts' },
+      }),
+    );
+    row(
+      '  guard pipeline alone (default guards)',
+      guardsOnly,
+      'node sign',
+      nodeSign,
+      'kernel work beside one signature',
+    );
     // A shell command: parsed by mvdan/sh, every word judged as a path (the parse is not memoised
     // across distinct texts, so each call gets its own text).
-    const shellOnly = rate(1500, (i) => guards.runGuards(pipeline, { serverId: 'sh', toolName: 'bash', arguments: { command: `git status && npm test -- --grep case${i} | tee build/log.txt` } }, { pathBases: ['/home/dev/project'] }));
-    row('  guard pipeline alone, a shell command (parse + judge)', shellOnly, 'node sign', nodeSign, 'kernel work beside one signature');
+    const shellOnly = rate(1500, (i) =>
+      guards.runGuards(
+        pipeline,
+        {
+          serverId: 'sh',
+          toolName: 'bash',
+          arguments: { command: `git status && npm test -- --grep case${i} | tee build/log.txt` },
+        },
+        { pathBases: ['/home/dev/project'] },
+      ),
+    );
+    row(
+      '  guard pipeline alone, a shell command (parse + judge)',
+      shellOnly,
+      'node sign',
+      nodeSign,
+      'kernel work beside one signature',
+    );
     await kernel.close();
   }
 
   // The MCP edge: one client, one call in flight, through chio vs straight to the upstream.
   {
     const { direct, relayed, governed } = await mcpEdgeFigures();
-    row('MCP tools/call direct to server-everything (stdio)', direct.perSecond, '(limit)', undefined, `p50 ${direct.p50ms.toFixed(2)} ms, p99 ${direct.p99ms.toFixed(2)} ms`);
-    row('  … through a null relay (copies bytes, judges nothing)', relayed.perSecond, 'direct', direct.perSecond, `p50 ${relayed.p50ms.toFixed(2)} ms: the floor of any wrapping edge`);
-    row('MCP tools/call through chio mcp serve (governed)', governed.perSecond, 'direct', direct.perSecond, `p50 ${governed.p50ms.toFixed(2)} ms, p99 ${governed.p99ms.toFixed(2)} ms`);
+    row(
+      'MCP tools/call direct to server-everything (stdio)',
+      direct.perSecond,
+      '(limit)',
+      undefined,
+      `p50 ${direct.p50ms.toFixed(2)} ms, p99 ${direct.p99ms.toFixed(2)} ms`,
+    );
+    row(
+      '  … through a null relay (copies bytes, judges nothing)',
+      relayed.perSecond,
+      'direct',
+      direct.perSecond,
+      `p50 ${relayed.p50ms.toFixed(2)} ms: the floor of any wrapping edge`,
+    );
+    row(
+      'MCP tools/call through chio mcp serve (governed)',
+      governed.perSecond,
+      'direct',
+      direct.perSecond,
+      `p50 ${governed.p50ms.toFixed(2)} ms, p99 ${governed.p99ms.toFixed(2)} ms`,
+    );
     row('MCP tools/call direct, 16 in flight', direct.sixteenInFlight, '(limit)');
-    row('  … through a null relay, 16 in flight', relayed.sixteenInFlight, 'direct', direct.sixteenInFlight, 'the floor of any wrapping edge');
-    row('MCP tools/call through chio mcp serve, 16 in flight', governed.sixteenInFlight, 'direct', direct.sixteenInFlight, 'goal ≥ 0.5');
+    row(
+      '  … through a null relay, 16 in flight',
+      relayed.sixteenInFlight,
+      'direct',
+      direct.sixteenInFlight,
+      'the floor of any wrapping edge',
+    );
+    row(
+      'MCP tools/call through chio mcp serve, 16 in flight',
+      governed.sixteenInFlight,
+      'direct',
+      direct.sixteenInFlight,
+      'goal ≥ 0.5',
+    );
     const bridges = await httpBridgeFigures();
-    row('MCP over Streamable HTTP via mcp-proxy (ungoverned bridge)', bridges.mcpProxy.sequential.perSecond, '(limit)', undefined, `p50 ${bridges.mcpProxy.sequential.p50ms.toFixed(2)} ms`);
-    row('… via chio mcp serve-http (governed)', bridges.chio.sequential.perSecond, 'mcp-proxy', bridges.mcpProxy.sequential.perSecond, `p50 ${bridges.chio.sequential.p50ms.toFixed(2)} ms; goal ≥ 1.0, p50 no worse`);
+    row(
+      'MCP over Streamable HTTP via mcp-proxy (ungoverned bridge)',
+      bridges.mcpProxy.sequential.perSecond,
+      '(limit)',
+      undefined,
+      `p50 ${bridges.mcpProxy.sequential.p50ms.toFixed(2)} ms`,
+    );
+    row(
+      '… via chio mcp serve-http (governed)',
+      bridges.chio.sequential.perSecond,
+      'mcp-proxy',
+      bridges.mcpProxy.sequential.perSecond,
+      `p50 ${bridges.chio.sequential.p50ms.toFixed(2)} ms; goal ≥ 1.0, p50 no worse`,
+    );
     row('MCP over HTTP via mcp-proxy, 16 in flight', bridges.mcpProxy.concurrent, '(limit)');
-    row('… via chio mcp serve-http, 16 in flight', bridges.chio.concurrent, 'mcp-proxy', bridges.mcpProxy.concurrent, 'goal ≥ 1.0');
+    row(
+      '… via chio mcp serve-http, 16 in flight',
+      bridges.chio.concurrent,
+      'mcp-proxy',
+      bridges.mcpProxy.concurrent,
+      'goal ≥ 1.0',
+    );
   }
 
   // The ACP edge and proxy: one call (or one prompt turn) in flight.
@@ -273,14 +486,32 @@ async function main(): Promise<void> {
     row('ACP fs reads through chio acp proxy (FsGuard)', p.readsProxied, 'direct', p.readsDirect);
     row('ACP tool_call updates, direct', p.updatesDirect, '(limit)');
     row('ACP tool_call updates through the proxy (receipt each)', p.updatesProxied, 'direct', p.updatesDirect);
-    row('  same, beside 1 producer, 1 txn + fsync per receipt', p.updatesProxied, '1 commit', oneCommitEach, 'each update waits for its own signed, committed receipt');
+    row(
+      '  same, beside 1 producer, 1 txn + fsync per receipt',
+      p.updatesProxied,
+      '1 commit',
+      oneCommitEach,
+      'each update waits for its own signed, committed receipt',
+    );
   }
 
   // Compliance certificates over a 10,000-receipt session among 90,000 others.
   {
     const c = await certificateFigures();
-    row(`cert generate (${c.receipts} of 100,000 receipts)`, c.generate, 'node verify', nodeVerify, 'receipts per second, one thread');
-    row('cert verify --full (same session)', c.verifyFull, 'node verify', nodeVerify, 'receipts per second, one thread');
+    row(
+      `cert generate (${c.receipts} of 100,000 receipts)`,
+      c.generate,
+      'node verify',
+      nodeVerify,
+      'receipts per second, one thread',
+    );
+    row(
+      'cert verify --full (same session)',
+      c.verifyFull,
+      'node verify',
+      nodeVerify,
+      'receipts per second, one thread',
+    );
   }
 
   // Checkpoints, inclusion proofs and evidence bundles, each beside limits measured in that module.
@@ -293,7 +524,9 @@ async function main(): Promise<void> {
   const w = Math.max(...rows.map((r) => r.name.length));
   console.log(`\n${'figure'.padEnd(w)}  ${'per second'.padStart(10)}  ${'beside'.padEnd(11)}  ratio`);
   for (const r of rows) {
-    console.log(`${r.name.padEnd(w)}  ${fmt(r.value).padStart(10)}  ${r.beside.padEnd(11)}  ${r.ratio === null ? '     ' : r.ratio.toFixed(2).padStart(5)}  ${r.note}`.trimEnd());
+    console.log(
+      `${r.name.padEnd(w)}  ${fmt(r.value).padStart(10)}  ${r.beside.padEnd(11)}  ${r.ratio === null ? '     ' : r.ratio.toFixed(2).padStart(5)}  ${r.note}`.trimEnd(),
+    );
   }
 }
 
@@ -306,10 +539,18 @@ async function postgresOnly(): Promise<void> {
   row('raw Ed25519 verify, node:crypto, 1 thread', nodeVerify);
   for (const r of await postgresFigures(nodeVerify)) row(r.name, r.value, r.beside, r.limit, r.note ?? '');
   const w = Math.max(...rows.map((r) => r.name.length));
-  for (const r of rows) console.log(`${r.name.padEnd(w)}  ${fmt(r.value).padStart(10)}  ${r.beside.padEnd(11)}  ${r.ratio === null ? '     ' : r.ratio.toFixed(2).padStart(5)}  ${r.note}`.trimEnd());
+  for (const r of rows)
+    console.log(
+      `${r.name.padEnd(w)}  ${fmt(r.value).padStart(10)}  ${r.beside.padEnd(11)}  ${r.ratio === null ? '     ' : r.ratio.toFixed(2).padStart(5)}  ${r.note}`.trimEnd(),
+    );
 }
 
-(process.argv.includes('--profile') ? profileFigures() : process.argv.includes('--postgres') ? postgresOnly() : main()).catch((e: unknown) => {
+(process.argv.includes('--profile')
+  ? profileFigures()
+  : process.argv.includes('--postgres')
+    ? postgresOnly()
+    : main()
+).catch((e: unknown) => {
   console.error(e);
   process.exitCode = 1;
 });

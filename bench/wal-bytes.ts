@@ -18,22 +18,26 @@ import type { Receipt } from '../src/receipt/index.js';
 const signer = signerFromSeed(fromHex('4f'.repeat(32)));
 
 function receipt(i: number): Receipt {
-  return signReceipt({
-    timestamp: 1_790_000_000 + i,
-    capability_id: `cap-${(i % 16).toString(16).padStart(8, '0')}`,
-    tool_server: 'mcp',
-    tool_name: 'echo',
-    action: { parameters: { message: `call ${i}` } },
-    decision: { verdict: 'allow' },
-    receipt_kind: 'mediated_decision',
-    boundary_class: 'prevent',
-    tool_origin: 'caller_executed',
-    redaction_mode: 'none',
-    content_hash: hashCanonical({ content: [{ type: 'text', text: `Echo: call ${i}` }] }),
-    policy_hash: NULL_CONTENT_HASH,
-    metadata: { chio_request_id: `mcp-session-${i % 8}-${i}`, grant_index: 0 },
-    trust_level: 'mediated',
-  }, signer, { nonce: `wal-${i}` });
+  return signReceipt(
+    {
+      timestamp: 1_790_000_000 + i,
+      capability_id: `cap-${(i % 16).toString(16).padStart(8, '0')}`,
+      tool_server: 'mcp',
+      tool_name: 'echo',
+      action: { parameters: { message: `call ${i}` } },
+      decision: { verdict: 'allow' },
+      receipt_kind: 'mediated_decision',
+      boundary_class: 'prevent',
+      tool_origin: 'caller_executed',
+      redaction_mode: 'none',
+      content_hash: hashCanonical({ content: [{ type: 'text', text: `Echo: call ${i}` }] }),
+      policy_hash: NULL_CONTENT_HASH,
+      metadata: { chio_request_id: `mcp-session-${i % 8}-${i}`, grant_index: 0 },
+      trust_level: 'mediated',
+    },
+    signer,
+    { nonce: `wal-${i}` },
+  );
 }
 
 export interface WalFigure {
@@ -64,20 +68,30 @@ async function measure(path: string, entries: number, perCommit: number): Promis
   ledger.db.pragma('wal_checkpoint(TRUNCATE)');
   const base = 1_000_000;
   if (perCommit === 1) {
-    for (let i = 0; i < entries; i++) appendReceiptSync(ledger, { receipt: receipt(base + i), sessionId: `s${i % 8}` }, inserter);
+    for (let i = 0; i < entries; i++)
+      appendReceiptSync(ledger, { receipt: receipt(base + i), sessionId: `s${i % 8}` }, inserter);
   } else {
     const writer = new LedgerWriter(ledger, { maxBatch: perCommit });
     for (let b = 0; b < entries / perCommit; b++) {
-      await Promise.all(Array.from({ length: perCommit }, (_, k) => writer.append({ receipt: receipt(base + b * perCommit + k), sessionId: `s${k % 8}` })));
+      await Promise.all(
+        Array.from({ length: perCommit }, (_, k) =>
+          writer.append({ receipt: receipt(base + b * perCommit + k), sessionId: `s${k % 8}` }),
+        ),
+      );
     }
     await writer.close();
   }
   const wal = walPages(`${path}-wal`);
-  const owners = new Map((ledger.db.prepare('SELECT pageno, name FROM dbstat').all() as Array<{ pageno: number; name: string }>).map((r) => [r.pageno, r.name]));
+  const owners = new Map(
+    (ledger.db.prepare('SELECT pageno, name FROM dbstat').all() as Array<{ pageno: number; name: string }>).map((r) => [
+      r.pageno,
+      r.name,
+    ]),
+  );
   const commits = perCommit === 1 ? entries : entries / perCommit;
   const counts = new Map<string, number>();
   for (const p of wal.pages) {
-    const name = p === 1 ? 'page 1 (header, schema)' : owners.get(p) ?? '(freelist/other)';
+    const name = p === 1 ? 'page 1 (header, schema)' : (owners.get(p) ?? '(freelist/other)');
     counts.set(name, (counts.get(name) ?? 0) + 1);
   }
   ledger.close();
@@ -91,5 +105,8 @@ async function measure(path: string, entries: number, perCommit: number): Promis
 }
 
 export async function walFigures(dir: string): Promise<{ one: WalFigure; grouped: WalFigure }> {
-  return { one: await measure(join(dir, 'wal-one.sqlite'), 256, 1), grouped: await measure(join(dir, 'wal-64.sqlite'), 1024, 64) };
+  return {
+    one: await measure(join(dir, 'wal-one.sqlite'), 256, 1),
+    grouped: await measure(join(dir, 'wal-64.sqlite'), 1024, 64),
+  };
 }

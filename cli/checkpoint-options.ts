@@ -18,10 +18,25 @@ export interface CheckpointArgs {
 }
 
 export const checkpointOptions = {
-  checkpoints: { type: 'boolean', default: true, describe: 'sign checkpoints of the ledger while appending (--no-checkpoints: none)' },
-  'checkpoint-every': { type: 'number', default: DEFAULT_CHECKPOINT_EVERY_ENTRIES, describe: 'sign a checkpoint every this many entries' },
-  'checkpoint-interval': { type: 'number', default: DEFAULT_CHECKPOINT_EVERY_SECONDS, describe: 'and every this many seconds while the ledger grows (and at shutdown)' },
-  'anchor-file': { type: 'string', describe: 'append every new checkpoint note to this file (keep it where the ledger\'s operator cannot rewrite it)' },
+  checkpoints: {
+    type: 'boolean',
+    default: true,
+    describe: 'sign checkpoints of the ledger while appending (--no-checkpoints: none)',
+  },
+  'checkpoint-every': {
+    type: 'number',
+    default: DEFAULT_CHECKPOINT_EVERY_ENTRIES,
+    describe: 'sign a checkpoint every this many entries',
+  },
+  'checkpoint-interval': {
+    type: 'number',
+    default: DEFAULT_CHECKPOINT_EVERY_SECONDS,
+    describe: 'and every this many seconds while the ledger grows (and at shutdown)',
+  },
+  'anchor-file': {
+    type: 'string',
+    describe: "append every new checkpoint note to this file (keep it where the ledger's operator cannot rewrite it)",
+  },
 } as const;
 
 const positive = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);

@@ -61,13 +61,19 @@ export async function main(argv: string[]): Promise<void> {
   // A known command loads its own module; anything else (help, a typo) loads them all, so yargs
   // lists every command and names the unknown one as before.
   const only = word !== undefined && Object.hasOwn(COMMANDS, word) ? COMMANDS[word] : undefined;
-  const commands = only !== undefined ? await only() : (await Promise.all(Object.values(COMMANDS).map((load) => load()))).flat();
+  const commands =
+    only !== undefined ? await only() : (await Promise.all(Object.values(COMMANDS).map((load) => load()))).flat();
   // `chio mcp serve <upstream …>` without `--`: the upstream's flags are not chio's (commands/mcp.ts).
   const args = word === 'mcp' ? (await import('./commands/mcp.js')).upstreamAfterSeparator(argv) : argv;
   let cli = yargs(args)
     .scriptName('chio')
     .usage('$0 <command> [options]\n\nGoverned tool calls with signed, hash-chained receipts.')
-    .option('receipt-db', { type: 'string', default: DEFAULT_RECEIPT_DB, global: true, describe: 'the receipt ledger: an SQLite file, or a postgres:// URL (every command)' })
+    .option('receipt-db', {
+      type: 'string',
+      default: DEFAULT_RECEIPT_DB,
+      global: true,
+      describe: 'the receipt ledger: an SQLite file, or a postgres:// URL (every command)',
+    })
     .option('json', { type: 'boolean', default: false, global: true, describe: 'print data as JSON' });
   for (const command of commands) cli = cli.command(command);
   cli = cli

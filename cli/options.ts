@@ -21,14 +21,23 @@ export const DEFAULT_RECEIPT_DB = './receipts.sqlite';
 
 /** Unix seconds, or an ISO 8601 date/time. */
 const TimeSchema = z.union([
-  z.string().regex(/^\d{1,15}$/).transform(Number),
-  z.string().refine((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), 'not an ISO 8601 time').transform((s) => Math.floor(Date.parse(s) / 1000)),
+  z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .transform(Number),
+  z
+    .string()
+    .refine((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), 'not an ISO 8601 time')
+    .transform((s) => Math.floor(Date.parse(s) / 1000)),
 ]);
 
 export function parseFlag<T>(flag: string, schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);
   if (!r.success) {
-    throw new ChioError('CHIO-CLI-USAGE', `--${flag} ${JSON.stringify(value)}: ${r.error.issues.map((i) => i.message).join('; ')}`);
+    throw new ChioError(
+      'CHIO-CLI-USAGE',
+      `--${flag} ${JSON.stringify(value)}: ${r.error.issues.map((i) => i.message).join('; ')}`,
+    );
   }
   return r.data;
 }

@@ -11,7 +11,17 @@
  * which is then renamed over the path: the directory entry is replaced (a symlink itself, not
  * what it points to), and a reader never sees a half-written file.
  */
-import { closeSync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import type { Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -70,11 +80,16 @@ function sameFile(output: string, input: string): boolean {
 export function checkOutputPath(target: OutputTarget): void {
   const { path, force } = target;
   for (const input of target.inputs) {
-    const names = input.ledger === true ? ['', '-wal', '-shm', '-journal'].map((s) => `${input.path}${s}`) : [input.path];
+    const names =
+      input.ledger === true ? ['', '-wal', '-shm', '-journal'].map((s) => `${input.path}${s}`) : [input.path];
     if (names.some((n) => sameFile(path, n))) {
-      throw new ChioError('CHIO-CLI-FILE-EXISTS', `${path} is the ${input.what} (${input.path}) this command reads; chio never writes over its own input, even with --force`, {
-        help: 'choose another output path; the file was left unchanged',
-      });
+      throw new ChioError(
+        'CHIO-CLI-FILE-EXISTS',
+        `${path} is the ${input.what} (${input.path}) this command reads; chio never writes over its own input, even with --force`,
+        {
+          help: 'choose another output path; the file was left unchanged',
+        },
+      );
     }
   }
   const entry = tryLstat(path);
@@ -85,10 +100,16 @@ export function checkOutputPath(target: OutputTarget): void {
   }
   if (!force) {
     const kind = entry.isSymbolicLink() ? 'a symlink' : entry.isFile() ? 'a file' : 'a special file';
-    throw new ChioError('CHIO-CLI-FILE-EXISTS', `${path} already exists (${kind}); chio does not overwrite it without --force`);
+    throw new ChioError(
+      'CHIO-CLI-FILE-EXISTS',
+      `${path} already exists (${kind}); chio does not overwrite it without --force`,
+    );
   }
   if (!entry.isFile() && !entry.isSymbolicLink()) {
-    throw new ChioError('CHIO-CLI-FILE-EXISTS', `${path} exists and is not a regular file or a symlink; chio replaces only those, even with --force`);
+    throw new ChioError(
+      'CHIO-CLI-FILE-EXISTS',
+      `${path} exists and is not a regular file or a symlink; chio replaces only those, even with --force`,
+    );
   }
 }
 
@@ -117,7 +138,10 @@ export function writeOutputFile(target: OutputTarget, contents: string): void {
       fd = openSync(path, 'wx', 0o644);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw new ChioError('CHIO-CLI-FILE-EXISTS', `${path} already exists; chio does not overwrite it without --force`);
+        throw new ChioError(
+          'CHIO-CLI-FILE-EXISTS',
+          `${path} already exists; chio does not overwrite it without --force`,
+        );
       }
       throw new ChioError('CHIO-CLI-IO', `cannot create ${path}: ${(e as Error).message}`, { cause: e });
     }
@@ -131,7 +155,10 @@ export function writeOutputFile(target: OutputTarget, contents: string): void {
     closeSync(fd);
     return;
   }
-  const tmp = join(dirname(resolve(path)), `.${basename(path)}.chio-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = join(
+    dirname(resolve(path)),
+    `.${basename(path)}.chio-${process.pid}-${randomBytes(6).toString('hex')}.tmp`,
+  );
   let fd: number;
   try {
     fd = openSync(tmp, 'wx', 0o644);

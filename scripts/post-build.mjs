@@ -12,5 +12,6 @@ chmodSync('dist/cli/main.js', 0o755);
 const web = 'src/projections/explorer/web';
 for (const file of ['index.html', 'style.css', 'favicon.svg']) copyFileSync(`${web}/${file}`, `dist/explorer/${file}`);
 mkdirSync('dist/explorer/vendor', { recursive: true });
-for (const file of ['uPlot.iife.min.js', 'uPlot.min.css']) copyFileSync(`node_modules/uplot/dist/${file}`, `dist/explorer/vendor/${file}`);
+for (const file of ['uPlot.iife.min.js', 'uPlot.min.css'])
+  copyFileSync(`node_modules/uplot/dist/${file}`, `dist/explorer/vendor/${file}`);
 copyFileSync('node_modules/uplot/LICENSE', 'dist/explorer/vendor/uPlot.LICENSE.txt');

@@ -15,21 +15,31 @@ const root = process.getuid?.() === 0;
 function binDir() {
   const find = () => {
     if (!existsSync('/usr/lib/postgresql')) return undefined;
-    const versions = readdirSync('/usr/lib/postgresql').filter((v) => existsSync(`/usr/lib/postgresql/${v}/bin/initdb`)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync('/usr/lib/postgresql')
+      .filter((v) => existsSync(`/usr/lib/postgresql/${v}/bin/initdb`))
+      .sort((a, b) => Number(b) - Number(a));
     return versions.length === 0 ? undefined : `/usr/lib/postgresql/${versions[0]}/bin`;
   };
   let dir = find();
   if (dir === undefined) {
-    if (!root || !existsSync('/usr/bin/apt-get')) throw new Error('PostgreSQL is not installed: sudo apt-get install postgresql (Debian), or set CHIO_TEST_PG_URL to a server you run');
-    process.stderr.write('postgres-cluster: installing Debian\'s postgresql (apt-get)\n');
+    if (!root || !existsSync('/usr/bin/apt-get'))
+      throw new Error(
+        'PostgreSQL is not installed: sudo apt-get install postgresql (Debian), or set CHIO_TEST_PG_URL to a server you run',
+      );
+    process.stderr.write("postgres-cluster: installing Debian's postgresql (apt-get)\n");
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
     try {
-      execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'postgresql'], { stdio: 'inherit', env });
+      execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'postgresql'], {
+        stdio: 'inherit',
+        env,
+      });
     } catch (e) {
       // In a container without an init system the package's own cluster may fail to start in its
       // post-install step; the binaries are installed all the same, and are all this needs.
-      process.stderr.write(`postgres-cluster: apt-get reported a failure (${e.message.split('\n')[0]}); using the binaries if they are there\n`);
+      process.stderr.write(
+        `postgres-cluster: apt-get reported a failure (${e.message.split('\n')[0]}); using the binaries if they are there\n`,
+      );
     }
     dir = find();
   }
@@ -73,13 +83,31 @@ export async function startCluster() {
   const data = join(dir, 'data');
   asOwner(join(bin, 'initdb'), ['-D', data, '-U', 'chio', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
   const port = await freePort();
-  asOwner(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c max_connections=200`, 'start'], { stdio: 'ignore' });
+  asOwner(
+    join(bin, 'pg_ctl'),
+    [
+      '-D',
+      data,
+      '-l',
+      join(dir, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c max_connections=200`,
+      'start',
+    ],
+    { stdio: 'ignore' },
+  );
   asOwner(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'chio', 'chio']);
   return {
     url: `postgres://chio@127.0.0.1:${port}/chio`,
     port,
     dir,
-    restart: () => asOwner(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-w', '-m', 'immediate', 'restart'], { stdio: 'ignore' }),
+    restart: () =>
+      asOwner(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-w', '-m', 'immediate', 'restart'], {
+        stdio: 'ignore',
+      }),
     stop() {
       try {
         asOwner(join(bin, 'pg_ctl'), ['-D', data, '-w', '-m', 'fast', 'stop'], { stdio: 'ignore' });
@@ -101,7 +129,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       process.stderr.write('postgres-cluster: running until Ctrl-C\n');
       await new Promise((r) => process.once('SIGINT', r));
     } else {
-      status = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env: { ...process.env, CHIO_TEST_PG_URL: cluster.url } }).status ?? 1;
+      status =
+        spawnSync(command[0], command.slice(1), {
+          stdio: 'inherit',
+          env: { ...process.env, CHIO_TEST_PG_URL: cluster.url },
+        }).status ?? 1;
     }
   } finally {
     cluster.stop();

@@ -27,14 +27,47 @@ interface CatalogueEntry {
  */
 export const WIRE_ERROR_CODES = {
   '-32700': { name: 'parse error', surfaces: ['mcp', 'acp-edge', 'acp-proxy'], summary: 'a line is not JSON' },
-  '-32600': { name: 'invalid request', surfaces: ['mcp', 'acp-edge', 'acp-proxy'], summary: 'not a JSON-RPC 2.0 message (bad envelope or id, a batch, or a message over the size limit)' },
-  '-32601': { name: 'method not found', surfaces: ['mcp', 'acp-edge'], summary: 'the method is not one this surface serves' },
-  '-32602': { name: 'invalid params', surfaces: ['mcp', 'acp-edge', 'acp-proxy'], summary: 'params are missing or malformed (an unknown MCP tool too)' },
-  '-32603': { name: 'internal error', surfaces: ['mcp', 'acp-edge', 'acp-proxy'], summary: 'the request could not be carried out: unknown capability or task, a receipt that could not be written, an agent that has exited' },
-  '-32001': { name: 'session not found', surfaces: ['mcp'], summary: 'an MCP-Session-Id the Streamable HTTP edge does not know (HTTP 404)' },
-  '-32002': { name: 'session not initialized', surfaces: ['mcp'], summary: 'an MCP request before notifications/initialized (upstream chio session_not_initialized)' },
-  '-32003': { name: 'too many sessions', surfaces: ['mcp'], summary: 'an initialize refused because the Streamable HTTP edge is at its session cap (HTTP 503 with Retry-After)' },
-  '-32000': { name: 'access denied', surfaces: ['acp-proxy'], summary: 'the proxy refused an agent request (FsGuard, TerminalGuard, the capability checker); never forwarded' },
+  '-32600': {
+    name: 'invalid request',
+    surfaces: ['mcp', 'acp-edge', 'acp-proxy'],
+    summary: 'not a JSON-RPC 2.0 message (bad envelope or id, a batch, or a message over the size limit)',
+  },
+  '-32601': {
+    name: 'method not found',
+    surfaces: ['mcp', 'acp-edge'],
+    summary: 'the method is not one this surface serves',
+  },
+  '-32602': {
+    name: 'invalid params',
+    surfaces: ['mcp', 'acp-edge', 'acp-proxy'],
+    summary: 'params are missing or malformed (an unknown MCP tool too)',
+  },
+  '-32603': {
+    name: 'internal error',
+    surfaces: ['mcp', 'acp-edge', 'acp-proxy'],
+    summary:
+      'the request could not be carried out: unknown capability or task, a receipt that could not be written, an agent that has exited',
+  },
+  '-32001': {
+    name: 'session not found',
+    surfaces: ['mcp'],
+    summary: 'an MCP-Session-Id the Streamable HTTP edge does not know (HTTP 404)',
+  },
+  '-32002': {
+    name: 'session not initialized',
+    surfaces: ['mcp'],
+    summary: 'an MCP request before notifications/initialized (upstream chio session_not_initialized)',
+  },
+  '-32003': {
+    name: 'too many sessions',
+    surfaces: ['mcp'],
+    summary: 'an initialize refused because the Streamable HTTP edge is at its session cap (HTTP 503 with Retry-After)',
+  },
+  '-32000': {
+    name: 'access denied',
+    surfaces: ['acp-proxy'],
+    summary: 'the proxy refused an agent request (FsGuard, TerminalGuard, the capability checker); never forwarded',
+  },
 } as const;
 
 /** Every code the product can emit. Adding one here and regenerating the registry is the only way to add a code. */
@@ -135,8 +168,9 @@ export const ERROR_CATALOGUE = {
     exit: EXIT.fault,
   },
   'CHIO-LEDGER-BUSY': {
-    summary: 'the ledger stayed locked by other connections for the whole busy timeout while it was being opened (created, migrated or switched to WAL)',
-    help: 'another process holds the ledger\'s write lock (a long transaction or a stuck process); try again, and look for a process that keeps the file locked; nothing was changed',
+    summary:
+      'the ledger stayed locked by other connections for the whole busy timeout while it was being opened (created, migrated or switched to WAL)',
+    help: "another process holds the ledger's write lock (a long transaction or a stuck process); try again, and look for a process that keeps the file locked; nothing was changed",
     exit: EXIT.fault,
   },
   'CHIO-LEDGER-CLOSED': {
@@ -150,17 +184,20 @@ export const ERROR_CATALOGUE = {
     exit: EXIT.badInput,
   },
   'CHIO-LEDGER-UNREACHABLE': {
-    summary: 'the PostgreSQL ledger could not be reached or refused the connection (server down, wrong host, port, user, password or database), so nothing was read or written; a governed call refused with it did not run',
+    summary:
+      'the PostgreSQL ledger could not be reached or refused the connection (server down, wrong host, port, user, password or database), so nothing was read or written; a governed call refused with it did not run',
     help: 'check that the server is running and that the URL, role and database are right; nothing was written',
     exit: EXIT.fault,
   },
   'CHIO-LEDGER-COPY-SOURCE': {
-    summary: 'chio ledger copy stopped because the target refused an entry of the source: its links, ids or columns break the target\'s constraints',
+    summary:
+      "chio ledger copy stopped because the target refused an entry of the source: its links, ids or columns break the target's constraints",
     help: 'the source is not a valid ledger: run chio ledger verify on it; pages copied before the refused one stay in the target, nothing of the refused page was written',
     exit: EXIT.verificationFailed,
   },
   'CHIO-LEDGER-POSTGRES-UNSUPPORTED': {
-    summary: 'a library call that opens SQLite ledgers only (the synchronous openLedger of the package root, Kernel.open) was given a postgres:// URL',
+    summary:
+      'a library call that opens SQLite ledgers only (the synchronous openLedger of the package root, Kernel.open) was given a postgres:// URL',
     help: 'open either store with openLedger from chio/postgres, and a kernel with Kernel.connect; every chio command takes a postgres:// URL as --receipt-db; nothing was created',
     exit: EXIT.badInput,
   },
@@ -190,7 +227,8 @@ export const ERROR_CATALOGUE = {
     exit: EXIT.badInput,
   },
   'CHIO-CHECKPOINT-INCONSISTENT': {
-    summary: 'the ledger no longer holds the tree the latest stored checkpoint signs (entries were changed or removed), so no new checkpoint is signed over it',
+    summary:
+      'the ledger no longer holds the tree the latest stored checkpoint signs (entries were changed or removed), so no new checkpoint is signed over it',
     help: 'the ledger was altered after its latest checkpoint: run chio ledger verify (with --anchor-file or --checkpoint copies kept elsewhere) to see what differs; nothing was signed',
     exit: EXIT.verificationFailed,
   },
@@ -200,8 +238,9 @@ export const ERROR_CATALOGUE = {
     exit: EXIT.fault,
   },
   'CHIO-PROOF-NOT-FOUND': {
-    summary: 'no proof can be made for what was asked: the receipt is not in the ledger, or the tree size is outside it',
-    help: 'check the receipt id and sizes (1 <= old size <= new size <= the number of entries; a tree size of at least the entry\'s seq)',
+    summary:
+      'no proof can be made for what was asked: the receipt is not in the ledger, or the tree size is outside it',
+    help: "check the receipt id and sizes (1 <= old size <= new size <= the number of entries; a tree size of at least the entry's seq)",
     exit: EXIT.badInput,
   },
   'CHIO-EVIDENCE-NO-SESSION': {
@@ -210,7 +249,7 @@ export const ERROR_CATALOGUE = {
     exit: EXIT.badInput,
   },
   'CHIO-EVIDENCE-NO-CHECKPOINT': {
-    summary: 'no stored checkpoint covers the session\'s last entry, so its receipts cannot be proved against one',
+    summary: "no stored checkpoint covers the session's last entry, so its receipts cannot be proved against one",
     help: 'sign one (chio ledger checkpoint --kernel-seed-file k.seed), or give --kernel-seed-file to chio evidence export',
     exit: EXIT.badInput,
   },
@@ -230,8 +269,8 @@ export const ERROR_CATALOGUE = {
     exit: EXIT.verificationFailed,
   },
   'CHIO-CERT-KERNEL-KEY-MISMATCH': {
-    summary: 'the session\'s receipts are signed by more than one kernel key',
-    help: 'a certificate covers one kernel\'s session; check how the session was produced',
+    summary: "the session's receipts are signed by more than one kernel key",
+    help: "a certificate covers one kernel's session; check how the session was produced",
     exit: EXIT.verificationFailed,
   },
   'CHIO-CERT-CHAIN-BROKEN': {
@@ -260,7 +299,8 @@ export const ERROR_CATALOGUE = {
     exit: EXIT.badInput,
   },
   'CHIO-CLI-FILE-EXISTS': {
-    summary: 'the output file already exists; chio overwrites a file only when --force is given, and never a key file or one of the command\'s own inputs',
+    summary:
+      "the output file already exists; chio overwrites a file only when --force is given, and never a key file or one of the command's own inputs",
     help: 'choose a new path, move the existing file away, or pass --force where the command offers it; the existing file was left unchanged',
     exit: EXIT.badInput,
   },
@@ -270,12 +310,14 @@ export const ERROR_CATALOGUE = {
     exit: EXIT.badInput,
   },
   'CHIO-CLI-INPUT-NOT-FILE': {
-    summary: 'a file chio reads whole (certificate, policy, seed, public key, receipts) is not a regular file: a FIFO, a device such as /dev/zero, a socket or a directory',
+    summary:
+      'a file chio reads whole (certificate, policy, seed, public key, receipts) is not a regular file: a FIFO, a device such as /dev/zero, a socket or a directory',
     help: 'pass the path of a regular file (`chio receipt verify -` reads receipts from a pipe on stdin)',
     exit: EXIT.badInput,
   },
   'CHIO-CLI-INPUT-TOO-LARGE': {
-    summary: 'a file chio reads whole is larger than the cap for its kind (certificate and policy 1 MiB, seed and public key 4 KiB, receipts 256 MiB)',
+    summary:
+      'a file chio reads whole is larger than the cap for its kind (certificate and policy 1 MiB, seed and public key 4 KiB, receipts 256 MiB)',
     help: 'check that the path names the file you meant (a receipts file over its cap can be split into several)',
     exit: EXIT.badInput,
   },
@@ -340,17 +382,19 @@ export const ERROR_CATALOGUE = {
     exit: EXIT.badInput,
   },
   'CHIO-REDACTION-KEY-MISMATCH': {
-    summary: 'the receipt\'s parameter_hash was salted under another redaction key than the one given',
-    help: 'pass the key file whose id is the receipt\'s metadata.chio_parameter_salt.key_id (the message names both ids; `chio receipt redaction-key` prints a new key\'s id)',
+    summary: "the receipt's parameter_hash was salted under another redaction key than the one given",
+    help: "pass the key file whose id is the receipt's metadata.chio_parameter_salt.key_id (the message names both ids; `chio receipt redaction-key` prints a new key's id)",
     exit: EXIT.badInput,
   },
   'CHIO-REDACTION-RECEIPT-REFUSED': {
-    summary: 'no salt is disclosed for this receipt: it fails verification, is not signed by a trusted kernel key, or shares its salt input (capability, timestamp, signing nonce) with another receipt in the ledger',
-    help: 'run `chio receipt verify` and `chio ledger verify` on the ledger; a receipt forged to copy another one\'s salt input would otherwise reveal that receipt\'s salt',
+    summary:
+      'no salt is disclosed for this receipt: it fails verification, is not signed by a trusted kernel key, or shares its salt input (capability, timestamp, signing nonce) with another receipt in the ledger',
+    help: "run `chio receipt verify` and `chio ledger verify` on the ledger; a receipt forged to copy another one's salt input would otherwise reveal that receipt's salt",
     exit: EXIT.badInput,
   },
   'CHIO-REDACTION-NOT-SALTED': {
-    summary: 'the receipt has no salted parameter_hash to disclose or check (it is not redacted, or was written without metadata.chio_parameter_salt)',
+    summary:
+      'the receipt has no salted parameter_hash to disclose or check (it is not redacted, or was written without metadata.chio_parameter_salt)',
     help: 'a redaction_mode "none" receipt carries its parameters and H(parameters) in the clear (`chio receipt verify` checks them); older redacted receipts carry the unsalted H(original parameters)',
     exit: EXIT.badInput,
   },

@@ -53,12 +53,17 @@ function fileType(st: Stats): string {
 }
 
 function tooLarge(source: string, kind: InputKind): ChioError {
-  return new ChioError('CHIO-CLI-INPUT-TOO-LARGE', `${source} is larger than ${INPUT_LIMITS[kind]} bytes, the most chio reads for a ${kind} file`, {
-    details: { kind, limit: INPUT_LIMITS[kind] },
-    help: kind === 'receipts'
-      ? `split the receipts into files of at most ${INPUT_LIMITS[kind]} bytes and verify each`
-      : `check that the path names the ${kind} file you meant; chio's own ${kind} files are far smaller`,
-  });
+  return new ChioError(
+    'CHIO-CLI-INPUT-TOO-LARGE',
+    `${source} is larger than ${INPUT_LIMITS[kind]} bytes, the most chio reads for a ${kind} file`,
+    {
+      details: { kind, limit: INPUT_LIMITS[kind] },
+      help:
+        kind === 'receipts'
+          ? `split the receipts into files of at most ${INPUT_LIMITS[kind]} bytes and verify each`
+          : `check that the path names the ${kind} file you meant; chio's own ${kind} files are far smaller`,
+    },
+  );
 }
 
 function sleepMs(ms: number): void {
@@ -113,7 +118,10 @@ export function readInputFile(path: string, kind: InputKind, what: string = `${k
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) {
-      throw new ChioError('CHIO-CLI-INPUT-NOT-FILE', `${what} ${path} is ${fileType(st)}; chio reads a ${kind} only from a regular file`);
+      throw new ChioError(
+        'CHIO-CLI-INPUT-NOT-FILE',
+        `${what} ${path} is ${fileType(st)}; chio reads a ${kind} only from a regular file`,
+      );
     }
     if (st.size > INPUT_LIMITS[kind]) throw tooLarge(`${what} ${path}`, kind);
     try {

@@ -16,7 +16,9 @@ export type Boundary = 'received' | Stage;
 
 const file = process.env['CHIO_STAGE_PROFILE'];
 const enabled = file !== undefined && file !== '';
-const totals: Record<Stage, { ns: number; count: number }> = Object.fromEntries(STAGES.map((s) => [s, { ns: 0, count: 0 }])) as never;
+const totals: Record<Stage, { ns: number; count: number }> = Object.fromEntries(
+  STAGES.map((s) => [s, { ns: 0, count: 0 }]),
+) as never;
 let last: bigint | undefined;
 let previous: Boundary | undefined;
 
@@ -43,7 +45,10 @@ export function stamp(boundary: Boundary): void {
 if (enabled) {
   process.on('exit', () => {
     try {
-      writeFileSync(file!, JSON.stringify({ stages: STAGES.map((s) => ({ stage: s, ns: totals[s].ns, count: totals[s].count })) }));
+      writeFileSync(
+        file!,
+        JSON.stringify({ stages: STAGES.map((s) => ({ stage: s, ns: totals[s].ns, count: totals[s].count })) }),
+      );
     } catch {
       // a profile that cannot be written is not worth failing the process for
     }

@@ -31,22 +31,57 @@ const ALLOWED: Record<string, { internal: string[]; external: RegExp }> = {
   'src/receipt': { internal: ['src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
   'src/capability': { internal: ['src/capability', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
   // guard parsing (DESIGN §2): mvdan-sh for shell commands, picomatch for globs, ipaddr.js for addresses
-  'src/kernel': { internal: ['src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|yaml$|picomatch$|ipaddr\.js$|mvdan-sh$)/ },
+  'src/kernel': {
+    internal: ['src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'],
+    external: /^(node:|zod$|yaml$|picomatch$|ipaddr\.js$|mvdan-sh$)/,
+  },
   'src/wire': { internal: ['src/wire'], external: /^(node:|zod$)/ },
-  'src/edges': { internal: ['src/edges', 'src/wire', 'src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$|@modelcontextprotocol\/sdk\/)/ },
-  'src/proxy': { internal: ['src/proxy', 'src/wire', 'src/kernel', 'src/ledger', 'src/capability', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
+  'src/edges': {
+    internal: [
+      'src/edges',
+      'src/wire',
+      'src/kernel',
+      'src/ledger',
+      'src/capability',
+      'src/receipt',
+      'src/crypto',
+      'src',
+    ],
+    external: /^(node:|zod$|@modelcontextprotocol\/sdk\/)/,
+  },
+  'src/proxy': {
+    internal: [
+      'src/proxy',
+      'src/wire',
+      'src/kernel',
+      'src/ledger',
+      'src/capability',
+      'src/receipt',
+      'src/crypto',
+      'src',
+    ],
+    external: /^(node:|zod$)/,
+  },
   // the SDK: a client of the edge (over the MCP SDK's client) and of the audit API; never the ledger or the kernel
   'src/sdk': { internal: ['src/sdk', 'src'], external: /^(node:|zod$|@modelcontextprotocol\/sdk\/)/ },
-  'src/projections': { internal: ['src/projections', 'src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|zod$)/ },
+  'src/projections': {
+    internal: ['src/projections', 'src/ledger', 'src/receipt', 'src/crypto', 'src'],
+    external: /^(node:|zod$)/,
+  },
   // the PostgreSQL ledger (src/ledger/pg): the pg driver, and zod for its URL
-  'src/ledger': { internal: ['src/ledger', 'src/receipt', 'src/crypto', 'src'], external: /^(node:|better-sqlite3$|drizzle-orm(\/|$)|pg$|zod$)/ },
+  'src/ledger': {
+    internal: ['src/ledger', 'src/receipt', 'src/crypto', 'src'],
+    external: /^(node:|better-sqlite3$|drizzle-orm(\/|$)|pg$|zod$)/,
+  },
 };
 
 describe('architecture', () => {
   const srcFiles = files('src');
 
   it('the import scanner sees multi-line and type imports (so the rules below cannot pass vacuously)', () => {
-    expect(imports('src/ledger/append.ts')).toEqual(expect.arrayContaining(['src/receipt/index.js', 'better-sqlite3', 'src/ledger/open.js']));
+    expect(imports('src/ledger/append.ts')).toEqual(
+      expect.arrayContaining(['src/receipt/index.js', 'better-sqlite3', 'src/ledger/open.js']),
+    );
     expect(imports('src/index.ts').length).toBeGreaterThan(5);
   });
 
@@ -68,7 +103,11 @@ describe('architecture', () => {
   it('the web explorer (browser code) imports only its own modules: no package, no node:, nothing of the server', () => {
     const web = srcFiles.filter((f) => f.startsWith('src/projections/explorer/web/'));
     expect(web.length).toBeGreaterThan(5);
-    const offending = web.flatMap((f) => imports(f).filter((s) => !s.startsWith('src/projections/explorer/web/')).map((s) => `${f} → ${s}`));
+    const offending = web.flatMap((f) =>
+      imports(f)
+        .filter((s) => !s.startsWith('src/projections/explorer/web/'))
+        .map((s) => `${f} → ${s}`),
+    );
     expect(offending).toEqual([]);
     // and the server side never imports the browser code
     const server = srcFiles.filter((f) => !f.startsWith('src/projections/explorer/web/'));
@@ -77,18 +116,32 @@ describe('architecture', () => {
 
   it('src/errors.ts and the root files import no area below them, and nothing in src imports cli/', () => {
     expect(imports('src/errors.ts')).toEqual([]);
-    const toCli = srcFiles.flatMap((f) => imports(f).filter((s) => s.startsWith('cli/')).map((s) => `${f} → ${s}`));
+    const toCli = srcFiles.flatMap((f) =>
+      imports(f)
+        .filter((s) => s.startsWith('cli/'))
+        .map((s) => `${f} → ${s}`),
+    );
     expect(toCli).toEqual([]);
   });
 
   it('@noble/* and canonicalize are imported only in src/crypto', () => {
     const all = [...srcFiles, ...files('cli')];
-    const offending = all.flatMap((f) => imports(f).filter((s) => /^(@noble\/|canonicalize$)/.test(s) && area(f) !== 'src/crypto').map((s) => `${f} → ${s}`));
+    const offending = all.flatMap((f) =>
+      imports(f)
+        .filter((s) => /^(@noble\/|canonicalize$)/.test(s) && area(f) !== 'src/crypto')
+        .map((s) => `${f} → ${s}`),
+    );
     expect(offending).toEqual([]);
   });
 
   it('projections never import the append path, on either ledger', () => {
-    const offending = srcFiles.filter((f) => area(f) === 'src/projections').flatMap((f) => imports(f).filter((s) => /src\/ledger\/(pg\/(append|writer|reservations|copy|any|index)|append|writer|reservations|write-ops)/.test(s)));
+    const offending = srcFiles
+      .filter((f) => area(f) === 'src/projections')
+      .flatMap((f) =>
+        imports(f).filter((s) =>
+          /src\/ledger\/(pg\/(append|writer|reservations|copy|any|index)|append|writer|reservations|write-ops)/.test(s),
+        ),
+      );
     expect(offending).toEqual([]);
   });
 
@@ -106,7 +159,9 @@ describe('no import circles', () => {
       ...[...text.matchAll(/^\s*(?:import|export)[^'"]*?from\s+'([^']+)'/gm)].map((m) => m[1]!),
       ...[...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]!),
     ];
-    return specs.filter((s) => s.startsWith('.')).map((s) => relative('.', normalize(join(dirname(file), s))).replace(/\.js$/, '.ts'));
+    return specs
+      .filter((s) => s.startsWith('.'))
+      .map((s) => relative('.', normalize(join(dirname(file), s))).replace(/\.js$/, '.ts'));
   }
 
   /** Every cycle of a graph (file → the files it imports), found by a depth-first walk, each from where it was entered. */
@@ -133,9 +188,21 @@ describe('no import circles', () => {
 
   it('the scanner sees lazy imports and the walk finds circles (so the rule below cannot pass vacuously)', () => {
     expect(edges('cli/main.ts')).toEqual(expect.arrayContaining(['cli/options.ts', 'cli/commands/ledger.ts']));
-    const circle = new Map([['a', ['b']], ['b', ['c']], ['c', ['a', 'd']], ['d', []]]);
+    const circle = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a', 'd']],
+      ['d', []],
+    ]);
     expect(cycles(circle)).toEqual([['a', 'b', 'c', 'a']]);
-    expect(cycles(new Map([['a', ['b']], ['b', []]]))).toEqual([]);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('src/ and cli/ import no circle, counting type-only and lazy imports', () => {

@@ -41,7 +41,9 @@ describe('error registry', () => {
 
   it('URNs and docs anchors follow DESIGN §8', () => {
     expect(errorUrn('CHIO-CLI-SESSION-EMPTY')).toBe('urn:chio:error:cli:session-empty');
-    expect(errorDocsUrl('CHIO-CLI-SESSION-EMPTY')).toBe('https://chio.computer/docs/reference/errors#error-cli-session-empty');
+    expect(errorDocsUrl('CHIO-CLI-SESSION-EMPTY')).toBe(
+      'https://chio.computer/docs/reference/errors#error-cli-session-empty',
+    );
     for (const entry of registry.codes) {
       expect(entry.urn).toBe(errorUrn(entry.code));
       expect(entry.docs).toBe(errorDocsUrl(entry.code));

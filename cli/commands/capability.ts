@@ -24,12 +24,20 @@ const revoke: CommandModule<GlobalArgs, RevokeArgs> = {
   builder: (y) =>
     y
       .positional('capability-id', { type: 'string', demandOption: true })
-      .option('kernel-seed-file', { type: 'string', demandOption: true, describe: 'the kernel key that signs the revocation' })
+      .option('kernel-seed-file', {
+        type: 'string',
+        demandOption: true,
+        describe: 'the kernel key that signs the revocation',
+      })
       .option('reason', { type: 'string', describe: 'recorded in the revocation' })
-      .option('policy', { type: 'string', describe: 'policy whose hash the revocation records (default: the built-in one)' }),
+      .option('policy', {
+        type: 'string',
+        describe: 'policy whose hash the revocation records (default: the built-in one)',
+      }),
   handler: async (args) => {
     const id = args['capability-id'];
-    if (!/^cap-[0-9a-f-]{36}$/.test(id)) throw new ChioError('CHIO-CLI-USAGE', `${id} is not a capability id (cap-<uuidv7>)`);
+    if (!/^cap-[0-9a-f-]{36}$/.test(id))
+      throw new ChioError('CHIO-CLI-USAGE', `${id} is not a capability id (cap-<uuidv7>)`);
     const kernel = await Kernel.connect({
       ledgerPath: args['receipt-db'],
       seedFile: args['kernel-seed-file'],
@@ -39,7 +47,15 @@ const revoke: CommandModule<GlobalArgs, RevokeArgs> = {
     try {
       const { receipt, entry } = await kernel.revokeCapability(id, args.reason);
       if (args.json) outJson({ revoked: id, receipt_id: receipt.id, seq: entry.seq, kernel_key: receipt.kernel_key });
-      else out(table([['revoked', id], ['receipt', receipt.id], ['seq', String(entry.seq)], ['kernel key', receipt.kernel_key]]));
+      else
+        out(
+          table([
+            ['revoked', id],
+            ['receipt', receipt.id],
+            ['seq', String(entry.seq)],
+            ['kernel key', receipt.kernel_key],
+          ]),
+        );
     } finally {
       await kernel.close();
     }

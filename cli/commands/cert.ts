@@ -15,7 +15,11 @@ import { z } from 'zod';
 import { parseSeed, signerFromSeed } from '../../src/crypto/index.js';
 import { ChioError, EXIT } from '../../src/errors.js';
 import { closeAnyLedger, isPostgresUrl, openAnyLedger } from '../../src/ledger/pg/index.js';
-import { CertificateSchema, generateCertificateOn, verifyCertificateOn } from '../../src/projections/certificate/index.js';
+import {
+  CertificateSchema,
+  generateCertificateOn,
+  verifyCertificateOn,
+} from '../../src/projections/certificate/index.js';
 import type { Certificate, CertificateSigner } from '../../src/projections/certificate/index.js';
 import { readInputFile } from '../../src/input-file.js';
 import { describeIssues } from '../../src/validation.js';
@@ -35,10 +39,17 @@ function receiptDbGiven(): boolean {
 function signerFile(args: GenerateArgs): { role: CertificateSigner['role']; path: string; what: string } {
   const kernel = args['kernel-seed-file'];
   const authority = args['authority-seed-file'];
-  if (kernel !== undefined && authority !== undefined) throw new ChioError('CHIO-CLI-USAGE', 'pass one of --kernel-seed-file and --authority-seed-file, not both: a certificate has one signer');
+  if (kernel !== undefined && authority !== undefined)
+    throw new ChioError(
+      'CHIO-CLI-USAGE',
+      'pass one of --kernel-seed-file and --authority-seed-file, not both: a certificate has one signer',
+    );
   if (kernel !== undefined) return { role: 'kernel', path: kernel, what: 'kernel seed file' };
   if (authority !== undefined) return { role: 'authority', path: authority, what: 'authority seed file' };
-  throw new ChioError('CHIO-CLI-CERT-SIGNER-REQUIRED', 'cert generate needs a signing key: --kernel-seed-file (the kernel that signed the session) or --authority-seed-file; it never creates one');
+  throw new ChioError(
+    'CHIO-CLI-CERT-SIGNER-REQUIRED',
+    'cert generate needs a signing key: --kernel-seed-file (the kernel that signed the session) or --authority-seed-file; it never creates one',
+  );
 }
 
 function readCertificate(path: string): Certificate {
@@ -50,7 +61,11 @@ function readCertificate(path: string): Certificate {
     throw new ChioError('CHIO-CERT-INVALID', `${path} is not JSON: ${(e as Error).message}`);
   }
   const parsed = CertificateSchema.safeParse(value);
-  if (!parsed.success) throw new ChioError('CHIO-CERT-INVALID', `${path} is not a compliance certificate: ${describeIssues(parsed.error).join('; ')}`);
+  if (!parsed.success)
+    throw new ChioError(
+      'CHIO-CERT-INVALID',
+      `${path} is not a compliance certificate: ${describeIssues(parsed.error).join('; ')}`,
+    );
   return parsed.data;
 }
 
@@ -73,31 +88,67 @@ const generate: CommandModule<GlobalArgs, GenerateArgs> = {
     y
       .option('session-id', { type: 'string', demandOption: true })
       .option('budget-limit', { type: 'number', default: 0, describe: 'most allowed receipts (0 = unlimited)' })
-      .option('authorized-scope', { type: 'string', array: true, describe: 'tool-name prefix an allowed call must have (repeatable)' })
-      .option('required-guard', { type: 'string', array: true, describe: 'guard that must have passed on every allowed call (repeatable)' })
+      .option('authorized-scope', {
+        type: 'string',
+        array: true,
+        describe: 'tool-name prefix an allowed call must have (repeatable)',
+      })
+      .option('required-guard', {
+        type: 'string',
+        array: true,
+        describe: 'guard that must have passed on every allowed call (repeatable)',
+      })
       .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file of a trusted kernel' })
-      .option('kernel-seed-file', { type: 'string', describe: 'sign with this kernel key: the key that signed every receipt of the session (or --authority-seed-file)' })
-      .option('authority-seed-file', { type: 'string', describe: 'sign with this certifying authority key (verifiers pass its public key with --trusted-authority-pubkey)' })
-      .option('output', { type: 'string', describe: 'write the certificate here (prints nothing unless --json); an existing file is refused' })
-      .option('force', { type: 'boolean', default: false, describe: 'replace an existing --output file (never the receipt database or a seed or key file this command reads)' }),
+      .option('kernel-seed-file', {
+        type: 'string',
+        describe:
+          'sign with this kernel key: the key that signed every receipt of the session (or --authority-seed-file)',
+      })
+      .option('authority-seed-file', {
+        type: 'string',
+        describe:
+          'sign with this certifying authority key (verifiers pass its public key with --trusted-authority-pubkey)',
+      })
+      .option('output', {
+        type: 'string',
+        describe: 'write the certificate here (prints nothing unless --json); an existing file is refused',
+      })
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'replace an existing --output file (never the receipt database or a seed or key file this command reads)',
+      }),
   handler: async (args) => {
-    if (!receiptDbGiven()) throw new ChioError('CHIO-CLI-USAGE', '--receipt-db is required: name the store that holds the session');
+    if (!receiptDbGiven())
+      throw new ChioError('CHIO-CLI-USAGE', '--receipt-db is required: name the store that holds the session');
     // Before anything is read, opened or written: with no signer named there is nothing to do.
     const signerSeed = signerFile(args);
     const budgetLimit = parseFlag('budget-limit', z.number().int().nonnegative(), args['budget-limit']);
-    const output: OutputTarget | undefined = args.output === undefined ? undefined : {
-      path: args.output,
-      force: args.force,
-      inputs: [
-        ...(isPostgresUrl(args['receipt-db']) ? [] : [{ path: args['receipt-db'], what: 'receipt database', ledger: true }]),
-        { path: signerSeed.path, what: signerSeed.what },
-        ...(asArray(args['trusted-kernel-pubkey']) ?? []).map((p) => ({ path: p, what: 'trusted kernel public key file' })),
-      ],
-    };
+    const output: OutputTarget | undefined =
+      args.output === undefined
+        ? undefined
+        : {
+            path: args.output,
+            force: args.force,
+            inputs: [
+              ...(isPostgresUrl(args['receipt-db'])
+                ? []
+                : [{ path: args['receipt-db'], what: 'receipt database', ledger: true }]),
+              { path: signerSeed.path, what: signerSeed.what },
+              ...(asArray(args['trusted-kernel-pubkey']) ?? []).map((p) => ({
+                path: p,
+                what: 'trusted kernel public key file',
+              })),
+            ],
+          };
     // Refused before anything is generated or signed; checked again when the file is written.
     if (output !== undefined) checkOutputPath(output);
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
-    const signer: CertificateSigner = { role: signerSeed.role, key: signerFromSeed(parseSeed(readInputFile(signerSeed.path, 'seed', signerSeed.what))) };
+    const signer: CertificateSigner = {
+      role: signerSeed.role,
+      key: signerFromSeed(parseSeed(readInputFile(signerSeed.path, 'seed', signerSeed.what))),
+    };
     const ledger = await openAnyLedger(args['receipt-db'], { readonly: true });
     const progress = progressBar('certifying', process.stderr.isTTY === true && !args.json);
     let cert: Certificate;
@@ -131,24 +182,48 @@ interface VerifyArgs extends GlobalArgs {
 
 const verify: CommandModule<GlobalArgs, VerifyArgs> = {
   command: 'verify',
-  describe: 'Verify a certificate (one line; exit 0 pass, 1 fail, 2 bad input); --full re-verifies it against the receipt store',
+  describe:
+    'Verify a certificate (one line; exit 0 pass, 1 fail, 2 bad input); --full re-verifies it against the receipt store',
   builder: (y) =>
     y
       .option('certificate', { type: 'string', demandOption: true })
-      .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file of a trusted kernel (repeatable): it may sign certificates for its own sessions, and pins the kernel key' })
-      .option('trusted-authority-pubkey', { type: 'string', array: true, describe: 'public key file of a trusted certifying authority (repeatable): it may sign certificates for any session' })
-      .option('full', { type: 'boolean', default: false, describe: 're-verify every receipt, the session chain, the count and ledger_binding' }),
+      .option('trusted-kernel-pubkey', {
+        type: 'string',
+        array: true,
+        describe:
+          'public key file of a trusted kernel (repeatable): it may sign certificates for its own sessions, and pins the kernel key',
+      })
+      .option('trusted-authority-pubkey', {
+        type: 'string',
+        array: true,
+        describe:
+          'public key file of a trusted certifying authority (repeatable): it may sign certificates for any session',
+      })
+      .option('full', {
+        type: 'boolean',
+        default: false,
+        describe: 're-verify every receipt, the session chain, the count and ledger_binding',
+      }),
   handler: async (args) => {
     if (args.full && !receiptDbGiven()) {
-      throw new ChioError('CHIO-CLI-RECEIPT-STORE-REQUIRED', 'full-bundle verification re-verifies every receipt signature and needs the receipt store');
+      throw new ChioError(
+        'CHIO-CLI-RECEIPT-STORE-REQUIRED',
+        'full-bundle verification re-verifies every receipt signature and needs the receipt store',
+      );
     }
     const kernelFiles = asArray(args['trusted-kernel-pubkey']) ?? [];
     const authorityFiles = asArray(args['trusted-authority-pubkey']) ?? [];
     if (kernelFiles.length === 0 && authorityFiles.length === 0) {
-      throw new ChioError('CHIO-CLI-USAGE', 'pass --trusted-kernel-pubkey or --trusted-authority-pubkey (each repeatable): a certificate verifies only under a signer you trust, never under the key it names');
+      throw new ChioError(
+        'CHIO-CLI-USAGE',
+        'pass --trusted-kernel-pubkey or --trusted-authority-pubkey (each repeatable): a certificate verifies only under a signer you trust, never under the key it names',
+      );
     }
     if (args.full && kernelFiles.length === 0) {
-      throw new ChioError('CHIO-CLI-USAGE', '--full re-verifies every receipt under a trusted kernel key: pass --trusted-kernel-pubkey');
+      throw new ChioError(
+        'CHIO-CLI-USAGE',
+        '--full re-verifies every receipt under a trusted kernel key: pass --trusted-kernel-pubkey',
+      );
     }
     const cert = readCertificate(args.certificate);
     const trusted = trustedKeys(kernelFiles);
@@ -164,7 +239,10 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
       if (ledger !== undefined) await closeAnyLedger(ledger);
     }
     if (args.json) outJson(verdict);
-    else if (verdict.passed) out(`PASS: certificate for session ${cert.body.session_id} verified (${cert.body.receipt_count} receipts${verdict.full ? ', every receipt re-verified against the store' : ', signature and body only'})`);
+    else if (verdict.passed)
+      out(
+        `PASS: certificate for session ${cert.body.session_id} verified (${cert.body.receipt_count} receipts${verdict.full ? ', every receipt re-verified against the store' : ', signature and body only'})`,
+      );
     else out(`FAIL: verification failed: ${verdict.reason}`);
     if (!verdict.passed) setExit(EXIT.verificationFailed);
   },

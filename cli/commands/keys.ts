@@ -36,7 +36,11 @@ const generate: CommandModule<GlobalArgs, GenerateArgs> = {
   describe: 'Generate an Ed25519 kernel key: the seed file (mode 0600) and optionally the public key file',
   builder: (y) =>
     y
-      .option('out', { type: 'string', demandOption: true, describe: 'seed file to create (64 hex characters); never overwritten' })
+      .option('out', {
+        type: 'string',
+        demandOption: true,
+        describe: 'seed file to create (64 hex characters); never overwritten',
+      })
       .option('pub-out', { type: 'string', describe: 'public key file to create (64 hex characters)' }),
   handler: (args) => {
     const pubOut = args['pub-out'];
@@ -53,11 +57,13 @@ const generate: CommandModule<GlobalArgs, GenerateArgs> = {
     if (args.json) {
       outJson({ public_key: publicKey, seed_file: args.out, public_key_file: pubOut ?? null });
     } else {
-      out(table([
-        ['seed file', `${args.out} (mode 0600; keep it secret)`],
-        ...(pubOut === undefined ? [] : [['public key file', pubOut] as [string, string]]),
-        ['public key', publicKey],
-      ]));
+      out(
+        table([
+          ['seed file', `${args.out} (mode 0600; keep it secret)`],
+          ...(pubOut === undefined ? [] : [['public key file', pubOut] as [string, string]]),
+          ['public key', publicKey],
+        ]),
+      );
     }
   },
 };

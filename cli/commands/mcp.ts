@@ -8,7 +8,11 @@
  */
 import type { CommandModule } from 'yargs';
 // The edge (and the MCP SDK under it) is loaded when an mcp command runs, not on every CLI start.
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, sessionLimits } from '../../src/edges/mcp/http-sessions.js';
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  sessionLimits,
+} from '../../src/edges/mcp/http-sessions.js';
 import type { ConnectUpstream, UpstreamTarget } from '../../src/edges/mcp/index.js';
 import { ChioError } from '../../src/errors.js';
 import { closeAnyLedger, openAnyLedger, shownLocation } from '../../src/ledger/pg/index.js';
@@ -41,17 +45,32 @@ interface ServeHttpArgs extends ServeArgs {
 function upstreamTarget(args: ServeArgs): UpstreamTarget {
   const command = (args['--'] ?? []).map(String);
   if (args['upstream-url'] !== undefined) {
-    if (command.length > 0) throw new ChioError('CHIO-CLI-USAGE', `give either --upstream-url or an upstream command, not both (got the command ${JSON.stringify(command[0])})`);
+    if (command.length > 0)
+      throw new ChioError(
+        'CHIO-CLI-USAGE',
+        `give either --upstream-url or an upstream command, not both (got the command ${JSON.stringify(command[0])})`,
+      );
     return { url: args['upstream-url'] };
   }
-  if (command.length === 0) throw new ChioError('CHIO-CLI-USAGE', 'name the upstream MCP server: chio mcp serve [options] [--] <command …> (or --upstream-url <url>)');
-  return { command: command[0]!, args: command.slice(1), env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)) };
+  if (command.length === 0)
+    throw new ChioError(
+      'CHIO-CLI-USAGE',
+      'name the upstream MCP server: chio mcp serve [options] [--] <command …> (or --upstream-url <url>)',
+    );
+  return {
+    command: command[0]!,
+    args: command.slice(1),
+    env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
+  };
 }
 
 /** Opens the kernel, connects the upstream, runs `body`, and always closes both. */
 type McpEdge = typeof import('../../src/edges/mcp/index.js');
 
-async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: ConnectUpstream, edge: McpEdge) => Promise<void>): Promise<void> {
+async function withEdge(
+  args: ServeArgs,
+  body: (kernel: Kernel, upstream: ConnectUpstream, edge: McpEdge) => Promise<void>,
+): Promise<void> {
   const target = upstreamTarget(args);
   const mcp = await import('../../src/edges/mcp/index.js');
   const { upstreamPathBases, UpstreamMcpServer } = mcp;
@@ -67,7 +86,9 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Connec
     pathBases: upstreamPathBases(target),
   });
   if (kernel.keyGenerated) {
-    process.stderr.write(`chio: generated kernel key ${kernel.publicKeyHex} for this run (receipts in ${shownLocation(args['receipt-db'])}); pass --kernel-seed-file to keep one\n`);
+    process.stderr.write(
+      `chio: generated kernel key ${kernel.publicKeyHex} for this run (receipts in ${shownLocation(args['receipt-db'])}); pass --kernel-seed-file to keep one\n`,
+    );
   }
   // Refused before anyone is served (exit 2), not at each client's initialize.
   try {
@@ -97,26 +118,63 @@ async function withEdge(args: ServeArgs, body: (kernel: Kernel, upstream: Connec
 
 const edgeOptions = {
   policy: { type: 'string', describe: 'policy file (default: the built-in secure defaults)' },
-  'kernel-seed-file': { type: 'string', describe: 'kernel key; a new one is generated (and its public key printed to stderr) when absent' },
-  'redaction-key-file': { type: 'string', describe: 'operator redaction key (`chio receipt redaction-key`); required when the policy redacts: salts the parameter_hash of redacted receipts' },
-  'trusted-kernel-pubkey': { type: 'string', array: true, describe: 'public key file of another kernel sharing the ledger whose receipts count towards budgets and revocations (repeatable; this kernel\'s own key always counts)' },
+  'kernel-seed-file': {
+    type: 'string',
+    describe: 'kernel key; a new one is generated (and its public key printed to stderr) when absent',
+  },
+  'redaction-key-file': {
+    type: 'string',
+    describe:
+      'operator redaction key (`chio receipt redaction-key`); required when the policy redacts: salts the parameter_hash of redacted receipts',
+  },
+  'trusted-kernel-pubkey': {
+    type: 'string',
+    array: true,
+    describe:
+      "public key file of another kernel sharing the ledger whose receipts count towards budgets and revocations (repeatable; this kernel's own key always counts)",
+  },
   'server-id': { type: 'string', default: 'mcp', describe: 'tool server id recorded in receipts' },
   'upstream-url': { type: 'string', describe: 'wrap a Streamable HTTP MCP server instead of a command' },
   'max-message-bytes': { type: 'number', default: 4 * 1024 * 1024, describe: 'larger messages are refused' },
-  'reservation-sync': { type: 'string', choices: ['full', 'normal'], default: 'full', describe: 'full: a call\'s reservation is fsynced before the tool runs (survives a power loss); normal: it survives the process dying, not a power loss, and each call costs one fsync instead of two. Receipts are always fsynced' },
+  'reservation-sync': {
+    type: 'string',
+    choices: ['full', 'normal'],
+    default: 'full',
+    describe:
+      "full: a call's reservation is fsynced before the tool runs (survives a power loss); normal: it survives the process dying, not a power loss, and each call costs one fsync instead of two. Receipts are always fsynced",
+  },
   ...checkpointOptions,
 } as const;
 
 const httpOptions = {
   listen: { type: 'string', default: '127.0.0.1:8931', describe: 'host:port (port 0 picks a free one)' },
   'auth-token': { type: 'string', describe: 'require Authorization: Bearer <token>' },
-  'allowed-origin': { type: 'string', array: true, describe: 'browser origins allowed to call (default: this server\'s loopback origins)' },
-  'session-idle-timeout': { type: 'number', default: DEFAULT_SESSION_IDLE_TIMEOUT_MS / 1000, describe: 'seconds without a request after which a session is ended (later requests on it get 404)' },
-  'max-sessions': { type: 'number', default: DEFAULT_MAX_SESSIONS, describe: 'live sessions at most; an initialize past it gets HTTP 503 with Retry-After' },
+  'allowed-origin': {
+    type: 'string',
+    array: true,
+    describe: "browser origins allowed to call (default: this server's loopback origins)",
+  },
+  'session-idle-timeout': {
+    type: 'number',
+    default: DEFAULT_SESSION_IDLE_TIMEOUT_MS / 1000,
+    describe: 'seconds without a request after which a session is ended (later requests on it get 404)',
+  },
+  'max-sessions': {
+    type: 'number',
+    default: DEFAULT_MAX_SESSIONS,
+    describe: 'live sessions at most; an initialize past it gets HTTP 503 with Retry-After',
+  },
 } as const;
 
 /** Options that take no value (yargs' own and the global ones included); every other option takes exactly one. */
-const FLAG_OPTIONS = new Set(['help', 'version', 'json', ...Object.entries({ ...edgeOptions, ...httpOptions }).filter(([, o]) => o.type === 'boolean').map(([k]) => k)]);
+const FLAG_OPTIONS = new Set([
+  'help',
+  'version',
+  'json',
+  ...Object.entries({ ...edgeOptions, ...httpOptions })
+    .filter(([, o]) => o.type === 'boolean')
+    .map(([k]) => k),
+]);
 
 /**
  * Puts the `--` before the upstream command of `chio mcp serve`/`serve-http` when the user left it
@@ -152,19 +210,28 @@ export function upstreamAfterSeparator(argv: readonly string[]): string[] {
 
 const serve: CommandModule<GlobalArgs, ServeArgs> = {
   command: 'serve',
-  describe: 'Serve MCP on stdio in front of an upstream MCP server (`[--] <command …>` after the options, or --upstream-url), governing every tool call',
+  describe:
+    'Serve MCP on stdio in front of an upstream MCP server (`[--] <command …>` after the options, or --upstream-url), governing every tool call',
   builder: (y) => y.options(edgeOptions),
   handler: (args) =>
-    withEdge(args, (kernel, upstream, { McpSession, serveStdio }) => serveStdio(new McpSession({ kernel, upstream }), process.stdin, process.stdout, { maxMessageBytes: args['max-message-bytes'] })),
+    withEdge(args, (kernel, upstream, { McpSession, serveStdio }) =>
+      serveStdio(new McpSession({ kernel, upstream }), process.stdin, process.stdout, {
+        maxMessageBytes: args['max-message-bytes'],
+      }),
+    ),
 };
 
 const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
   command: 'serve-http',
-  describe: 'Serve MCP over Streamable HTTP (POST/GET/DELETE /mcp) in front of an upstream MCP server (`[--] <command …>` after the options, or --upstream-url)',
+  describe:
+    'Serve MCP over Streamable HTTP (POST/GET/DELETE /mcp) in front of an upstream MCP server (`[--] <command …>` after the options, or --upstream-url)',
   builder: (y) => y.options(edgeOptions).options(httpOptions),
   handler: (args) => {
     // Checked before the kernel and the upstream start: a bad limit costs nothing.
-    const limits = sessionLimits({ maxSessions: args['max-sessions'], sessionIdleTimeoutMs: args['session-idle-timeout'] * 1000 });
+    const limits = sessionLimits({
+      maxSessions: args['max-sessions'],
+      sessionIdleTimeoutMs: args['session-idle-timeout'] * 1000,
+    });
     return withEdge(args, async (kernel, upstream, { serveHttp }) => {
       const m = /^(.*):(\d{1,5})$/.exec(args.listen);
       if (m === null) throw new ChioError('CHIO-CLI-USAGE', `--listen ${args.listen}: expected host:port`);
@@ -181,10 +248,14 @@ const serveHttpCommand: CommandModule<GlobalArgs, ServeHttpArgs> = {
           authToken: args['auth-token'],
           allowedOrigins: args['allowed-origin'],
           maxBodyBytes: args['max-message-bytes'],
-          ...(api === undefined || reader === undefined ? {} : { mount: { prefix: '/v1/', handler: api.auditApi({ ledger: reader, token: args['auth-token']! }) } }),
+          ...(api === undefined || reader === undefined
+            ? {}
+            : { mount: { prefix: '/v1/', handler: api.auditApi({ ledger: reader, token: args['auth-token']! }) } }),
           ...limits,
         });
-        process.stderr.write(`chio: MCP over Streamable HTTP at ${edge.url}${reader === undefined ? '' : ' (audit API under /v1/)'}\n`);
+        process.stderr.write(
+          `chio: MCP over Streamable HTTP at ${edge.url}${reader === undefined ? '' : ' (audit API under /v1/)'}\n`,
+        );
         await new Promise<void>((resolve) => {
           process.once('SIGINT', resolve);
           process.once('SIGTERM', resolve);

@@ -26,12 +26,25 @@ const policyCheck: CommandModule<GlobalArgs, PolicyCheckArgs> = {
       return;
     }
     out(`OK: ${args.file} is a valid ${policy.schema} policy`);
-    out(table([
-      ['policy_hash', policyHash],
-      ['default grants', policy.default_grants === undefined ? 'every tool of each server, invoke only (secure default)' : `${policy.default_grants.length}`],
-      ['guards on', Object.entries(policy.guards).filter(([, g]) => g.enabled).map(([n]) => n).join(', ')],
-      ['redaction', policy.redaction.mode],
-    ]).replace(/^/gm, '  '));
+    out(
+      table([
+        ['policy_hash', policyHash],
+        [
+          'default grants',
+          policy.default_grants === undefined
+            ? 'every tool of each server, invoke only (secure default)'
+            : `${policy.default_grants.length}`,
+        ],
+        [
+          'guards on',
+          Object.entries(policy.guards)
+            .filter(([, g]) => g.enabled)
+            .map(([n]) => n)
+            .join(', '),
+        ],
+        ['redaction', policy.redaction.mode],
+      ]).replace(/^/gm, '  '),
+    );
   },
 };
 
@@ -41,13 +54,19 @@ interface PolicyTestArgs extends GlobalArgs {
 
 const policyTest: CommandModule<GlobalArgs, PolicyTestArgs> = {
   command: 'test',
-  describe: 'Attack a policy with the hostile and harmless corpora (exit 1 if a hostile call is allowed or a harmless one denied); nothing runs or is written',
-  builder: (y) => y.option('policy', { type: 'string', describe: 'policy file (default: the built-in secure defaults)' }),
+  describe:
+    'Attack a policy with the hostile and harmless corpora (exit 1 if a hostile call is allowed or a harmless one denied); nothing runs or is written',
+  builder: (y) =>
+    y.option('policy', { type: 'string', describe: 'policy file (default: the built-in secure defaults)' }),
   handler: (args) => {
     const report = testPolicy(args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy));
     const summary = {
-      hostile: report.hostile, hostile_denied: report.hostile - report.hostileAllowed, hostile_allowed: report.hostileAllowed,
-      harmless: report.harmless, harmless_allowed: report.harmless - report.harmlessDenied, harmless_denied: report.harmlessDenied,
+      hostile: report.hostile,
+      hostile_denied: report.hostile - report.hostileAllowed,
+      hostile_allowed: report.hostileAllowed,
+      harmless: report.harmless,
+      harmless_allowed: report.harmless - report.harmlessDenied,
+      harmless_denied: report.harmlessDenied,
     };
     if (args.json) {
       outJson({ ok: report.ok, policy_hash: report.policyHash, summary, cases: report.results });
@@ -55,10 +74,14 @@ const policyTest: CommandModule<GlobalArgs, PolicyTestArgs> = {
       const idWidth = Math.max(...report.results.map((r) => r.id.length));
       for (const r of report.results) {
         const mark = r.pass ? 'ok  ' : 'FAIL';
-        out(`${mark} ${r.corpus.padEnd(8)} ${r.verdict.padEnd(5)} ${(r.guard ?? '-').padEnd(18)} ${r.id.padEnd(idWidth)}  ${r.reason ?? r.about}`);
+        out(
+          `${mark} ${r.corpus.padEnd(8)} ${r.verdict.padEnd(5)} ${(r.guard ?? '-').padEnd(18)} ${r.id.padEnd(idWidth)}  ${r.reason ?? r.about}`,
+        );
       }
       out('');
-      out(`${report.ok ? 'PASS' : 'FAIL'}: hostile ${summary.hostile_denied}/${summary.hostile} denied, harmless ${summary.harmless_allowed}/${summary.harmless} allowed (policy_hash ${report.policyHash})`);
+      out(
+        `${report.ok ? 'PASS' : 'FAIL'}: hostile ${summary.hostile_denied}/${summary.hostile} denied, harmless ${summary.harmless_allowed}/${summary.harmless} allowed (policy_hash ${report.policyHash})`,
+      );
     }
     if (!report.ok) setExit(EXIT.verificationFailed);
   },
@@ -88,7 +111,12 @@ export const checkCommand: CommandModule<GlobalArgs, CheckArgs> = {
       .option('tool', { type: 'string', demandOption: true })
       .option('params', { type: 'string', default: '{}', describe: 'the call arguments as JSON' })
       .option('server', { type: 'string', describe: 'tool server id (default: match grants on the tool name alone)' })
-      .option('path-base', { type: 'string', array: true, describe: 'directory the tool resolves relative paths against (repeatable; without one, relative paths are denied)' }),
+      .option('path-base', {
+        type: 'string',
+        array: true,
+        describe:
+          'directory the tool resolves relative paths against (repeatable; without one, relative paths are denied)',
+      }),
   handler: (args) => {
     let params: unknown;
     try {
@@ -98,17 +126,25 @@ export const checkCommand: CommandModule<GlobalArgs, CheckArgs> = {
     }
     const pathBases = (args['path-base'] ?? []).map(String);
     const relative = pathBases.find((b) => !posix.isAbsolute(b));
-    if (relative !== undefined) throw new ChioError('CHIO-CLI-USAGE', `--path-base ${relative}: must be an absolute path`);
+    if (relative !== undefined)
+      throw new ChioError('CHIO-CLI-USAGE', `--path-base ${relative}: must be an absolute path`);
     const loaded = args.policy === undefined ? defaultPolicy() : loadPolicy(args.policy);
     const result = checkCall(loaded, { serverId: args.server, toolName: args.tool, arguments: params, pathBases });
     if (args.json) outJson(result);
     else {
-      out(table([
-        ['decision', result.verdict],
-        ...(result.verdict === 'deny' ? ([['guard', result.guard], ['reason', result.reason]] as Array<[string, string]>) : []),
-        ['evidence', result.evidence.map((e) => `${e.guard_name} ${e.verdict ? 'pass' : 'FAIL'}`).join(', ') || '—'],
-        ['policy_hash', result.policyHash],
-      ]));
+      out(
+        table([
+          ['decision', result.verdict],
+          ...(result.verdict === 'deny'
+            ? ([
+                ['guard', result.guard],
+                ['reason', result.reason],
+              ] as Array<[string, string]>)
+            : []),
+          ['evidence', result.evidence.map((e) => `${e.guard_name} ${e.verdict ? 'pass' : 'FAIL'}`).join(', ') || '—'],
+          ['policy_hash', result.policyHash],
+        ]),
+      );
     }
     if (result.verdict === 'deny') setExit(EXIT.verificationFailed);
   },

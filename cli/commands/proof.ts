@@ -24,8 +24,18 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
   builder: (y) =>
     y
       .positional('proof', { type: 'string', demandOption: true })
-      .option('checkpoint', { type: 'string', array: true, demandOption: true, describe: 'a signed checkpoint note file (repeatable: a consistency proof needs both sizes)' })
-      .option('trusted-kernel-pubkey', { type: 'string', array: true, demandOption: true, describe: 'public key file of a kernel trusted to sign checkpoints (repeatable)' }) as Argv<VerifyArgs>,
+      .option('checkpoint', {
+        type: 'string',
+        array: true,
+        demandOption: true,
+        describe: 'a signed checkpoint note file (repeatable: a consistency proof needs both sizes)',
+      })
+      .option('trusted-kernel-pubkey', {
+        type: 'string',
+        array: true,
+        demandOption: true,
+        describe: 'public key file of a kernel trusted to sign checkpoints (repeatable)',
+      }) as Argv<VerifyArgs>,
   handler: (args) => {
     const keys = trustedKeys(asArray(args['trusted-kernel-pubkey']));
     if (keys === undefined) throw new ChioError('CHIO-CLI-USAGE', '--trusted-kernel-pubkey is required');
@@ -40,8 +50,12 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
     const v = verifyProof(proof, notes, [...keys]);
     if (args.json) outJson(v);
     else if (!v.ok) out(`FAIL: ${v.reason}`);
-    else if (v.kind === 'inclusion') out(`PASS: entry seq ${v.seq} is in the tree of ${v.treeSize} entries signed by ${v.signerKey}`);
-    else out(`PASS: the tree of ${v.newSize} entries extends the tree of ${v.oldSize} (checkpoints signed by ${v.signerKey})`);
+    else if (v.kind === 'inclusion')
+      out(`PASS: entry seq ${v.seq} is in the tree of ${v.treeSize} entries signed by ${v.signerKey}`);
+    else
+      out(
+        `PASS: the tree of ${v.newSize} entries extends the tree of ${v.oldSize} (checkpoints signed by ${v.signerKey})`,
+      );
     if (!v.ok) setExit(EXIT.verificationFailed);
   },
 };

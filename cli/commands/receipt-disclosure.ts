@@ -16,7 +16,14 @@ import { readInputText } from '../../src/input-file.js';
 import { RedactionKey } from '../../src/kernel/index.js';
 import { findEntry, listEntries } from '../../src/ledger/index.js';
 import type { EntryFilter, EntryPage } from '../../src/ledger/index.js';
-import { closeAnyLedger, findEntryPg, isPg, listEntriesPg, openAnyLedger, shownLocation } from '../../src/ledger/pg/index.js';
+import {
+  closeAnyLedger,
+  findEntryPg,
+  isPg,
+  listEntriesPg,
+  openAnyLedger,
+  shownLocation,
+} from '../../src/ledger/pg/index.js';
 import type { AnyLedger } from '../../src/ledger/pg/index.js';
 import { checkDisclosure, parameterSaltMarker, saltInputOf, verifyReceipt } from '../../src/receipt/index.js';
 import type { Receipt } from '../../src/receipt/index.js';
@@ -27,14 +34,27 @@ import { out, outJson, setExit, table } from '../output.js';
 type Verified = { ok: true; receipt: Receipt } | { ok: false; message: string };
 
 /** A page of entries from either store. */
-const pageOf = async (ledger: AnyLedger, filter: EntryFilter, page: { limit: number; cursor?: number | undefined }): Promise<EntryPage> =>
-  isPg(ledger) ? listEntriesPg(ledger, filter, page) : listEntries(ledger, filter, page);
+const pageOf = async (
+  ledger: AnyLedger,
+  filter: EntryFilter,
+  page: { limit: number; cursor?: number | undefined },
+): Promise<EntryPage> => (isPg(ledger) ? listEntriesPg(ledger, filter, page) : listEntries(ledger, filter, page));
 
 /** The receipt `id` (or a unique prefix) names in the ledger, verified (and signed by a trusted key when keys are given). */
-async function readReceipt(ledger: AnyLedger, db: string, id: string, trusted: ReadonlySet<string> | undefined): Promise<Verified> {
+async function readReceipt(
+  ledger: AnyLedger,
+  db: string,
+  id: string,
+  trusted: ReadonlySet<string> | undefined,
+): Promise<Verified> {
   const found = isPg(ledger) ? await findEntryPg(ledger, id) : findEntry(ledger, id);
   if (found.entry === null) {
-    throw new ChioError('CHIO-CLI-RECEIPT-NOT-FOUND', found.matches > 1 ? `receipt id prefix ${id} matches more than one receipt` : `no receipt ${id} in ${shownLocation(db)}`);
+    throw new ChioError(
+      'CHIO-CLI-RECEIPT-NOT-FOUND',
+      found.matches > 1
+        ? `receipt id prefix ${id} matches more than one receipt`
+        : `no receipt ${id} in ${shownLocation(db)}`,
+    );
   }
   let body: unknown;
   try {
@@ -52,16 +72,24 @@ interface KeyArgs extends GlobalArgs {
 
 const redactionKey: CommandModule<GlobalArgs, KeyArgs> = {
   command: 'redaction-key',
-  describe: 'Create an operator redaction key (mode 0600, never overwritten): salts the parameter_hash of redacted receipts',
-  builder: (y) => y.option('out', { type: 'string', demandOption: true, describe: 'key file to create (64 hex characters); keep it, and keep it apart from the policy' }),
+  describe:
+    'Create an operator redaction key (mode 0600, never overwritten): salts the parameter_hash of redacted receipts',
+  builder: (y) =>
+    y.option('out', {
+      type: 'string',
+      demandOption: true,
+      describe: 'key file to create (64 hex characters); keep it, and keep it apart from the policy',
+    }),
   handler: (args) => {
-    if (existsSync(args.out)) throw new ChioError('CHIO-CLI-FILE-EXISTS', `${args.out} already exists; chio never overwrites a key file`);
+    if (existsSync(args.out))
+      throw new ChioError('CHIO-CLI-FILE-EXISTS', `${args.out} already exists; chio never overwrites a key file`);
     const key = RedactionKey.generate();
     let fd: number;
     try {
       fd = openSync(args.out, 'wx', 0o600); // O_EXCL: a file or symlink planted at the path is refused, not followed
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new ChioError('CHIO-CLI-FILE-EXISTS', `${args.out} already exists; chio never overwrites a key file`);
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new ChioError('CHIO-CLI-FILE-EXISTS', `${args.out} already exists; chio never overwrites a key file`);
       throw new ChioError('CHIO-CLI-IO', `cannot create ${args.out}: ${(e as Error).message}`, { cause: e });
     }
     try {
@@ -70,7 +98,13 @@ const redactionKey: CommandModule<GlobalArgs, KeyArgs> = {
       closeSync(fd);
     }
     if (args.json) outJson({ key_file: args.out, key_id: key.id });
-    else out(table([['redaction key file', `${args.out} (mode 0600; keep it secret, keep a copy)`], ['key id', key.id]]));
+    else
+      out(
+        table([
+          ['redaction key file', `${args.out} (mode 0600; keep it secret, keep a copy)`],
+          ['key id', key.id],
+        ]),
+      );
   },
 };
 
@@ -82,41 +116,70 @@ interface DiscloseArgs extends GlobalArgs {
 
 const discloseSalt: CommandModule<GlobalArgs, DiscloseArgs> = {
   command: 'disclose-salt <id>',
-  describe: 'Print the parameter salt of one redacted receipt (id or unique prefix), derived from the operator\'s redaction key; no other receipt\'s salt is revealed',
+  describe:
+    "Print the parameter salt of one redacted receipt (id or unique prefix), derived from the operator's redaction key; no other receipt's salt is revealed",
   builder: (y) =>
     y
       .positional('id', { type: 'string', demandOption: true })
-      .option('redaction-key-file', { type: 'string', demandOption: true, describe: 'the redaction key the producer ran with' })
-      .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file; the receipt must be signed by one of these' }),
+      .option('redaction-key-file', {
+        type: 'string',
+        demandOption: true,
+        describe: 'the redaction key the producer ran with',
+      })
+      .option('trusted-kernel-pubkey', {
+        type: 'string',
+        array: true,
+        describe: 'public key file; the receipt must be signed by one of these',
+      }),
   handler: async (args) => {
     const key = RedactionKey.fromFile(args['redaction-key-file']);
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
     const ledger = await openAnyLedger(args['receipt-db'], { readonly: true });
     try {
       const v = await readReceipt(ledger, args['receipt-db'], args.id, trusted);
-      if (!v.ok) throw new ChioError('CHIO-REDACTION-RECEIPT-REFUSED', `receipt ${args.id} fails verification (${v.message}); no salt is disclosed for it`);
+      if (!v.ok)
+        throw new ChioError(
+          'CHIO-REDACTION-RECEIPT-REFUSED',
+          `receipt ${args.id} fails verification (${v.message}); no salt is disclosed for it`,
+        );
       const r = v.receipt;
       const marker = parameterSaltMarker(r);
       if (marker === undefined) {
-        throw new ChioError('CHIO-REDACTION-NOT-SALTED', r.redaction_mode === 'none'
-          ? `receipt ${r.id} is not redacted (redaction_mode none): its parameter_hash has no salt`
-          : `receipt ${r.id} (redaction_mode ${r.redaction_mode}) carries no metadata.chio_parameter_salt: its parameter_hash was not salted`);
+        throw new ChioError(
+          'CHIO-REDACTION-NOT-SALTED',
+          r.redaction_mode === 'none'
+            ? `receipt ${r.id} is not redacted (redaction_mode none): its parameter_hash has no salt`
+            : `receipt ${r.id} (redaction_mode ${r.redaction_mode}) carries no metadata.chio_parameter_salt: its parameter_hash was not salted`,
+        );
       }
       if (marker.key_id !== key.id) {
-        throw new ChioError('CHIO-REDACTION-KEY-MISMATCH', `receipt ${r.id} was salted under redaction key ${marker.key_id}; ${args['redaction-key-file']} is key ${key.id}`);
+        throw new ChioError(
+          'CHIO-REDACTION-KEY-MISMATCH',
+          `receipt ${r.id} was salted under redaction key ${marker.key_id}; ${args['redaction-key-file']} is key ${key.id}`,
+        );
       }
       const input = saltInputOf(r);
-      if (input === undefined) throw new ChioError('CHIO-REDACTION-RECEIPT-REFUSED', `receipt ${r.id} has no signing nonce to derive its salt from`);
+      if (input === undefined)
+        throw new ChioError(
+          'CHIO-REDACTION-RECEIPT-REFUSED',
+          `receipt ${r.id} has no signing nonce to derive its salt from`,
+        );
       // A receipt forged to copy another one's capability, timestamp and nonce would get that
       // receipt's salt: disclose only for a receipt that names its salt input alone.
       let sharing = 0;
       let cursor: number | undefined;
       do {
-        const page = await pageOf(ledger, { capabilityId: input.capabilityId, since: input.timestamp, until: input.timestamp }, { limit: 1000, cursor });
+        const page = await pageOf(
+          ledger,
+          { capabilityId: input.capabilityId, since: input.timestamp, until: input.timestamp },
+          { limit: 1000, cursor },
+        );
         for (const e of page.entries) {
           let nonce: unknown;
           try {
-            nonce = (JSON.parse(e.body) as { metadata?: Record<string, unknown> }).metadata?.['chio_receipt_signing_nonce'];
+            nonce = (JSON.parse(e.body) as { metadata?: Record<string, unknown> }).metadata?.[
+              'chio_receipt_signing_nonce'
+            ];
           } catch {
             continue;
           }
@@ -125,10 +188,14 @@ const discloseSalt: CommandModule<GlobalArgs, DiscloseArgs> = {
         cursor = page.nextCursor ?? undefined;
       } while (cursor !== undefined);
       if (sharing !== 1) {
-        throw new ChioError('CHIO-REDACTION-RECEIPT-REFUSED', `${sharing} receipts in ${shownLocation(args['receipt-db'])} share receipt ${r.id}'s salt input (capability, timestamp, signing nonce); no salt is disclosed for them`);
+        throw new ChioError(
+          'CHIO-REDACTION-RECEIPT-REFUSED',
+          `${sharing} receipts in ${shownLocation(args['receipt-db'])} share receipt ${r.id}'s salt input (capability, timestamp, signing nonce); no salt is disclosed for them`,
+        );
       }
       const salt = key.salt(input);
-      if (args.json) outJson({ receipt_id: r.id, redaction_mode: r.redaction_mode, key_id: key.id, scheme: marker.scheme, salt });
+      if (args.json)
+        outJson({ receipt_id: r.id, redaction_mode: r.redaction_mode, key_id: key.id, scheme: marker.scheme, salt });
       else out(salt);
     } finally {
       await closeAnyLedger(ledger);
@@ -147,7 +214,11 @@ interface CheckArgs extends GlobalArgs {
 function disclosedParameters(args: CheckArgs): unknown {
   const inline = args.parameters;
   const file = args['parameters-file'];
-  if ((inline === undefined) === (file === undefined)) throw new ChioError('CHIO-CLI-USAGE', 'give the disclosed parameters with exactly one of --parameters <json> and --parameters-file <file>');
+  if ((inline === undefined) === (file === undefined))
+    throw new ChioError(
+      'CHIO-CLI-USAGE',
+      'give the disclosed parameters with exactly one of --parameters <json> and --parameters-file <file>',
+    );
   const text = inline ?? readInputText(file!, 'receipts', 'parameters file');
   try {
     return JSON.parse(text) as unknown;
@@ -158,17 +229,27 @@ function disclosedParameters(args: CheckArgs): unknown {
 
 const checkDisclosureCommand: CommandModule<GlobalArgs, CheckArgs> = {
   command: 'check-disclosure <id>',
-  describe: 'Check disclosed parameters and salt against a redacted receipt\'s parameter_hash: exit 0 if they open it, 1 if not',
+  describe:
+    "Check disclosed parameters and salt against a redacted receipt's parameter_hash: exit 0 if they open it, 1 if not",
   builder: (y) =>
     y
       .positional('id', { type: 'string', demandOption: true })
-      .option('salt', { type: 'string', demandOption: true, describe: 'the receipt\'s salt (64 hex), from `chio receipt disclose-salt`' })
+      .option('salt', {
+        type: 'string',
+        demandOption: true,
+        describe: "the receipt's salt (64 hex), from `chio receipt disclose-salt`",
+      })
       .option('parameters', { type: 'string', describe: 'the original parameters, as JSON' })
       .option('parameters-file', { type: 'string', describe: 'a file holding the original parameters as JSON' })
-      .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file; the receipt must be signed by one of these' }),
+      .option('trusted-kernel-pubkey', {
+        type: 'string',
+        array: true,
+        describe: 'public key file; the receipt must be signed by one of these',
+      }),
   handler: async (args) => {
     const salt = String(args.salt);
-    if (!/^[0-9a-f]{64}$/.test(salt)) throw new ChioError('CHIO-CLI-USAGE', '--salt: a salt is 64 lowercase hex characters');
+    if (!/^[0-9a-f]{64}$/.test(salt))
+      throw new ChioError('CHIO-CLI-USAGE', '--salt: a salt is 64 lowercase hex characters');
     const parameters = disclosedParameters(args);
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
     const ledger = await openAnyLedger(args['receipt-db'], { readonly: true });
@@ -183,12 +264,18 @@ const checkDisclosureCommand: CommandModule<GlobalArgs, CheckArgs> = {
       else out(ok ? `OK: ${message}` : `FAIL: ${message}`);
       if (!ok) setExit(EXIT.verificationFailed);
     };
-    if (!v.ok) return report(false, args.id, `receipt ${args.id} fails verification: ${v.message}`, { check: 'receipt' });
+    if (!v.ok)
+      return report(false, args.id, `receipt ${args.id} fails verification: ${v.message}`, { check: 'receipt' });
     const r = v.receipt;
     const d = checkDisclosure(r, salt, parameters);
     if (!d.ok && d.reason === 'not_salted') throw new ChioError('CHIO-REDACTION-NOT-SALTED', d.message);
     if (!d.ok) return report(false, r.id, `receipt ${r.id}: ${d.message}`, { check: d.reason });
-    report(true, r.id, `receipt ${r.id} (redaction_mode ${r.redaction_mode}): the disclosed parameters and salt hash to its parameter_hash ${d.parameterHash}`, { parameter_hash: d.parameterHash });
+    report(
+      true,
+      r.id,
+      `receipt ${r.id} (redaction_mode ${r.redaction_mode}): the disclosed parameters and salt hash to its parameter_hash ${d.parameterHash}`,
+      { parameter_hash: d.parameterHash },
+    );
   },
 };
 

@@ -9,7 +9,14 @@ import { z } from 'zod';
 import { ChioError, EXIT } from '../../src/errors.js';
 import { readInputFile, readInputStdin } from '../../src/input-file.js';
 import { findEntry, listEntries } from '../../src/ledger/index.js';
-import { closeAnyLedger, findEntryPg, isPg, listEntriesPg, openAnyLedger, shownLocation } from '../../src/ledger/pg/index.js';
+import {
+  closeAnyLedger,
+  findEntryPg,
+  isPg,
+  listEntriesPg,
+  openAnyLedger,
+  shownLocation,
+} from '../../src/ledger/pg/index.js';
 import { verifyReceipt } from '../../src/receipt/index.js';
 import type { GlobalArgs } from '../options.js';
 import { asArray, parseFlag, parseTime, trustedKeys } from '../options.js';
@@ -44,7 +51,8 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
       .option('cursor', { type: 'number', describe: 'next_cursor of the previous page' }),
   handler: async (args) => {
     const limit = parseFlag('limit', z.number().int().min(1).max(10_000), args.limit);
-    const cursor = args.cursor === undefined ? undefined : parseFlag('cursor', z.number().int().nonnegative(), args.cursor);
+    const cursor =
+      args.cursor === undefined ? undefined : parseFlag('cursor', z.number().int().nonnegative(), args.cursor);
     const filter = {
       toolServer: args['tool-server'],
       toolName: args['tool-name'],
@@ -56,7 +64,9 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
     };
     const ledger = await openAnyLedger(args['receipt-db'], { readonly: true });
     try {
-      const page = isPg(ledger) ? await listEntriesPg(ledger, filter, { limit, cursor }) : listEntries(ledger, filter, { limit, cursor });
+      const page = isPg(ledger)
+        ? await listEntriesPg(ledger, filter, { limit, cursor })
+        : listEntries(ledger, filter, { limit, cursor });
       for (const entry of page.entries) out(entry.body);
       process.stderr.write(`next_cursor=${page.nextCursor ?? 'none'} total_count=${page.totalCount}\n`);
     } finally {
@@ -82,30 +92,50 @@ const show: CommandModule<GlobalArgs, ShowArgs> = {
       await closeAnyLedger(ledger);
     }
     if (found.entry === null) {
-      throw new ChioError('CHIO-CLI-RECEIPT-NOT-FOUND', found.matches > 1
-        ? `receipt id prefix ${args.id} matches more than one receipt`
-        : `no receipt ${args.id} in ${shownLocation(args['receipt-db'])}`);
+      throw new ChioError(
+        'CHIO-CLI-RECEIPT-NOT-FOUND',
+        found.matches > 1
+          ? `receipt id prefix ${args.id} matches more than one receipt`
+          : `no receipt ${args.id} in ${shownLocation(args['receipt-db'])}`,
+      );
     }
     const e = found.entry;
     const receipt = JSON.parse(e.body) as Record<string, unknown>;
     const verdict = verifyReceipt(receipt);
-    const position = { seq: e.seq, session_id: e.sessionId, session_prev_seq: e.sessionPrevSeq, prev_hash: e.prevHash, entry_hash: e.entryHash, producer: e.producer };
+    const position = {
+      seq: e.seq,
+      session_id: e.sessionId,
+      session_prev_seq: e.sessionPrevSeq,
+      prev_hash: e.prevHash,
+      entry_hash: e.entryHash,
+      producer: e.producer,
+    };
     if (args.json) {
       outJson({ ...position, valid: verdict.ok, ...(verdict.ok ? {} : { failed_check: verdict.check }), receipt });
       return;
     }
     const decision = receipt['decision'] as { verdict: string; reason?: string; guard?: string } | undefined;
-    out(table([
-      ['receipt', e.receiptId],
-      ['seq', `${e.seq}${e.sessionId === null ? '' : ` (session ${e.sessionId}, previous in session: ${e.sessionPrevSeq ?? 'none'})`}`],
-      ['time', isoTime(e.timestamp)],
-      ['tool', `${e.toolServer} / ${e.toolName}`],
-      ['decision', decision === undefined ? `none (${e.receiptKind})` : `${decision.verdict}${decision.reason === undefined ? '' : `: ${decision.reason}`}${decision.guard === undefined ? '' : ` [${decision.guard}]`}`],
-      ['kind', `${e.receiptKind} / ${String(receipt['boundary_class'])} / ${e.trustLevel}`],
-      ['kernel key', e.kernelKey],
-      ['signature', verdict.ok ? 'valid' : `INVALID (${verdict.check}: ${verdict.message})`],
-      ['entry hash', e.entryHash],
-    ]));
+    out(
+      table([
+        ['receipt', e.receiptId],
+        [
+          'seq',
+          `${e.seq}${e.sessionId === null ? '' : ` (session ${e.sessionId}, previous in session: ${e.sessionPrevSeq ?? 'none'})`}`,
+        ],
+        ['time', isoTime(e.timestamp)],
+        ['tool', `${e.toolServer} / ${e.toolName}`],
+        [
+          'decision',
+          decision === undefined
+            ? `none (${e.receiptKind})`
+            : `${decision.verdict}${decision.reason === undefined ? '' : `: ${decision.reason}`}${decision.guard === undefined ? '' : ` [${decision.guard}]`}`,
+        ],
+        ['kind', `${e.receiptKind} / ${String(receipt['boundary_class'])} / ${e.trustLevel}`],
+        ['kernel key', e.kernelKey],
+        ['signature', verdict.ok ? 'valid' : `INVALID (${verdict.check}: ${verdict.message})`],
+        ['entry hash', e.entryHash],
+      ]),
+    );
     out(JSON.stringify(receipt, null, 2));
   },
 };
@@ -123,29 +153,39 @@ function parseReceipts(text: string, source: string): unknown[] {
     const whole = JSON.parse(trimmed) as unknown;
     return Array.isArray(whole) ? whole : [whole];
   } catch {
-    return trimmed.split('\n').filter((l) => l.trim() !== '').map((line, i) => {
-      try {
-        return JSON.parse(line) as unknown;
-      } catch (e) {
-        throw new ChioError('CHIO-CLI-BAD-JSON', `${source} line ${i + 1} is not JSON: ${(e as Error).message}`);
-      }
-    });
+    return trimmed
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((line, i) => {
+        try {
+          return JSON.parse(line) as unknown;
+        } catch (e) {
+          throw new ChioError('CHIO-CLI-BAD-JSON', `${source} line ${i + 1} is not JSON: ${(e as Error).message}`);
+        }
+      });
   }
 }
 
 const verify: CommandModule<GlobalArgs, VerifyArgs> = {
   command: 'verify <file>',
-  describe: 'Verify receipts in a file (or - for stdin): one JSON receipt, a JSON array, or JSON Lines; exit 1 if any fails',
+  describe:
+    'Verify receipts in a file (or - for stdin): one JSON receipt, a JSON array, or JSON Lines; exit 1 if any fails',
   builder: (y) =>
     y
       .positional('file', { type: 'string', demandOption: true })
-      .option('trusted-kernel-pubkey', { type: 'string', array: true, describe: 'public key file; receipts must be signed by one of these' }),
+      .option('trusted-kernel-pubkey', {
+        type: 'string',
+        array: true,
+        describe: 'public key file; receipts must be signed by one of these',
+      }),
   handler: (args) => {
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
     // yargs hands a lone "-" positional over as "".
     const fromStdin = args.file === '-' || args.file === '';
     // Size-capped, regular files only (a pipe is fine on stdin): src/input-file.ts.
-    const text = (fromStdin ? readInputStdin('receipts') : readInputFile(args.file, 'receipts', 'receipts file')).toString('utf8');
+    const text = (
+      fromStdin ? readInputStdin('receipts') : readInputFile(args.file, 'receipts', 'receipts file')
+    ).toString('utf8');
     const receipts = parseReceipts(text, fromStdin ? 'stdin' : args.file);
     const results = receipts.map((r, i) => {
       const v = verifyReceipt(r, { trustedKernelKeys: trusted });
@@ -158,7 +198,11 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
       outJson({ ok: failed === 0, verified: results.length, failed, results });
     } else {
       for (const r of results) {
-        out(r.ok ? `OK: receipt ${r.id} (kernel_key ${r.kernel_key})` : `FAIL: receipt ${r.id ?? `#${r.index + 1}`}: ${r.check}: ${r.message}`);
+        out(
+          r.ok
+            ? `OK: receipt ${r.id} (kernel_key ${r.kernel_key})`
+            : `FAIL: receipt ${r.id ?? `#${r.index + 1}`}: ${r.check}: ${r.message}`,
+        );
       }
       if (results.length > 1) out(`${results.length} receipts: ${results.length - failed} valid, ${failed} invalid`);
     }
@@ -169,6 +213,14 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
 export const receiptCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'receipt',
   describe: 'List, show and verify signed receipts; disclose and check the salt of a redacted one',
-  builder: (y) => y.command(list).command(show).command(verify).command(redactionKeyCommand).command(discloseSaltCommand).command(checkDisclosureCommand).demandCommand(1, 'name a receipt command'),
+  builder: (y) =>
+    y
+      .command(list)
+      .command(show)
+      .command(verify)
+      .command(redactionKeyCommand)
+      .command(discloseSaltCommand)
+      .command(checkDisclosureCommand)
+      .demandCommand(1, 'name a receipt command'),
   handler: () => {},
 };

@@ -15,7 +15,14 @@ import { out, outJson } from '../output.js';
 /** SQLSTATE 25006 read_only_sql_transaction, 42501 insufficient_privilege: a write refused. */
 const WRITE_REFUSED = new Set(['25006', '42501']);
 
-const cell = (v: unknown): string => (v === null || v === undefined ? 'NULL' : v instanceof Uint8Array ? `\\x${Buffer.from(v).toString('hex')}` : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const cell = (v: unknown): string =>
+  v === null || v === undefined
+    ? 'NULL'
+    : v instanceof Uint8Array
+      ? `\\x${Buffer.from(v).toString('hex')}`
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : String(v);
 
 export async function sqlOnPostgres(url: string, query: string, json: boolean): Promise<void> {
   const ledger = await openPgLedger(url, { readonly: true, maxConnections: 1 });
@@ -27,7 +34,11 @@ export async function sqlOnPostgres(url: string, query: string, json: boolean): 
         return await client.query({ text: query, rowMode: 'array', queryMode: 'extended' } as QueryArrayConfig);
       } catch (e) {
         const code = (e as { code?: string }).code ?? '';
-        throw new ChioError(WRITE_REFUSED.has(code) ? 'CHIO-CLI-SQL-WRITE' : 'CHIO-CLI-SQL-ERROR', WRITE_REFUSED.has(code) ? `refused: ${(e as Error).message}; chio sql is read-only` : (e as Error).message, { cause: e });
+        throw new ChioError(
+          WRITE_REFUSED.has(code) ? 'CHIO-CLI-SQL-WRITE' : 'CHIO-CLI-SQL-ERROR',
+          WRITE_REFUSED.has(code) ? `refused: ${(e as Error).message}; chio sql is read-only` : (e as Error).message,
+          { cause: e },
+        );
       }
     });
     if (result.fields.length === 0) {
@@ -37,7 +48,8 @@ export async function sqlOnPostgres(url: string, query: string, json: boolean): 
     const columns = result.fields.map((f) => f.name);
     if (!json) out(columns.join('\t'));
     for (const row of result.rows as unknown[][]) {
-      if (json) outJson(Object.fromEntries(columns.map((c, i) => [c, row[i] instanceof Uint8Array ? cell(row[i]) : row[i]])));
+      if (json)
+        outJson(Object.fromEntries(columns.map((c, i) => [c, row[i] instanceof Uint8Array ? cell(row[i]) : row[i]])));
       else out(row.map(cell).join('\t'));
     }
     if (!json) process.stderr.write(`(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})\n`);

@@ -22,7 +22,8 @@ function cell(v: unknown): string {
 
 export const sqlCommand: CommandModule<GlobalArgs, SqlArgs> = {
   command: 'sql <query>',
-  describe: 'Run one read-only SQL query (tables ledger_entries, ledger_sessions; views receipts, receipt_evidence, session_summary)',
+  describe:
+    'Run one read-only SQL query (tables ledger_entries, ledger_sessions; views receipts, receipt_evidence, session_summary)',
   builder: (y) => y.positional('query', { type: 'string', demandOption: true }),
   handler: async (args) => {
     if (/^postgres(ql)?:\/\//i.test(args['receipt-db'])) {
@@ -42,10 +43,16 @@ export const sqlCommand: CommandModule<GlobalArgs, SqlArgs> = {
       // SQLite counts ATTACH/DETACH as read-only (they do not write this file), but they reach
       // other files; chio sql reads the ledger and nothing else.
       if (/^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(?:attach|detach)\b/i.test(args.query)) {
-        throw new ChioError('CHIO-CLI-SQL-WRITE', 'refused: ATTACH and DETACH are not allowed; chio sql reads only this ledger');
+        throw new ChioError(
+          'CHIO-CLI-SQL-WRITE',
+          'refused: ATTACH and DETACH are not allowed; chio sql reads only this ledger',
+        );
       }
       if (!stmt.readonly) {
-        throw new ChioError('CHIO-CLI-SQL-WRITE', 'refused: the statement would modify the database; chio sql is read-only');
+        throw new ChioError(
+          'CHIO-CLI-SQL-WRITE',
+          'refused: the statement would modify the database; chio sql is read-only',
+        );
       }
       if (!stmt.reader) {
         out('(statement returns no rows)');
@@ -59,7 +66,10 @@ export const sqlCommand: CommandModule<GlobalArgs, SqlArgs> = {
         if (!args.json) out(columns.join('\t'));
         for (const row of stmt.raw(true).iterate() as IterableIterator<unknown[]>) {
           count += 1;
-          if (args.json) outJson(Object.fromEntries(columns.map((c, i) => [c, row[i] instanceof Uint8Array ? cell(row[i]) : row[i]])));
+          if (args.json)
+            outJson(
+              Object.fromEntries(columns.map((c, i) => [c, row[i] instanceof Uint8Array ? cell(row[i]) : row[i]])),
+            );
           else out(row.map(cell).join('\t'));
         }
       } catch (e) {

@@ -16,18 +16,46 @@ export async function mcpPart(options: { cli: string; db: string; seedFile: stri
   mkdirSync(workspace, { recursive: true });
   writeFileSync(join(workspace, 'README.md'), '# demo workspace\nA file the agent may read.\n');
   writeFileSync(join(workspace, '.env'), 'DATABASE_PASSWORD=hunter2\n');
-  const server = join(require.resolve('@modelcontextprotocol/server-filesystem/package.json'), '..', 'dist', 'index.js');
-  const args = [options.cli, 'mcp', 'serve', '--receipt-db', options.db, '--kernel-seed-file', options.seedFile, '--server-id', 'filesystem', '--', process.execPath, server, workspace];
-  console.log(`$ chio mcp serve --receipt-db ${options.db} --kernel-seed-file ${options.seedFile} --server-id filesystem -- mcp-server-filesystem ./demo-workspace`);
+  const server = join(
+    require.resolve('@modelcontextprotocol/server-filesystem/package.json'),
+    '..',
+    'dist',
+    'index.js',
+  );
+  const args = [
+    options.cli,
+    'mcp',
+    'serve',
+    '--receipt-db',
+    options.db,
+    '--kernel-seed-file',
+    options.seedFile,
+    '--server-id',
+    'filesystem',
+    '--',
+    process.execPath,
+    server,
+    workspace,
+  ];
+  console.log(
+    `$ chio mcp serve --receipt-db ${options.db} --kernel-seed-file ${options.seedFile} --server-id filesystem -- mcp-server-filesystem ./demo-workspace`,
+  );
   const client = new Client({ name: 'chio-demo', version: '1.0.0' }, { capabilities: {} });
   await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
   const { tools } = await client.listTools();
-  console.log(`  tools/list: ${tools.length} tools (${tools.slice(0, 4).map((t) => t.name).join(', ')}, …)`);
+  console.log(
+    `  tools/list: ${tools.length} tools (${tools
+      .slice(0, 4)
+      .map((t) => t.name)
+      .join(', ')}, …)`,
+  );
   for (const path of [join(workspace, 'README.md'), join(workspace, '.env')]) {
     const r = await client.callTool({ name: 'read_text_file', arguments: { path } });
     const receipt = (r._meta as Record<string, { id: string; decision: string }>)['chio/receipt']!;
     const text = (r.content as Array<{ text?: string }>)[0]?.text ?? '';
-    console.log(`  read_text_file ${path.replace(process.cwd(), '.')}: ${receipt.decision.padEnd(5)} receipt ${receipt.id.slice(0, 16)}…  ${r.isError === true ? text : JSON.stringify(text.split('\n')[0])}`);
+    console.log(
+      `  read_text_file ${path.replace(process.cwd(), '.')}: ${receipt.decision.padEnd(5)} receipt ${receipt.id.slice(0, 16)}…  ${r.isError === true ? text : JSON.stringify(text.split('\n')[0])}`,
+    );
   }
   await client.close();
 }

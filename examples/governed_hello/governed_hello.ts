@@ -11,7 +11,9 @@ import { ChioClient, ReceiptQueryClient } from '@chio-protocol/sdk';
 function required(name: string): string {
   const value = process.env[name];
   if (value === undefined || value === '') {
-    process.stderr.write(`governed_hello: ${name} is not set (need CHIO_BASE_URL and CHIO_AUTH_TOKEN; CHIO_CONTROL_URL defaults to CHIO_BASE_URL)\n`);
+    process.stderr.write(
+      `governed_hello: ${name} is not set (need CHIO_BASE_URL and CHIO_AUTH_TOKEN; CHIO_CONTROL_URL defaults to CHIO_BASE_URL)\n`,
+    );
     process.exit(2);
   }
   return value;
@@ -23,7 +25,10 @@ const controlUrl = process.env['CHIO_CONTROL_URL'] || baseUrl;
 const tool = process.env['CHIO_TOOL'] || 'echo';
 let args: Record<string, unknown>;
 try {
-  args = JSON.parse(process.env['CHIO_TOOL_ARGS'] || '{"message":"hello from governed_hello"}') as Record<string, unknown>;
+  args = JSON.parse(process.env['CHIO_TOOL_ARGS'] || '{"message":"hello from governed_hello"}') as Record<
+    string,
+    unknown
+  >;
 } catch (e) {
   process.stderr.write(`governed_hello: CHIO_TOOL_ARGS is not JSON: ${(e as Error).message}\n`);
   process.exit(2);
@@ -38,7 +43,9 @@ try {
   console.log(`${tool}: ${result.isError === true ? 'denied or failed' : 'ok'}: ${JSON.stringify(result.content)}`);
   if (result.receipt === null) throw new Error('the answer carried no receipt: is CHIO_BASE_URL a Chio edge?');
   const detail = await new ReceiptQueryClient(controlUrl, token).get(result.receipt.id);
-  console.log(`receipt ${detail.receipt.id}: ${result.receipt.decision} at seq ${detail.position.seq}, verified by the service: ${detail.verification.ok}`);
+  console.log(
+    `receipt ${detail.receipt.id}: ${result.receipt.decision} at seq ${detail.position.seq}, verified by the service: ${detail.verification.ok}`,
+  );
 } finally {
   await session.close();
 }

@@ -19,14 +19,20 @@ function openKernel(): Kernel {
   mkdirSync(STATE, { recursive: true });
   const seedFile = join(STATE, 'kernel.seed');
   if (!existsSync(seedFile)) writeFileSync(seedFile, `${toHex(generateSeed())}\n`, { mode: 0o600, flag: 'wx' });
-  const kernel = Kernel.open({ ledgerPath: join(STATE, 'receipts.sqlite'), seed: parseSeed(readFileSync(seedFile)), producer: 'hello-acp' });
+  const kernel = Kernel.open({
+    ledgerPath: join(STATE, 'receipts.sqlite'),
+    seed: parseSeed(readFileSync(seedFile)),
+    producer: 'hello-acp',
+  });
   kernel.registerToolServer(helloServer);
   return kernel;
 }
 
 const [mode = 'serve', extra] = process.argv.slice(2);
 if (mode !== 'serve' || extra !== undefined) {
-  process.stderr.write(mode !== 'serve' ? `unknown mode: ${mode}\nusage: run-edge.sh serve\n` : `unexpected argument: ${extra}\n`);
+  process.stderr.write(
+    mode !== 'serve' ? `unknown mode: ${mode}\nusage: run-edge.sh serve\n` : `unexpected argument: ${extra}\n`,
+  );
   process.exit(2);
 }
 const kernel = openKernel();
@@ -37,7 +43,11 @@ try {
     scope: { grants: [{ server_id: SERVER_ID, tool_name: TOOL, operations: ['invoke'] }] },
     ttlSeconds: 300,
   });
-  await serveAcpStdio(new AcpEdge({ kernel, capability, agentId: agent.publicKeyHex, sessionId: process.env['HELLO_ACP_SESSION'] }), process.stdin, process.stdout);
+  await serveAcpStdio(
+    new AcpEdge({ kernel, capability, agentId: agent.publicKeyHex, sessionId: process.env['HELLO_ACP_SESSION'] }),
+    process.stdin,
+    process.stdout,
+  );
 } finally {
   await kernel.close();
 }

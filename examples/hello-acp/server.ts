@@ -19,12 +19,19 @@ export const helloServer: ToolServerConnection = {
     server_id: SERVER_ID,
     name: 'Hello ACP Server',
     version: '0.1.0',
-    tools: [{
-      name: TOOL,
-      description: 'Return a greeting payload',
-      input_schema: { 'type': 'object', 'x-chio-streaming': true, 'x-chio-partial-output': true, 'x-chio-cancellation': true },
-      has_side_effects: false,
-    }],
+    tools: [
+      {
+        name: TOOL,
+        description: 'Return a greeting payload',
+        input_schema: {
+          type: 'object',
+          'x-chio-streaming': true,
+          'x-chio-partial-output': true,
+          'x-chio-cancellation': true,
+        },
+        has_side_effects: false,
+      },
+    ],
   },
   async invoke(tool, args) {
     known(tool);
@@ -37,4 +44,3 @@ export const helloServer: ToolServerConnection = {
     yield { data: { content: [{ type: 'text', text: 'resume complete' }] } };
   },
 };
-

@@ -18,7 +18,11 @@ function openKernel(): Kernel {
   mkdirSync(STATE, { recursive: true });
   const seedFile = join(STATE, 'kernel.seed');
   if (!existsSync(seedFile)) writeFileSync(seedFile, `${toHex(generateSeed())}\n`, { mode: 0o600, flag: 'wx' });
-  const kernel = Kernel.open({ ledgerPath: join(STATE, 'receipts.sqlite'), seed: parseSeed(readFileSync(seedFile)), producer: 'hello-mcp' });
+  const kernel = Kernel.open({
+    ledgerPath: join(STATE, 'receipts.sqlite'),
+    seed: parseSeed(readFileSync(seedFile)),
+    producer: 'hello-mcp',
+  });
   kernel.registerToolServer(helloServer);
   return kernel;
 }
@@ -27,13 +31,26 @@ const mode = process.argv[2];
 const kernel = openKernel();
 try {
   if (mode === 'serve') {
-    await serveStdio(new McpSession({ kernel, serverInfo: { name: 'Chio MCP Edge', version: '0.1.0' }, nullNextCursor: true }), process.stdin, process.stdout);
+    await serveStdio(
+      new McpSession({ kernel, serverInfo: { name: 'Chio MCP Edge', version: '0.1.0' }, nullNextCursor: true }),
+      process.stdin,
+      process.stdout,
+    );
   } else if (mode === 'bridge-call') {
     const agent = signerFromSeed(generateSeed());
     const capability = kernel.issueCapability({ subject: agent.publicKeyHex });
     const name = process.argv[3] ?? 'world';
-    const r = await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'hello-mcp-srv', toolName: 'hello_tool', arguments: { name }, sessionId: 'hello-mcp-bridge' });
-    process.stdout.write(`${JSON.stringify({ receipt_id: r.receipt.id, decision: r.receipt.decision ?? null, output: r.ok ? r.output : null })}\n`);
+    const r = await kernel.evaluateToolCall({
+      capability,
+      caller: agent.publicKeyHex,
+      serverId: 'hello-mcp-srv',
+      toolName: 'hello_tool',
+      arguments: { name },
+      sessionId: 'hello-mcp-bridge',
+    });
+    process.stdout.write(
+      `${JSON.stringify({ receipt_id: r.receipt.id, decision: r.receipt.decision ?? null, output: r.ok ? r.output : null })}\n`,
+    );
   } else {
     process.stderr.write('usage: run-edge.sh serve | bridge-call [name]\n');
     process.exitCode = 2;

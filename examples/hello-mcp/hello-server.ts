@@ -11,13 +11,15 @@ export const helloServer: ToolServerConnection = {
     server_id: 'hello-mcp-srv',
     name: 'hello-mcp',
     version: '1.0.0',
-    tools: [{
-      name: 'hello_tool',
-      description: 'Return a greeting payload',
-      input_schema: { type: 'object', properties: { name: { type: 'string' } } },
-      output_schema: { type: 'object', properties: { message: { type: 'string' }, arguments: { type: 'object' } } },
-      has_side_effects: false,
-    }],
+    tools: [
+      {
+        name: 'hello_tool',
+        description: 'Return a greeting payload',
+        input_schema: { type: 'object', properties: { name: { type: 'string' } } },
+        output_schema: { type: 'object', properties: { message: { type: 'string' }, arguments: { type: 'object' } } },
+        has_side_effects: false,
+      },
+    ],
   },
   async invoke(tool, args) {
     // Fail closed on a name this server never registered, even though the kernel routes only

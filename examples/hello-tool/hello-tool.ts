@@ -17,8 +17,18 @@ const server: ToolServerConnection = {
     name: 'hello server',
     version: '1.0.0',
     tools: [
-      { name: 'hello_tool', description: 'Greets someone', input_schema: { type: 'object', properties: { name: { type: 'string' } } }, has_side_effects: false },
-      { name: 'read_file', description: 'Reads a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } }, has_side_effects: false },
+      {
+        name: 'hello_tool',
+        description: 'Greets someone',
+        input_schema: { type: 'object', properties: { name: { type: 'string' } } },
+        has_side_effects: false,
+      },
+      {
+        name: 'read_file',
+        description: 'Reads a file',
+        input_schema: { type: 'object', properties: { path: { type: 'string' } } },
+        has_side_effects: false,
+      },
     ],
   },
   async invoke(tool, args) {
@@ -41,10 +51,26 @@ const capability = kernel.issueCapability({ subject: agent.publicKeyHex });
 console.log(`kernel key   ${kernel.publicKeyHex} (written to ${LEDGER}.kernel.pub)`);
 console.log(`capability   ${capability.id} for agent ${agent.publicKeyHex.slice(0, 16)}…`);
 
-const allowed = await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'hello-srv', toolName: 'hello_tool', arguments: { name: 'world' }, sessionId: 'hello-session' });
+const allowed = await kernel.evaluateToolCall({
+  capability,
+  caller: agent.publicKeyHex,
+  serverId: 'hello-srv',
+  toolName: 'hello_tool',
+  arguments: { name: 'world' },
+  sessionId: 'hello-session',
+});
 console.log(`allowed      receipt ${allowed.receipt.id} → ${JSON.stringify(allowed.ok ? allowed.output : null)}`);
 
-const denied = await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'hello-srv', toolName: 'read_file', arguments: { path: '/etc/shadow' }, sessionId: 'hello-session' });
-console.log(`denied       receipt ${denied.receipt.id} → ${denied.ok ? 'allowed?!' : `${denied.guard}: ${denied.reason}`}`);
+const denied = await kernel.evaluateToolCall({
+  capability,
+  caller: agent.publicKeyHex,
+  serverId: 'hello-srv',
+  toolName: 'read_file',
+  arguments: { path: '/etc/shadow' },
+  sessionId: 'hello-session',
+});
+console.log(
+  `denied       receipt ${denied.receipt.id} → ${denied.ok ? 'allowed?!' : `${denied.guard}: ${denied.reason}`}`,
+);
 
 await kernel.close();

@@ -38,21 +38,100 @@ export interface ArgumentFacts {
 }
 
 /** Keys whose last word names a path; their values are never read as bare host names. */
-const PATH_WORDS = new Set(['path', 'paths', 'pathname', 'pathnames', 'file', 'files', 'filename', 'filenames', 'filepath', 'filepaths',
-  'dir', 'dirs', 'dirname', 'directory', 'directories', 'folder', 'folders', 'cwd', 'root', 'roots']);
+const PATH_WORDS = new Set([
+  'path',
+  'paths',
+  'pathname',
+  'pathnames',
+  'file',
+  'files',
+  'filename',
+  'filenames',
+  'filepath',
+  'filepaths',
+  'dir',
+  'dirs',
+  'dirname',
+  'directory',
+  'directories',
+  'folder',
+  'folders',
+  'cwd',
+  'root',
+  'roots',
+]);
 /** Keys that name a path as a whole word, but may also name a place on the network. */
-const PATH_KEYS = new Set(['source', 'sources', 'destination', 'destinations', 'src', 'dst', 'dest', 'target', 'targets', 'workdir', 'workingdir', 'wd']);
+const PATH_KEYS = new Set([
+  'source',
+  'sources',
+  'destination',
+  'destinations',
+  'src',
+  'dst',
+  'dest',
+  'target',
+  'targets',
+  'workdir',
+  'workingdir',
+  'wd',
+]);
 /** Keys whose last word names a URL or a host: every value under them is one. */
-const NETWORK_WORDS = new Set(['url', 'urls', 'uri', 'uris', 'href', 'hrefs', 'endpoint', 'endpoints', 'link', 'links', 'website', 'websites',
-  'webhook', 'webhooks', 'origin', 'origins', 'host', 'hosts', 'hostname', 'hostnames', 'domain', 'domains', 'server', 'servers', 'servername', 'authority']);
+const NETWORK_WORDS = new Set([
+  'url',
+  'urls',
+  'uri',
+  'uris',
+  'href',
+  'hrefs',
+  'endpoint',
+  'endpoints',
+  'link',
+  'links',
+  'website',
+  'websites',
+  'webhook',
+  'webhooks',
+  'origin',
+  'origins',
+  'host',
+  'hosts',
+  'hostname',
+  'hostnames',
+  'domain',
+  'domains',
+  'server',
+  'servers',
+  'servername',
+  'authority',
+]);
 /** Keys that often hold a host but also other things: a value under them is one when it is a single token. */
-const MAYBE_NETWORK_WORDS = new Set(['ip', 'ips', 'ipaddress', 'ipaddr', 'ipv4', 'ipv6', 'addr', 'address', 'addresses', 'remote', 'remotes', 'peer', 'peers', 'proxy', 'upstream']);
+const MAYBE_NETWORK_WORDS = new Set([
+  'ip',
+  'ips',
+  'ipaddress',
+  'ipaddr',
+  'ipv4',
+  'ipv6',
+  'addr',
+  'address',
+  'addresses',
+  'remote',
+  'remotes',
+  'peer',
+  'peers',
+  'proxy',
+  'upstream',
+]);
 
 type Role = 'path-word' | 'path' | 'network' | 'maybe-network' | 'other';
 
 /** The words of a key: `filePath`, `file_path`, `file-path` and `file.path` are the same. */
 function keyWords(key: string): string[] {
-  return key.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').toLowerCase().split(/[\s_\-.]+/).filter((w) => w !== '');
+  return key
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .toLowerCase()
+    .split(/[\s_\-.]+/)
+    .filter((w) => w !== '');
 }
 
 function keyRole(key: string): Role {
@@ -92,7 +171,10 @@ export function urlShaped(s: string): boolean {
 const DOT = '[.\u3002\uFF0E\uFF61]'; // the parser maps the ideographic and full-width dots to "."
 const LABEL = '[\\p{L}\\p{N}_-]+';
 /** `[user@]host[:port][/path]`: host a dotted name, an IPv4 address or a bracketed IPv6 address. */
-const HOST_SHAPE = new RegExp(`^([^\\s/?#@\\\\]+@)?(\\[[0-9a-f:.]+\\]|${LABEL}(?:${DOT}${LABEL})*${DOT}?)(:\\d{1,5})?(?:[/?#\\\\]\\S*)?$`, 'iu');
+const HOST_SHAPE = new RegExp(
+  `^([^\\s/?#@\\\\]+@)?(\\[[0-9a-f:.]+\\]|${LABEL}(?:${DOT}${LABEL})*${DOT}?)(:\\d{1,5})?(?:[/?#\\\\]\\S*)?$`,
+  'iu',
+);
 
 /**
  * A bare host under a key that says nothing (`evil.com`, `evil.com:8080/x`, `user@evil.com`,
@@ -134,7 +216,9 @@ export function hasDotDotSegment(s: string): boolean {
 export function renderPlace(place: Place | null): string {
   const steps: string[] = [];
   for (let p = place; p !== null; p = p.parent) {
-    steps.push(typeof p.step === 'number' ? `[${p.step}]` : /^[A-Za-z_$][\w$-]{0,39}$/.test(p.step) ? `.${p.step}` : '[…]');
+    steps.push(
+      typeof p.step === 'number' ? `[${p.step}]` : /^[A-Za-z_$][\w$-]{0,39}$/.test(p.step) ? `.${p.step}` : '[…]',
+    );
   }
   const text = `$${steps.reverse().join('')}`;
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;

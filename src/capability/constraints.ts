@@ -22,7 +22,16 @@
  * secret the receipt redacts).
  */
 import { canonicalBytes } from '../crypto/index.js';
-import { argumentFacts, hasDotDotSegment, MAX_CONSTRAINT_DEPTH, renderPlace, SCHEME_AUTHORITY, SCHEME_RELATIVE, SPECIAL_SCHEME, urlText } from './arguments.js';
+import {
+  argumentFacts,
+  hasDotDotSegment,
+  MAX_CONSTRAINT_DEPTH,
+  renderPlace,
+  SCHEME_AUTHORITY,
+  SCHEME_RELATIVE,
+  SPECIAL_SCHEME,
+  urlText,
+} from './arguments.js';
 import type { ArgumentFacts, Found } from './arguments.js';
 import { linearRegExp } from './linear-regexp.js';
 import type { Constraint } from './schema.js';
@@ -30,7 +39,8 @@ import type { Constraint } from './schema.js';
 export type ConstraintVerdict = { ok: true } | { ok: false; reason: string };
 
 const OK: ConstraintVerdict = { ok: true };
-const where = (f: Found) => (f.ofKey === true ? `a key of ${renderPlace(f.place?.parent ?? null)}` : `the value at ${renderPlace(f.place)}`);
+const where = (f: Found) =>
+  f.ofKey === true ? `a key of ${renderPlace(f.place?.parent ?? null)}` : `the value at ${renderPlace(f.place)}`;
 
 /**
  * `.` and `..` folded, repeated slashes collapsed, as posix.normalize does (a trailing slash kept;
@@ -106,7 +116,12 @@ export function hostOf(raw: string): string | null {
   const t = urlText(raw);
   let url: URL;
   try {
-    url = SCHEME_AUTHORITY.test(t) || SPECIAL_SCHEME.test(t) ? new URL(t) : SCHEME_RELATIVE.test(t) ? new URL(`http:${t}`) : new URL(`http://${t}`);
+    url =
+      SCHEME_AUTHORITY.test(t) || SPECIAL_SCHEME.test(t)
+        ? new URL(t)
+        : SCHEME_RELATIVE.test(t)
+          ? new URL(`http:${t}`)
+          : new URL(`http://${t}`);
   } catch {
     return null;
   }
@@ -116,7 +131,14 @@ export function hostOf(raw: string): string | null {
 
 /** `*` matches any run of characters (including dots: `*.example.com` covers `a.b.example.com`). */
 export function globMatches(pattern: string, value: string): boolean {
-  const re = linearRegExp(`^${pattern.toLowerCase().split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+  const re = linearRegExp(
+    `^${pattern
+      .toLowerCase()
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+    's',
+  );
   return re.test(value);
 }
 
@@ -145,14 +167,17 @@ function regexSubjects(facts: ArgumentFacts): Array<{ found: Found; text: string
 /** Whether `constraint` admits the arguments whose facts are given, and if not, why. An unusable constraint (a bad regex) throws. */
 export function constraintVerdictOn(constraint: Constraint, facts: ArgumentFacts, args: unknown): ConstraintVerdict {
   const label = `${constraint.type} ${JSON.stringify(constraint.value)}`;
-  if (facts.tooDeep) return { ok: false, reason: `${label}: the arguments nest deeper than ${MAX_CONSTRAINT_DEPTH} levels` };
+  if (facts.tooDeep)
+    return { ok: false, reason: `${label}: the arguments nest deeper than ${MAX_CONSTRAINT_DEPTH} levels` };
   switch (constraint.type) {
     case 'path_prefix': {
       if (facts.paths.length === 0) return { ok: false, reason: `${label}: the arguments name no path` };
       for (const f of facts.paths) {
         const opened = openedPaths(f.value);
-        if (opened === null) return { ok: false, reason: `${label}: ${where(f)} is a file: URI that names no local path` };
-        if (!opened.every((p) => pathWithin(p, constraint.value))) return { ok: false, reason: `${label}: ${where(f)} is a path outside the prefix (or relative)` };
+        if (opened === null)
+          return { ok: false, reason: `${label}: ${where(f)} is a file: URI that names no local path` };
+        if (!opened.every((p) => pathWithin(p, constraint.value)))
+          return { ok: false, reason: `${label}: ${where(f)} is a path outside the prefix (or relative)` };
       }
       return OK;
     }
@@ -163,7 +188,11 @@ export function constraintVerdictOn(constraint: Constraint, facts: ArgumentFacts
       const ok = constraint.type === 'domain_exact' ? (h: string) => h === want : (h: string) => globMatches(want, h);
       for (const f of facts.targets) {
         const host = hostOf(f.value);
-        if (host === null) return { ok: false, reason: `${label}: ${where(f)} looks like a URL or host but does not parse to one with a host` };
+        if (host === null)
+          return {
+            ok: false,
+            reason: `${label}: ${where(f)} looks like a URL or host but does not parse to one with a host`,
+          };
         if (!ok(host)) return { ok: false, reason: `${label}: ${where(f)} names another host` };
       }
       return OK;
@@ -173,20 +202,24 @@ export function constraintVerdictOn(constraint: Constraint, facts: ArgumentFacts
       const subjects = regexSubjects(facts);
       if (subjects.length === 0) return { ok: false, reason: `${label}: the arguments hold no string` };
       for (const s of subjects) {
-        if (s.text === null) return { ok: false, reason: `${label}: ${where(s.found)} is a file: URI that names no local path` };
+        if (s.text === null)
+          return { ok: false, reason: `${label}: ${where(s.found)} is a file: URI that names no local path` };
         if (!re.test(s.text)) return { ok: false, reason: `${label}: ${where(s.found)} does not match` };
       }
       return OK;
     }
     case 'max_length': {
       for (const f of [...facts.strings, ...facts.keys]) {
-        if (f.value.length > constraint.value) return { ok: false, reason: `${label}: ${where(f)} is ${f.value.length} characters long` };
+        if (f.value.length > constraint.value)
+          return { ok: false, reason: `${label}: ${where(f)} is ${f.value.length} characters long` };
       }
       return OK;
     }
     case 'max_args_size': {
       const size = canonicalBytes(args ?? {}).length;
-      return size <= constraint.value ? OK : { ok: false, reason: `${label}: the arguments are ${size} bytes of canonical JSON` };
+      return size <= constraint.value
+        ? OK
+        : { ok: false, reason: `${label}: the arguments are ${size} bytes of canonical JSON` };
     }
   }
 }
@@ -216,9 +249,16 @@ export function constraintImplies(child: Constraint, parent: Constraint): boolea
     case 'domain_glob': {
       const exact = child.type === 'domain_exact' || (child.type === 'domain_glob' && !child.value.includes('*'));
       // A glob is implied only by the same glob: an exact parent admits one host, even one spelled with `*`.
-      if (!exact) return child.type === 'domain_glob' && parent.type === 'domain_glob' && normaliseHost(child.value) === normaliseHost(parent.value);
+      if (!exact)
+        return (
+          child.type === 'domain_glob' &&
+          parent.type === 'domain_glob' &&
+          normaliseHost(child.value) === normaliseHost(parent.value)
+        );
       const host = normaliseHost(child.value as string);
-      return parent.type === 'domain_exact' ? host === normaliseHost(parent.value) : globMatches(normaliseHost(parent.value), host);
+      return parent.type === 'domain_exact'
+        ? host === normaliseHost(parent.value)
+        : globMatches(normaliseHost(parent.value), host);
     }
     case 'max_length':
     case 'max_args_size':

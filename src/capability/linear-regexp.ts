@@ -21,10 +21,17 @@ export const MAX_TOKEN_PATTERN_CHARS = 4096;
 
 /** `source` compiled for the linear-time engine with `flags` (`s` may be given; `u`, `i`, `g`, `y` are not supported). */
 export function linearRegExp(source: string, flags = ''): RegExp {
-  if (source.length > MAX_TOKEN_PATTERN_CHARS) throw new ChioError('CHIO-CAPABILITY-INVALID', `a pattern longer than ${MAX_TOKEN_PATTERN_CHARS} characters is not run`);
+  if (source.length > MAX_TOKEN_PATTERN_CHARS)
+    throw new ChioError(
+      'CHIO-CAPABILITY-INVALID',
+      `a pattern longer than ${MAX_TOKEN_PATTERN_CHARS} characters is not run`,
+    );
   try {
     return new RegExp(source, `${flags}l`);
   } catch (e) {
-    throw new ChioError('CHIO-CAPABILITY-INVALID', `the pattern cannot be run in linear time (${(e as Error).message}); backreferences, lookaround and \\p{…} are not supported`);
+    throw new ChioError(
+      'CHIO-CAPABILITY-INVALID',
+      `the pattern cannot be run in linear time (${(e as Error).message}); backreferences, lookaround and \\p{…} are not supported`,
+    );
   }
 }

@@ -31,7 +31,10 @@ export const ConstraintSchema = z.discriminatedUnion('type', [
 export type Constraint = z.infer<typeof ConstraintSchema>;
 
 /** An amount in the smallest unit of an ISO 4217 currency. */
-export const MonetaryAmountSchema = z.strictObject({ units: count, currency: z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code') });
+export const MonetaryAmountSchema = z.strictObject({
+  units: count,
+  currency: z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code'),
+});
 export type MonetaryAmount = z.infer<typeof MonetaryAmountSchema>;
 
 export const ToolGrantSchema = z.strictObject({
@@ -53,7 +56,12 @@ export type Scope = z.infer<typeof ScopeSchema>;
 const tokenFields = {
   schema: z.literal(CAPABILITY_SCHEMA_ID),
   /** `cap-<uuidv7>` (a root token, named by its kernel) or `cap-<64 hex>` (a delegated token, named by its content: sign.ts). */
-  id: z.string().regex(/^cap-(?:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|[0-9a-f]{64})$/, 'expected cap-<uuidv7> or cap-<64 hex>'),
+  id: z
+    .string()
+    .regex(
+      /^cap-(?:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|[0-9a-f]{64})$/,
+      'expected cap-<uuidv7> or cap-<64 hex>',
+    ),
   /** Ed25519 public key of the signer. */
   issuer: hex64,
   /** Ed25519 public key of the agent the token is for. */

@@ -20,11 +20,16 @@ export interface CallTarget {
 }
 
 const targets = (grant: ToolGrant, target: CallTarget) =>
-  (grant.server_id === '*' || grant.server_id === target.serverId) && (grant.tool_name === '*' || grant.tool_name === target.toolName) && grant.operations.includes(target.operation);
+  (grant.server_id === '*' || grant.server_id === target.serverId) &&
+  (grant.tool_name === '*' || grant.tool_name === target.toolName) &&
+  grant.operations.includes(target.operation);
 
 /** The arguments are walked once per call, however many grants and constraints judge them. */
 function covers(grant: ToolGrant, target: CallTarget, facts: () => ArgumentFacts): boolean {
-  return targets(grant, target) && (grant.constraints ?? []).every((c) => constraintVerdictOn(c, facts(), target.arguments).ok);
+  return (
+    targets(grant, target) &&
+    (grant.constraints ?? []).every((c) => constraintVerdictOn(c, facts(), target.arguments).ok)
+  );
 }
 
 function lazyFacts(args: unknown): () => ArgumentFacts {
@@ -66,7 +71,8 @@ export function constraintViolation(scope: Scope, target: CallTarget): string | 
   return first;
 }
 
-const within = (child: number | undefined, parent: number | undefined) => parent === undefined || (child !== undefined && child <= parent);
+const within = (child: number | undefined, parent: number | undefined) =>
+  parent === undefined || (child !== undefined && child <= parent);
 const amountWithin = (child: MonetaryAmount | undefined, parent: MonetaryAmount | undefined) =>
   parent === undefined || (child !== undefined && child.currency === parent.currency && child.units <= parent.units);
 

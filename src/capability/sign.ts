@@ -45,19 +45,27 @@ export interface IssueOptions {
 function parseScope(scope: Scope): Scope {
   const parsed = ScopeSchema.safeParse(scope);
   if (!parsed.success) {
-    throw new ChioError('CHIO-CAPABILITY-INVALID', `capability scope is invalid: ${describeIssues(parsed.error).join('; ')}`);
+    throw new ChioError(
+      'CHIO-CAPABILITY-INVALID',
+      `capability scope is invalid: ${describeIssues(parsed.error).join('; ')}`,
+    );
   }
   return parsed.data;
 }
 
-function build(signer: Ed25519Signer, fields: Omit<CapabilityToken, 'signature' | 'delegation_chain' | 'schema' | 'id' | 'issuer'>, chain?: AncestorToken[]): CapabilityToken {
+function build(
+  signer: Ed25519Signer,
+  fields: Omit<CapabilityToken, 'signature' | 'delegation_chain' | 'schema' | 'id' | 'issuer'>,
+  chain?: AncestorToken[],
+): CapabilityToken {
   const content = { schema: CAPABILITY_SCHEMA_ID, issuer: signer.publicKeyHex, ...fields };
   const id = fields.parent_id === undefined ? `cap-${uuidv7(fields.issued_at * 1000)}` : delegatedCapabilityId(content);
   const body = { schema: CAPABILITY_SCHEMA_ID, id, issuer: signer.publicKeyHex, ...fields };
   const signature = toHex(signer.sign(capabilitySigningText(body)));
   const token = { ...body, signature, ...(chain === undefined ? {} : { delegation_chain: chain }) };
   const parsed = CapabilityTokenSchema.safeParse(token);
-  if (!parsed.success) throw new ChioError('CHIO-CAPABILITY-INVALID', `capability is invalid: ${describeIssues(parsed.error).join('; ')}`);
+  if (!parsed.success)
+    throw new ChioError('CHIO-CAPABILITY-INVALID', `capability is invalid: ${describeIssues(parsed.error).join('; ')}`);
   return parsed.data;
 }
 
@@ -67,7 +75,12 @@ export function issueCapability(issuer: Ed25519Signer, options: IssueOptions): C
   if (!Number.isSafeInteger(options.ttlSeconds) || options.ttlSeconds <= 0) {
     throw new ChioError('CHIO-CAPABILITY-INVALID', 'ttlSeconds must be a positive integer');
   }
-  return build(issuer, { subject: options.subject, scope: parseScope(options.scope), issued_at: now, expires_at: now + options.ttlSeconds });
+  return build(issuer, {
+    subject: options.subject,
+    scope: parseScope(options.scope),
+    issued_at: now,
+    expires_at: now + options.ttlSeconds,
+  });
 }
 
 export interface DelegateOptions {
@@ -84,17 +97,33 @@ export interface DelegateOptions {
  * Delegates `parent` to another agent. `holder` must be the parent's subject: only the holder of
  * a token can pass it on, and only narrower (scope and lifetime).
  */
-export function delegateCapability(parent: CapabilityToken, holder: Ed25519Signer, options: DelegateOptions): CapabilityToken {
+export function delegateCapability(
+  parent: CapabilityToken,
+  holder: Ed25519Signer,
+  options: DelegateOptions,
+): CapabilityToken {
   if (holder.publicKeyHex !== parent.subject) {
     throw new ChioError('CHIO-CAPABILITY-INVALID', 'only the subject of a capability can delegate it');
   }
   const scope = parseScope(options.scope);
   const widening = firstWideningGrant(scope, parent.scope);
-  if (widening >= 0) throw new ChioError('CHIO-CAPABILITY-INVALID', `grant ${widening} is not within the parent capability's scope`);
+  if (widening >= 0)
+    throw new ChioError('CHIO-CAPABILITY-INVALID', `grant ${widening} is not within the parent capability's scope`);
   const now = options.now ?? Math.floor(Date.now() / 1000);
   const expiresAt = Math.min(options.expiresAt ?? parent.expires_at, parent.expires_at);
   const { delegation_chain: parentChain, ...parentAlone } = parent;
   const chain = [...(parentChain ?? []), parentAlone];
-  if (chain.length > MAX_DELEGATION_DEPTH) throw new ChioError('CHIO-CAPABILITY-INVALID', `delegation deeper than ${MAX_DELEGATION_DEPTH} links`);
-  return build(holder, { subject: options.delegatee, scope, issued_at: Math.max(now, parent.issued_at), expires_at: expiresAt, parent_id: parent.id }, chain);
+  if (chain.length > MAX_DELEGATION_DEPTH)
+    throw new ChioError('CHIO-CAPABILITY-INVALID', `delegation deeper than ${MAX_DELEGATION_DEPTH} links`);
+  return build(
+    holder,
+    {
+      subject: options.delegatee,
+      scope,
+      issued_at: Math.max(now, parent.issued_at),
+      expires_at: expiresAt,
+      parent_id: parent.id,
+    },
+    chain,
+  );
 }

@@ -17,7 +17,16 @@ import { constraintViolation, firstWideningGrant, matchingGrants } from './scope
 import type { CallTarget } from './scope.js';
 import { capabilitySigningText, delegatedCapabilityId } from './sign.js';
 
-export type CapabilityCheck = 'schema' | 'signature' | 'not_yet_valid' | 'expired' | 'subject' | 'untrusted_issuer' | 'scope' | 'constraint' | 'delegation';
+export type CapabilityCheck =
+  | 'schema'
+  | 'signature'
+  | 'not_yet_valid'
+  | 'expired'
+  | 'subject'
+  | 'untrusted_issuer'
+  | 'scope'
+  | 'constraint'
+  | 'delegation';
 
 export type CapabilityVerdict =
   | { ok: true; token: CapabilityToken; grantIndexes: number[]; ancestorIds: string[] }
@@ -114,16 +123,20 @@ export function clearCapabilityCache(): void {
 
 export function verifyCapability(input: unknown, options: VerifyCapabilityOptions): CapabilityVerdict {
   const parsed = CapabilityTokenSchema.safeParse(input);
-  if (!parsed.success) return fail('schema', `not a valid chio.capability.v1 token: ${describeIssues(parsed.error).join('; ')}`);
+  if (!parsed.success)
+    return fail('schema', `not a valid chio.capability.v1 token: ${describeIssues(parsed.error).join('; ')}`);
   const token = parsed.data;
   const now = options.now ?? Math.floor(Date.now() / 1000);
   const key = intactKey(token);
   const known = knownIntact(key);
 
-  if (!known && !signatureValid(token)) return fail('signature', `signature does not verify under issuer ${token.issuer}`);
-  if (now < token.issued_at) return fail('not_yet_valid', `capability ${token.id} is not valid before ${token.issued_at}`);
+  if (!known && !signatureValid(token))
+    return fail('signature', `signature does not verify under issuer ${token.issuer}`);
+  if (now < token.issued_at)
+    return fail('not_yet_valid', `capability ${token.id} is not valid before ${token.issued_at}`);
   if (now >= token.expires_at) return fail('expired', `capability ${token.id} expired at ${token.expires_at}`);
-  if (token.subject !== options.caller) return fail('subject', `capability ${token.id} was issued to ${token.subject}, not to the caller`);
+  if (token.subject !== options.caller)
+    return fail('subject', `capability ${token.id} was issued to ${token.subject}, not to the caller`);
 
   // Who signed it comes before what it allows: a token's constraints (its regexes, its globs) are
   // run on the arguments only once its chain of signers leads to a trusted kernel key.
@@ -133,12 +146,17 @@ export function verifyCapability(input: unknown, options: VerifyCapabilityOption
   for (const t of known ? [] : [...chain, token]) {
     const delegated = t.parent_id !== undefined;
     if (delegated !== /^cap-[0-9a-f]{64}$/.test(t.id) || (delegated && t.id !== delegatedCapabilityId(t))) {
-      return fail('delegation', `capability ${t.id} does not carry the id its content gives it (${delegated ? delegatedCapabilityId(t) : 'a root token is named cap-<uuidv7>'})`);
+      return fail(
+        'delegation',
+        `capability ${t.id} does not carry the id its content gives it (${delegated ? delegatedCapabilityId(t) : 'a root token is named cap-<uuidv7>'})`,
+      );
     }
   }
   if (chain.length === 0) {
-    if (token.parent_id !== undefined) return fail('delegation', 'a delegated capability must carry its delegation chain');
-    if (!options.trustedIssuers.has(token.issuer)) return fail('untrusted_issuer', `issuer ${token.issuer} is not a trusted kernel key`);
+    if (token.parent_id !== undefined)
+      return fail('delegation', 'a delegated capability must carry its delegation chain');
+    if (!options.trustedIssuers.has(token.issuer))
+      return fail('untrusted_issuer', `issuer ${token.issuer} is not a trusted kernel key`);
   } else {
     const reason = delegationFault(token, chain, options.trustedIssuers, known);
     if (reason !== null) return fail('delegation', reason);
@@ -147,8 +165,14 @@ export function verifyCapability(input: unknown, options: VerifyCapabilityOption
   let grantIndexes: number[];
   try {
     const t = options.target;
-    const targeted = token.scope.grants.some((g) => (g.server_id === '*' || g.server_id === t.serverId) && (g.tool_name === '*' || g.tool_name === t.toolName) && g.operations.includes(t.operation));
-    if (!targeted) return fail('scope', `capability ${token.id} does not grant ${t.operation} on ${t.serverId}/${t.toolName}`);
+    const targeted = token.scope.grants.some(
+      (g) =>
+        (g.server_id === '*' || g.server_id === t.serverId) &&
+        (g.tool_name === '*' || g.tool_name === t.toolName) &&
+        g.operations.includes(t.operation),
+    );
+    if (!targeted)
+      return fail('scope', `capability ${token.id} does not grant ${t.operation} on ${t.serverId}/${t.toolName}`);
     grantIndexes = matchingGrants(token.scope, t);
   } catch (e) {
     return fail('constraint', `a constraint of capability ${token.id} cannot be evaluated: ${(e as Error).message}`);
@@ -156,7 +180,10 @@ export function verifyCapability(input: unknown, options: VerifyCapabilityOption
   if (grantIndexes.length === 0) {
     // The reason names the grant, the constraint and where the value sits (never the value).
     const why = constraintViolation(token.scope, options.target);
-    return fail('constraint', `the arguments violate the constraints of capability ${token.id}${why === null ? '' : ` (${why})`}`);
+    return fail(
+      'constraint',
+      `the arguments violate the constraints of capability ${token.id}${why === null ? '' : ` (${why})`}`,
+    );
   }
 
   if (!known) rememberIntact(key);
@@ -164,10 +191,16 @@ export function verifyCapability(input: unknown, options: VerifyCapabilityOption
 }
 
 /** Why the chain root → … → token is not a valid narrowing, or null. `intact`: the ancestors' signatures are known to verify. */
-function delegationFault(token: CapabilityToken, chain: AncestorToken[], trusted: ReadonlySet<string>, intact: boolean): string | null {
+function delegationFault(
+  token: CapabilityToken,
+  chain: AncestorToken[],
+  trusted: ReadonlySet<string>,
+  intact: boolean,
+): string | null {
   const root = chain[0]!;
   if (root.parent_id !== undefined) return `the chain's root ${root.id} claims a parent`;
-  if (!trusted.has(root.issuer)) return `the chain's root ${root.id} was issued by ${root.issuer}, not a trusted kernel key`;
+  if (!trusted.has(root.issuer))
+    return `the chain's root ${root.id} was issued by ${root.issuer}, not a trusted kernel key`;
   const links: Array<AncestorToken | CapabilityToken> = [...chain, token];
   for (let i = 0; i < links.length; i++) {
     const t = links[i]!;
@@ -176,7 +209,8 @@ function delegationFault(token: CapabilityToken, chain: AncestorToken[], trusted
     const parent = links[i - 1]!;
     if (t.parent_id !== parent.id) return `${t.id} names parent ${String(t.parent_id)}, not ${parent.id}`;
     if (t.issuer !== parent.subject) return `${t.id} was signed by ${t.issuer}, not by the holder of ${parent.id}`;
-    if (t.issued_at < parent.issued_at || t.expires_at > parent.expires_at) return `${t.id} outlives or predates its parent ${parent.id}`;
+    if (t.issued_at < parent.issued_at || t.expires_at > parent.expires_at)
+      return `${t.id} outlives or predates its parent ${parent.id}`;
     const widening = firstWideningGrant(t.scope, parent.scope);
     if (widening >= 0) return `${t.id} widens the scope of ${parent.id} (grant ${widening})`;
   }

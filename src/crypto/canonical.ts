@@ -31,7 +31,12 @@ type Trail = Array<string | number>;
 function pathOf(trail: Trail): string {
   let path = '$';
   for (const step of trail) {
-    path += typeof step === 'number' ? `[${step}]` : /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(step) ? `.${step}` : `[${JSON.stringify(step)}]`;
+    path +=
+      typeof step === 'number'
+        ? `[${step}]`
+        : /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(step)
+          ? `.${step}`
+          : `[${JSON.stringify(step)}]`;
   }
   return path;
 }

@@ -31,7 +31,14 @@ import { Buffer } from 'node:buffer';
 import type { Ed25519Signer } from './ed25519.js';
 import { verifySignature } from './ed25519.js';
 import { fromHex, isHex, toHex } from './hex.js';
-import { decodeBase64Strict, ed25519KeyHash, keyNameProblem, quote, signatureLine, splitSignedNote } from './signed-note.js';
+import {
+  decodeBase64Strict,
+  ed25519KeyHash,
+  keyNameProblem,
+  quote,
+  signatureLine,
+  splitSignedNote,
+} from './signed-note.js';
 import type { NoteSignatureLine } from './signed-note.js';
 
 /** A checkpoint body: origin, tree size, root hash (32 bytes). */
@@ -42,10 +49,17 @@ export interface CheckpointBody {
 }
 
 export type ParsedCheckpointNote =
-  | { ok: true; body: CheckpointBody; text: string; signatures: Array<{ keyName: string; keyHash: Uint8Array; signature: Uint8Array }> }
+  | {
+      ok: true;
+      body: CheckpointBody;
+      text: string;
+      signatures: Array<{ keyName: string; keyHash: Uint8Array; signature: Uint8Array }>;
+    }
   | { ok: false; reason: string };
 
-export type VerifiedCheckpointNote = { ok: true; body: CheckpointBody; signerKey: string } | { ok: false; reason: string };
+export type VerifiedCheckpointNote =
+  | { ok: true; body: CheckpointBody; signerKey: string }
+  | { ok: false; reason: string };
 
 const ROOT_HASH_BYTES = 32;
 const SIZE_RE = /^(?:0|[1-9][0-9]*)$/;
@@ -54,8 +68,10 @@ const SIZE_RE = /^(?:0|[1-9][0-9]*)$/;
 export function checkpointText(body: CheckpointBody): string {
   const problem = keyNameProblem(body?.origin, 'checkpoint origin');
   if (problem !== null) throw new RangeError(problem);
-  if (!Number.isSafeInteger(body.treeSize) || body.treeSize < 0) throw new RangeError(`a tree size is a non-negative safe integer, got ${String(body.treeSize)}`);
-  if (!(body.rootHash instanceof Uint8Array) || body.rootHash.length !== ROOT_HASH_BYTES) throw new RangeError(`a root hash is ${ROOT_HASH_BYTES} bytes`);
+  if (!Number.isSafeInteger(body.treeSize) || body.treeSize < 0)
+    throw new RangeError(`a tree size is a non-negative safe integer, got ${String(body.treeSize)}`);
+  if (!(body.rootHash instanceof Uint8Array) || body.rootHash.length !== ROOT_HASH_BYTES)
+    throw new RangeError(`a root hash is ${ROOT_HASH_BYTES} bytes`);
   return `${body.origin}\n${body.treeSize}\n${Buffer.from(body.rootHash).toString('base64')}\n`;
 }
 
@@ -69,7 +85,8 @@ export function defaultOrigin(firstEntryHashHex: string): string {
 export function noteKeyHash(keyName: string, publicKey: Uint8Array): Uint8Array {
   const problem = keyNameProblem(keyName);
   if (problem !== null) throw new RangeError(problem);
-  if (!(publicKey instanceof Uint8Array) || publicKey.length !== 32) throw new RangeError('an Ed25519 public key is 32 bytes');
+  if (!(publicKey instanceof Uint8Array) || publicKey.length !== 32)
+    throw new RangeError('an Ed25519 public key is 32 bytes');
   return ed25519KeyHash(keyName, publicKey);
 }
 
@@ -86,21 +103,36 @@ function parseBody(text: string): { ok: true; body: CheckpointBody } | { ok: fal
   const lines = text.slice(0, -1).split('\n');
   const empty = lines.indexOf('');
   if (empty >= 0) {
-    const which = ['the origin (line 1)', 'the tree size (line 2)', 'the root hash (line 3)'][empty] ?? `line ${empty + 1}`;
-    return { ok: false, reason: `${which} of the note text is empty: checkpoint lines are non-empty, and the signatures start after the note's last blank line` };
+    const which =
+      ['the origin (line 1)', 'the tree size (line 2)', 'the root hash (line 3)'][empty] ?? `line ${empty + 1}`;
+    return {
+      ok: false,
+      reason: `${which} of the note text is empty: checkpoint lines are non-empty, and the signatures start after the note's last blank line`,
+    };
   }
-  if (lines.length < 3) return { ok: false, reason: `the note text has ${lines.length} line(s); a checkpoint has three: origin, tree size, root hash` };
-  if (lines.length > 3) return { ok: false, reason: `the note text has ${lines.length - 3} line(s) after the root hash: extension lines are refused (Chio checkpoints have none)` };
+  if (lines.length < 3)
+    return {
+      ok: false,
+      reason: `the note text has ${lines.length} line(s); a checkpoint has three: origin, tree size, root hash`,
+    };
+  if (lines.length > 3)
+    return {
+      ok: false,
+      reason: `the note text has ${lines.length - 3} line(s) after the root hash: extension lines are refused (Chio checkpoints have none)`,
+    };
   const [origin, size, root] = lines as [string, string, string];
   if (!SIZE_RE.test(size)) {
     const why = /^[0-9]+$/.test(size) ? 'it has leading zeros' : 'it is not ASCII decimal digits';
     return { ok: false, reason: `the tree size (second line) ${quote(size)} is not canonical: ${why}` };
   }
   const treeSize = size.length > 16 ? Number.POSITIVE_INFINITY : Number(size);
-  if (!Number.isSafeInteger(treeSize)) return { ok: false, reason: `the tree size ${quote(size)} is beyond 2^53-1, the largest Chio handles exactly` };
+  if (!Number.isSafeInteger(treeSize))
+    return { ok: false, reason: `the tree size ${quote(size)} is beyond 2^53-1, the largest Chio handles exactly` };
   const rootHash = decodeBase64Strict(root);
-  if (rootHash === null) return { ok: false, reason: `the root hash (third line) is not canonical standard base64: ${quote(root)}` };
-  if (rootHash.length !== ROOT_HASH_BYTES) return { ok: false, reason: `the root hash is ${rootHash.length} bytes; a SHA-256 root is ${ROOT_HASH_BYTES}` };
+  if (rootHash === null)
+    return { ok: false, reason: `the root hash (third line) is not canonical standard base64: ${quote(root)}` };
+  if (rootHash.length !== ROOT_HASH_BYTES)
+    return { ok: false, reason: `the root hash is ${rootHash.length} bytes; a SHA-256 root is ${ROOT_HASH_BYTES}` };
   return { ok: true, body: { origin, treeSize, rootHash } };
 }
 
@@ -110,7 +142,11 @@ export function parseCheckpointNote(note: string | Uint8Array): ParsedCheckpoint
   if (!split.ok) return split;
   const parsed = parseBody(split.text);
   if (!parsed.ok) return parsed;
-  const signatures = split.signatures.map((s: NoteSignatureLine) => ({ keyName: s.keyName, keyHash: s.keyHash, signature: s.signature }));
+  const signatures = split.signatures.map((s: NoteSignatureLine) => ({
+    keyName: s.keyName,
+    keyHash: s.keyHash,
+    signature: s.signature,
+  }));
   return { ok: true, body: parsed.body, text: split.text, signatures };
 }
 
@@ -120,19 +156,29 @@ export function parseCheckpointNote(note: string | Uint8Array): ParsedCheckpoint
  * upper case is accepted and folded). `signerKey` is the lowercase hex of the key whose line,
  * first in note order, verified. Never throws for bad input (the note or the keys).
  */
-export function verifyCheckpointNote(note: string | Uint8Array, trustedKeys: readonly string[], options: { keyName?: string } = {}): VerifiedCheckpointNote {
-  if (!Array.isArray(trustedKeys) || trustedKeys.length === 0) return { ok: false, reason: 'no trusted keys were given, so no checkpoint can verify' };
+export function verifyCheckpointNote(
+  note: string | Uint8Array,
+  trustedKeys: readonly string[],
+  options: { keyName?: string } = {},
+): VerifiedCheckpointNote {
+  if (!Array.isArray(trustedKeys) || trustedKeys.length === 0)
+    return { ok: false, reason: 'no trusted keys were given, so no checkpoint can verify' };
   const keys: string[] = [];
   for (const [i, key] of trustedKeys.entries()) {
     const hex = typeof key === 'string' ? key.toLowerCase() : '';
-    if (!isHex(hex, 32)) return { ok: false, reason: `trusted key ${i + 1} is not an Ed25519 public key as 64 hex characters` };
+    if (!isHex(hex, 32))
+      return { ok: false, reason: `trusted key ${i + 1} is not an Ed25519 public key as 64 hex characters` };
     keys.push(hex);
   }
   const parsed = parseCheckpointNote(note);
   if (!parsed.ok) return parsed;
   const keyName = options.keyName ?? parsed.body.origin;
-  const nameProblem = keyNameProblem(keyName, options.keyName === undefined ? 'key name (here the origin, the default)' : 'key name');
-  if (nameProblem !== null) return { ok: false, reason: `${nameProblem}, so no signature line can be by it; give the expected key name` };
+  const nameProblem = keyNameProblem(
+    keyName,
+    options.keyName === undefined ? 'key name (here the origin, the default)' : 'key name',
+  );
+  if (nameProblem !== null)
+    return { ok: false, reason: `${nameProblem}, so no signature line can be by it; give the expected key name` };
 
   // (keyName, key hash) → the trusted keys known under that pair (more than one only on a 32-bit collision).
   const known = new Map<string, string[]>();
@@ -148,15 +194,29 @@ export function verifyCheckpointNote(note: string | Uint8Array, trustedKeys: rea
     const candidates = known.get(hash);
     if (candidates === undefined) continue; // C2SP: verifiers MUST ignore signatures from unknown keys
     const where = `signature line ${index + 1} (${quote(keyName)}, key hash ${hash})`;
-    if (line.signature.length !== 64) return { ok: false, reason: `${where} is by a trusted key but holds ${line.signature.length} bytes, not a 64-byte Ed25519 signature` };
+    if (line.signature.length !== 64)
+      return {
+        ok: false,
+        reason: `${where} is by a trusted key but holds ${line.signature.length} bytes, not a 64-byte Ed25519 signature`,
+      };
     const signatureHex = toHex(line.signature);
     const verifiedBy = candidates.find((key) => verifySignature(key, message, signatureHex));
-    if (verifiedBy === undefined) return { ok: false, reason: `${where} is by trusted key ${candidates.join(' or ')} but does not verify: the checkpoint (origin, tree size or root hash) or the signature was altered` };
+    if (verifiedBy === undefined)
+      return {
+        ok: false,
+        reason: `${where} is by trusted key ${candidates.join(' or ')} but does not verify: the checkpoint (origin, tree size or root hash) or the signature was altered`,
+      };
     signerKey ??= verifiedBy;
   }
   if (signerKey === null) {
-    const seen = parsed.signatures.map((s) => `${quote(s.keyName)} ${toHex(s.keyHash)}`).slice(0, 8).join(', ');
-    return { ok: false, reason: `no signature line is by a trusted key: expected key name ${quote(keyName)} with key hash ${[...known.keys()].join(' or ')}; the note has ${seen}${parsed.signatures.length > 8 ? ', …' : ''}` };
+    const seen = parsed.signatures
+      .map((s) => `${quote(s.keyName)} ${toHex(s.keyHash)}`)
+      .slice(0, 8)
+      .join(', ');
+    return {
+      ok: false,
+      reason: `no signature line is by a trusted key: expected key name ${quote(keyName)} with key hash ${[...known.keys()].join(' or ')}; the note has ${seen}${parsed.signatures.length > 8 ? ', …' : ''}`,
+    };
   }
   return { ok: true, body: parsed.body, signerKey };
 }

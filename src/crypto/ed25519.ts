@@ -54,7 +54,10 @@ export interface Ed25519Signer {
 
 function assertSeed(seed: Uint8Array): void {
   if (!(seed instanceof Uint8Array) || seed.length !== SEED_BYTES) {
-    throw new ChioError('CHIO-CRYPTO-BAD-KEY', `an Ed25519 seed is ${SEED_BYTES} bytes, got ${seed?.length ?? typeof seed}`);
+    throw new ChioError(
+      'CHIO-CRYPTO-BAD-KEY',
+      `an Ed25519 seed is ${SEED_BYTES} bytes, got ${seed?.length ?? typeof seed}`,
+    );
   }
 }
 
@@ -73,7 +76,9 @@ export function signerFromSeed(seed: Uint8Array): Ed25519Signer {
     signAsync(message: Uint8Array | string): Promise<Uint8Array> {
       const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
       return new Promise((resolve, reject) => {
-        nodeSign(null, data, privateKey, (error, signature) => (error === null ? resolve(new Uint8Array(signature)) : reject(error)));
+        nodeSign(null, data, privateKey, (error, signature) =>
+          error === null ? resolve(new Uint8Array(signature)) : reject(error),
+        );
       });
     },
   });
@@ -124,7 +129,10 @@ function publicKeyObject(publicKeyHex: string): KeyObject | null {
   const raw = fromHex(publicKeyHex);
   try {
     // A key outside the policy (non-canonical, small-order, mixed-order) verifies nothing.
-    key = strictPoint(raw, false) === null ? null : createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
+    key =
+      strictPoint(raw, false) === null
+        ? null
+        : createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
   } catch {
     key = null;
   }
@@ -142,7 +150,8 @@ const identityR = (signatureHex: string): boolean => signatureHex.slice(0, 64).t
  * key or signature: those are attacker-controlled and a bad one is simply not a valid signature.
  */
 export function verifySignature(publicKeyHex: string, message: Uint8Array | string, signatureHex: string): boolean {
-  if (!isHex(publicKeyHex, PUBLIC_KEY_BYTES) || !isHex(signatureHex, SIGNATURE_BYTES) || identityR(signatureHex)) return false;
+  if (!isHex(publicKeyHex, PUBLIC_KEY_BYTES) || !isHex(signatureHex, SIGNATURE_BYTES) || identityR(signatureHex))
+    return false;
   const key = publicKeyObject(publicKeyHex);
   if (key === null) return false;
   const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
@@ -157,8 +166,13 @@ export function verifySignature(publicKeyHex: string, message: Uint8Array | stri
  * The same check on libuv's thread pool (node:crypto's callback form), so many signatures can be
  * checked on every core while the caller's thread does other work. Same policy, same verdicts.
  */
-export function verifySignatureAsync(publicKeyHex: string, message: Uint8Array | string, signatureHex: string): Promise<boolean> {
-  if (!isHex(publicKeyHex, PUBLIC_KEY_BYTES) || !isHex(signatureHex, SIGNATURE_BYTES) || identityR(signatureHex)) return Promise.resolve(false);
+export function verifySignatureAsync(
+  publicKeyHex: string,
+  message: Uint8Array | string,
+  signatureHex: string,
+): Promise<boolean> {
+  if (!isHex(publicKeyHex, PUBLIC_KEY_BYTES) || !isHex(signatureHex, SIGNATURE_BYTES) || identityR(signatureHex))
+    return Promise.resolve(false);
   const key = publicKeyObject(publicKeyHex);
   if (key === null) return Promise.resolve(false);
   const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;

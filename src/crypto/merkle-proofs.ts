@@ -8,7 +8,15 @@
  * As in merkle.ts, sizes and indexes are numbers up to 2^53−1, so "right-shift" is Math.floor(x / 2)
  * and "LSB set" is x % 2 === 1; JS bit operators would truncate to 32 bits.
  */
-import { assertCount, hashesEqual, isMerkleHash, isSafeCount, merkleNodeHash, splitPoint, treeNodes } from './merkle.js';
+import {
+  assertCount,
+  hashesEqual,
+  isMerkleHash,
+  isSafeCount,
+  merkleNodeHash,
+  splitPoint,
+  treeNodes,
+} from './merkle.js';
 import type { SubtreeReader } from './merkle.js';
 
 /** RFC 6962 §2.1.1 audit path for leaf `leafIndex` in the tree of `size` (leafIndex < size), bottom up. */

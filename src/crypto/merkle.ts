@@ -140,7 +140,8 @@ export function completedSubtrees(
   // The node just completed is a right child exactly when its index is odd; its parent is then complete.
   for (let level = 0; index % 2 === 1; level++) {
     const left = read(level, index - 1);
-    if (!isMerkleHash(left)) throw new TypeError(`the subtree reader returned no 32-byte hash for level ${level}, index ${index - 1}`);
+    if (!isMerkleHash(left))
+      throw new TypeError(`the subtree reader returned no 32-byte hash for level ${level}, index ${index - 1}`);
     h = merkleNodeHash(left, h);
     index = (index - 1) / 2;
     out.push({ level: level + 1, index, hash: h });
@@ -171,7 +172,9 @@ export class MemoryMerkleTree {
   readonly read: SubtreeReader = (level, index) => {
     const row = Number.isSafeInteger(level) && level >= 0 ? this.#levels[level] : undefined;
     if (row === undefined || !Number.isSafeInteger(index) || index < 0 || index >= row.count) {
-      throw new RangeError(`no complete subtree at level ${String(level)}, index ${String(index)} in a tree of size ${this.#size}`);
+      throw new RangeError(
+        `no complete subtree at level ${String(level)}, index ${String(index)} in a tree of size ${this.#size}`,
+      );
     }
     return row.bytes.slice(index * MERKLE_HASH_BYTES, (index + 1) * MERKLE_HASH_BYTES);
   };

@@ -43,7 +43,9 @@ const CONTROL = /\p{Cc}/u;
 /** Attacker text for a reason: at most 64 characters, anything but printable ASCII escaped. */
 export function quote(value: string): string {
   const head = [...value].slice(0, 64).join('');
-  const escaped = head.replace(/[^\x20-\x7e]|["\\]/gu, (c) => (c === '"' || c === '\\' ? `\\${c}` : `\\u{${c.codePointAt(0)!.toString(16)}}`));
+  const escaped = head.replace(/[^\x20-\x7e]|["\\]/gu, (c) =>
+    c === '"' || c === '\\' ? `\\${c}` : `\\u{${c.codePointAt(0)!.toString(16)}}`,
+  );
   return `"${escaped}${head.length < value.length ? '…' : ''}"`;
 }
 
@@ -57,7 +59,8 @@ export function keyNameProblem(name: unknown, what = 'key name'): string | null 
   if (!name.isWellFormed()) return `a ${what} must be well-formed Unicode (no lone surrogates)`;
   if (WHITE_SPACE.test(name)) return `a ${what} must not contain spaces (C2SP): ${quote(name)}`;
   if (name.includes('+')) return `a ${what} must not contain '+' (C2SP): ${quote(name)}`;
-  if (CONTROL.test(name) || name.includes('\uFFFD')) return `a ${what} must not contain control characters or U+FFFD: ${quote(name)}`;
+  if (CONTROL.test(name) || name.includes('\uFFFD'))
+    return `a ${what} must not contain control characters or U+FFFD: ${quote(name)}`;
   if (Buffer.byteLength(name, 'utf8') > 1024) return `a ${what} is at most 1024 UTF-8 bytes`;
   return null;
 }
@@ -92,7 +95,10 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The note as text, or why it cannot be one: bounded first, then strict UTF-8. */
 function noteText(note: unknown): { ok: true; text: string } | { ok: false; reason: string } {
-  const tooBig = (n: number | string) => ({ ok: false as const, reason: `the note is ${n} bytes; at most ${MAX_NOTE_BYTES} are accepted` });
+  const tooBig = (n: number | string) => ({
+    ok: false as const,
+    reason: `the note is ${n} bytes; at most ${MAX_NOTE_BYTES} are accepted`,
+  });
   if (note instanceof Uint8Array) {
     if (note.byteLength > MAX_NOTE_BYTES) return tooBig(note.byteLength);
     try {
@@ -104,7 +110,8 @@ function noteText(note: unknown): { ok: true; text: string } | { ok: false; reas
   if (typeof note !== 'string') return { ok: false, reason: 'a note is text (a string or UTF-8 bytes)' };
   // UTF-8 never takes fewer bytes than UTF-16 code units, so this bound needs no encoding pass.
   if (note.length > MAX_NOTE_BYTES) return tooBig(`more than ${MAX_NOTE_BYTES}`);
-  if (!note.isWellFormed()) return { ok: false, reason: 'the note has a lone surrogate, so it is not text that UTF-8 can encode' };
+  if (!note.isWellFormed())
+    return { ok: false, reason: 'the note has a lone surrogate, so it is not text that UTF-8 can encode' };
   const bytes = Buffer.byteLength(note, 'utf8');
   return bytes > MAX_NOTE_BYTES ? tooBig(bytes) : { ok: true, text: note };
 }
@@ -121,9 +128,18 @@ export function splitSignedNote(note: unknown): SplitNote {
   const all = decoded.text;
   for (let i = 0; i < all.length; i++) {
     const c = all.charCodeAt(i);
-    if (c === 0x0d) return { ok: false, reason: `carriage return (U+000D) at offset ${i}: note lines end in "\\n" alone, never CRLF` };
-    if (c < 0x20 && c !== 0x0a) return { ok: false, reason: `control character U+${c.toString(16).padStart(4, '0').toUpperCase()} at offset ${i}: only newline is allowed (C2SP)` };
-    if (c === 0xfffd) return { ok: false, reason: `U+FFFD at offset ${i}: the note was not valid UTF-8 when it was decoded` };
+    if (c === 0x0d)
+      return {
+        ok: false,
+        reason: `carriage return (U+000D) at offset ${i}: note lines end in "\\n" alone, never CRLF`,
+      };
+    if (c < 0x20 && c !== 0x0a)
+      return {
+        ok: false,
+        reason: `control character U+${c.toString(16).padStart(4, '0').toUpperCase()} at offset ${i}: only newline is allowed (C2SP)`,
+      };
+    if (c === 0xfffd)
+      return { ok: false, reason: `U+FFFD at offset ${i}: the note was not valid UTF-8 when it was decoded` };
   }
   const split = all.lastIndexOf('\n\n');
   if (split < 0) return { ok: false, reason: 'no blank line separates the note text from its signature lines' };
@@ -132,20 +148,37 @@ export function splitSignedNote(note: unknown): SplitNote {
   if (block === '') return { ok: false, reason: 'the note has no signature lines after the blank line' };
   if (!block.endsWith('\n')) return { ok: false, reason: 'the last signature line does not end in a newline' };
   const lines = block.slice(0, -1).split('\n');
-  if (lines.length > MAX_SIGNATURE_LINES) return { ok: false, reason: `the note has ${lines.length} signature lines; at most ${MAX_SIGNATURE_LINES} are accepted` };
+  if (lines.length > MAX_SIGNATURE_LINES)
+    return {
+      ok: false,
+      reason: `the note has ${lines.length} signature lines; at most ${MAX_SIGNATURE_LINES} are accepted`,
+    };
   const signatures: NoteSignatureLine[] = [];
   for (const [index, line] of lines.entries()) {
     const where = `signature line ${index + 1}`;
-    if (!line.startsWith(SIGNATURE_PREFIX)) return { ok: false, reason: `${where} does not start with an em dash (U+2014) and a space: ${quote(line)}` };
+    if (!line.startsWith(SIGNATURE_PREFIX))
+      return { ok: false, reason: `${where} does not start with an em dash (U+2014) and a space: ${quote(line)}` };
     const rest = line.slice(SIGNATURE_PREFIX.length);
     const space = rest.indexOf(' ');
     if (space < 0) return { ok: false, reason: `${where} has no space between the key name and the signature` };
     const keyName = rest.slice(0, space);
     const encoded = rest.slice(space + 1);
-    if (!isSpecKeyName(keyName)) return { ok: false, reason: `${where} names an invalid key name (empty, or with spaces or '+'): ${quote(keyName)}` };
+    if (!isSpecKeyName(keyName))
+      return {
+        ok: false,
+        reason: `${where} names an invalid key name (empty, or with spaces or '+'): ${quote(keyName)}`,
+      };
     const raw = decodeBase64Strict(encoded);
-    if (raw === null) return { ok: false, reason: `${where} (${quote(keyName)}): the signature is not canonical standard base64: ${quote(encoded)}` };
-    if (raw.length < 5) return { ok: false, reason: `${where} (${quote(keyName)}): the signature is ${raw.length} bytes, shorter than a 4-byte key ID and a signature` };
+    if (raw === null)
+      return {
+        ok: false,
+        reason: `${where} (${quote(keyName)}): the signature is not canonical standard base64: ${quote(encoded)}`,
+      };
+    if (raw.length < 5)
+      return {
+        ok: false,
+        reason: `${where} (${quote(keyName)}): the signature is ${raw.length} bytes, shorter than a 4-byte key ID and a signature`,
+      };
     signatures.push({ keyName, keyHash: raw.slice(0, 4), signature: raw.slice(4) });
   }
   return { ok: true, text, signatures };

@@ -14,6 +14,8 @@ export function ancestorBudgetKeys(token: CapabilityToken, grantIndex: number): 
   const grant = token.scope.grants[grantIndex];
   if (grant === undefined) return [];
   return (token.delegation_chain ?? []).flatMap((ancestor) =>
-    ancestor.scope.grants.flatMap((g, i) => (grantWithin(grant, g) ? [{ capabilityId: ancestor.id, grantIndex: i, maxInvocations: g.max_invocations }] : [])),
+    ancestor.scope.grants.flatMap((g, i) =>
+      grantWithin(grant, g) ? [{ capabilityId: ancestor.id, grantIndex: i, maxInvocations: g.max_invocations }] : [],
+    ),
   );
 }

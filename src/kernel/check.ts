@@ -26,7 +26,11 @@ export type CheckResult =
 export const CAPABILITY_CHECK = 'capability';
 
 function grantApplies(g: ToolGrant, call: CheckCall): boolean {
-  return (call.serverId === undefined || g.server_id === '*' || g.server_id === call.serverId) && (g.tool_name === '*' || g.tool_name === call.toolName) && g.operations.includes('invoke');
+  return (
+    (call.serverId === undefined || g.server_id === '*' || g.server_id === call.serverId) &&
+    (g.tool_name === '*' || g.tool_name === call.toolName) &&
+    g.operations.includes('invoke')
+  );
 }
 
 export function checkCall(loaded: LoadedPolicy, call: CheckCall): CheckResult {
@@ -35,17 +39,43 @@ export function checkCall(loaded: LoadedPolicy, call: CheckCall): CheckResult {
   if (policy.default_grants !== undefined) {
     const candidates = policy.default_grants.flatMap((g, i) => (grantApplies(g, call) ? [i] : []));
     if (candidates.length === 0) {
-      return { verdict: 'deny', guard: CAPABILITY_CHECK, reason: `no default grant covers ${call.serverId ?? '*'}/${call.toolName}`, evidence: [], policyHash };
+      return {
+        verdict: 'deny',
+        guard: CAPABILITY_CHECK,
+        reason: `no default grant covers ${call.serverId ?? '*'}/${call.toolName}`,
+        evidence: [],
+        policyHash,
+      };
     }
     try {
-      grant = candidates.find((i) => (policy.default_grants![i]!.constraints ?? []).every((c) => constraintMatches(c, call.arguments))) ?? null;
+      grant =
+        candidates.find((i) =>
+          (policy.default_grants![i]!.constraints ?? []).every((c) => constraintMatches(c, call.arguments)),
+        ) ?? null;
     } catch (e) {
-      return { verdict: 'deny', guard: CAPABILITY_CHECK, reason: `a grant constraint cannot be evaluated: ${(e as Error).message}`, evidence: [], policyHash };
+      return {
+        verdict: 'deny',
+        guard: CAPABILITY_CHECK,
+        reason: `a grant constraint cannot be evaluated: ${(e as Error).message}`,
+        evidence: [],
+        policyHash,
+      };
     }
-    if (grant === null) return { verdict: 'deny', guard: CAPABILITY_CHECK, reason: 'the arguments violate the constraints of every grant for this tool', evidence: [], policyHash };
+    if (grant === null)
+      return {
+        verdict: 'deny',
+        guard: CAPABILITY_CHECK,
+        reason: 'the arguments violate the constraints of every grant for this tool',
+        evidence: [],
+        policyHash,
+      };
   }
   const pathBases = [...(call.pathBases ?? []), ...policy.path_base];
-  const decision = runGuards(buildGuards(policy.guards), { serverId: call.serverId ?? '*', toolName: call.toolName, arguments: call.arguments }, { pathBases });
+  const decision = runGuards(
+    buildGuards(policy.guards),
+    { serverId: call.serverId ?? '*', toolName: call.toolName, arguments: call.arguments },
+    { pathBases },
+  );
   return decision.verdict === 'allow'
     ? { verdict: 'allow', evidence: decision.evidence, policyHash, grant }
     : { verdict: 'deny', guard: decision.guard, reason: decision.reason, evidence: decision.evidence, policyHash };

@@ -38,7 +38,10 @@ export interface CheckpointTarget {
 
 /** An SQLite ledger as a checkpoint target (synchronous). */
 export function sqliteCheckpoints(ledger: Ledger): CheckpointTarget {
-  return { latestSize: () => latestCheckpoint(ledger)?.treeSize ?? 0, create: (signer, options) => createCheckpoint(ledger, signer, options) };
+  return {
+    latestSize: () => latestCheckpoint(ledger)?.treeSize ?? 0,
+    create: (signer, options) => createCheckpoint(ledger, signer, options),
+  };
 }
 
 export class Checkpointer {
@@ -63,16 +66,27 @@ export class Checkpointer {
     covered?: number,
   ) {
     this.everyEntries = schedule.everyEntries ?? DEFAULT_CHECKPOINT_EVERY_ENTRIES;
-    for (const [name, v] of [['everyEntries', this.everyEntries], ['everySeconds', schedule.everySeconds ?? DEFAULT_CHECKPOINT_EVERY_SECONDS]] as const) {
-      if (!Number.isSafeInteger(v) || v < 1) throw new ChioError('CHIO-KERNEL-INVALID-REQUEST', `checkpoint ${name} must be a whole number >= 1, not ${v}`);
+    for (const [name, v] of [
+      ['everyEntries', this.everyEntries],
+      ['everySeconds', schedule.everySeconds ?? DEFAULT_CHECKPOINT_EVERY_SECONDS],
+    ] as const) {
+      if (!Number.isSafeInteger(v) || v < 1)
+        throw new ChioError('CHIO-KERNEL-INVALID-REQUEST', `checkpoint ${name} must be a whole number >= 1, not ${v}`);
     }
     this.target = 'db' in ledger ? sqliteCheckpoints(ledger) : ledger;
     const latest = covered ?? this.target.latestSize();
     if (typeof latest === 'number') this.covered = latest;
-    else throw new ChioError('CHIO-INTERNAL', 'an asynchronous checkpoint target needs the latest checkpoint\'s size up front');
-    this.timer = setInterval(() => {
-      if (this.seen > this.covered) void this.checkpoint();
-    }, (schedule.everySeconds ?? DEFAULT_CHECKPOINT_EVERY_SECONDS) * 1000);
+    else
+      throw new ChioError(
+        'CHIO-INTERNAL',
+        "an asynchronous checkpoint target needs the latest checkpoint's size up front",
+      );
+    this.timer = setInterval(
+      () => {
+        if (this.seen > this.covered) void this.checkpoint();
+      },
+      (schedule.everySeconds ?? DEFAULT_CHECKPOINT_EVERY_SECONDS) * 1000,
+    );
     this.timer.unref();
   }
 
@@ -105,7 +119,12 @@ export class Checkpointer {
   private create(): StoredCheckpoint | undefined | Promise<StoredCheckpoint | undefined> {
     try {
       const r = this.target.create(this.signer, { origin: this.schedule.origin });
-      return r instanceof Promise ? r.then((o) => this.made(o), (e: unknown) => this.failed(e)) : this.made(r);
+      return r instanceof Promise
+        ? r.then(
+            (o) => this.made(o),
+            (e: unknown) => this.failed(e),
+          )
+        : this.made(r);
     } catch (e) {
       return this.failed(e);
     }
@@ -122,7 +141,8 @@ export class Checkpointer {
   private made(r: CheckpointOutcome): StoredCheckpoint | undefined {
     try {
       this.covered = Math.max(this.covered, r.checkpoint.treeSize);
-      if (r.created && this.schedule.anchorFile !== undefined) appendToAnchorFile(this.schedule.anchorFile, r.checkpoint.note);
+      if (r.created && this.schedule.anchorFile !== undefined)
+        appendToAnchorFile(this.schedule.anchorFile, r.checkpoint.note);
       this.last = r.checkpoint;
       this.lastError = undefined;
       return r.checkpoint;
@@ -132,7 +152,10 @@ export class Checkpointer {
   }
 
   private failed(e: unknown): undefined {
-    this.lastError = e instanceof ChioError ? e : new ChioError('CHIO-INTERNAL', `checkpoint failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    this.lastError =
+      e instanceof ChioError
+        ? e
+        : new ChioError('CHIO-INTERNAL', `checkpoint failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
     this.log(`chio: checkpoint not made: ${this.lastError.code}: ${this.lastError.message}`);
     return undefined;
   }
@@ -146,9 +169,11 @@ export class Checkpointer {
       const r = this.checkpoint();
       return r instanceof Promise ? r.then(() => undefined) : undefined;
     }
-    return pending.then(() => {
-      if (this.seen > this.covered) return this.checkpoint();
-      return undefined;
-    }).then(() => undefined);
+    return pending
+      .then(() => {
+        if (this.seen > this.covered) return this.checkpoint();
+        return undefined;
+      })
+      .then(() => undefined);
   }
 }

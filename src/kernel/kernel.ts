@@ -32,7 +32,16 @@ import type { Guard } from './guards/index.js';
 import { defaultPolicy } from './policy.js';
 import type { LoadedPolicy } from './policy.js';
 import { currentOwner, formatOwner } from './owner.js';
-import { cancelledDraft, denyDraft, observationDraft, outcomeDraft, recordedRequestId, REQUEST_ID_KEY, reservedFacts, revocationDraft } from './receipts.js';
+import {
+  cancelledDraft,
+  denyDraft,
+  observationDraft,
+  outcomeDraft,
+  recordedRequestId,
+  REQUEST_ID_KEY,
+  reservedFacts,
+  revocationDraft,
+} from './receipts.js';
 export { REQUEST_ID_KEY } from './receipts.js';
 import type { CallFacts } from './receipts.js';
 import { reservationsInFlight } from './recovery.js';
@@ -127,15 +136,31 @@ export interface ToolCallRequest {
 }
 
 /** The parts of a call the checks look at. */
-export type ToolCallPreview = Pick<ToolCallRequest, 'capability' | 'caller' | 'serverId' | 'toolName' | 'arguments' | 'pathBases' | 'toolServer'>;
+export type ToolCallPreview = Pick<
+  ToolCallRequest,
+  'capability' | 'caller' | 'serverId' | 'toolName' | 'arguments' | 'pathBases' | 'toolServer'
+>;
 
 type Authorization =
   | { ok: false; reason: string; guard: string; evidence: GuardEvidence[] }
-  | { ok: true; server: ToolServerConnection; capabilityId: string; candidates: Array<{ index: number; limit: number | undefined; ancestors: BudgetKey[] }>; evidence: GuardEvidence[] };
+  | {
+      ok: true;
+      server: ToolServerConnection;
+      capabilityId: string;
+      candidates: Array<{ index: number; limit: number | undefined; ancestors: BudgetKey[] }>;
+      evidence: GuardEvidence[];
+    };
 
 export type ToolCallResponse =
   | { ok: true; output: unknown; receipt: Receipt; entry: AppendResult }
-  | { ok: false; verdict: 'deny' | 'incomplete' | 'cancelled'; reason: string; guard?: string; receipt: Receipt; entry: AppendResult };
+  | {
+      ok: false;
+      verdict: 'deny' | 'incomplete' | 'cancelled';
+      reason: string;
+      guard?: string;
+      receipt: Receipt;
+      entry: AppendResult;
+    };
 
 function readSeedFile(path: string): Uint8Array {
   try {
@@ -190,7 +215,9 @@ export class Kernel {
     this.policy = options.policy ?? defaultPolicy();
     this.guards = buildGuards(this.policy.policy.guards);
     this.pathBases = [...(options.pathBases ?? []), ...this.policy.policy.path_base];
-    this.trustedKernelKeys = [...new Set([signer.publicKeyHex, ...(options.trustedKernelKeys ?? []).map((k) => k.toLowerCase())])];
+    this.trustedKernelKeys = [
+      ...new Set([signer.publicKeyHex, ...(options.trustedKernelKeys ?? []).map((k) => k.toLowerCase())]),
+    ];
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.producer = options.producer ?? 'kernel';
     this.checkpointer = store.checkpointer;
@@ -207,7 +234,9 @@ export class Kernel {
   static open(options: KernelOptions): Kernel {
     const { redactionKey, generated, signer } = Kernel.prepare(options);
     const store = openSqliteStore(options.ledgerPath, {
-      reservationSync: options.reservationSync ?? 'full', signer, checkpoints: options.checkpoints ?? {},
+      reservationSync: options.reservationSync ?? 'full',
+      signer,
+      checkpoints: options.checkpoints ?? {},
       log: options.log ?? ((m: string) => void process.stderr.write(`${m}\n`)),
     });
     const kernel = new Kernel(signer, store, options, generated, redactionKey);
@@ -228,7 +257,9 @@ export class Kernel {
     if (!isPostgresUrl(options.ledgerPath)) return Kernel.open(options);
     const { redactionKey, generated, signer } = Kernel.prepare(options);
     const store = await openPgStore(options.ledgerPath, {
-      signer, checkpoints: options.checkpoints ?? {}, log: options.log ?? ((m: string) => void process.stderr.write(`${m}\n`)),
+      signer,
+      checkpoints: options.checkpoints ?? {},
+      log: options.log ?? ((m: string) => void process.stderr.write(`${m}\n`)),
     });
     const kernel = new Kernel(signer, store, options, generated, redactionKey);
     kernel.recoveryDue = true;
@@ -278,14 +309,20 @@ export class Kernel {
   private settleIfDue(): void | Promise<void> {
     if (!this.recoveryDue || this.settling !== undefined) return this.settling;
     const failed = (e: unknown) => {
-      this.recovery = { settled: [], left: [], error: new ChioError('CHIO-INTERNAL', `recovery failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }) };
+      this.recovery = {
+        settled: [],
+        left: [],
+        error: new ChioError('CHIO-INTERNAL', `recovery failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }),
+      };
     };
     try {
       const run = this.settleUnrecordedCalls();
       if (!(run instanceof Promise)) return;
-      this.settling = run.then(() => undefined, failed).finally(() => {
-        this.settling = undefined;
-      });
+      this.settling = run
+        .then(() => undefined, failed)
+        .finally(() => {
+          this.settling = undefined;
+        });
       return this.settling;
     } catch (e) {
       failed(e);
@@ -305,7 +342,8 @@ export class Kernel {
   registerToolServer(server: ToolServerConnection): void {
     this.assertCanGovern();
     const id = server.manifest.server_id;
-    if (this.servers.has(id)) throw new ChioError('CHIO-KERNEL-INVALID-REQUEST', `tool server ${id} is already registered`);
+    if (this.servers.has(id))
+      throw new ChioError('CHIO-KERNEL-INVALID-REQUEST', `tool server ${id} is already registered`);
     this.servers.set(id, server);
   }
 
@@ -322,14 +360,27 @@ export class Kernel {
     const budgets = this.policy.policy.budgets;
     const withBudget = (g: ToolGrant): ToolGrant => ({
       ...g,
-      ...(g.max_invocations === undefined && budgets.max_invocations !== undefined ? { max_invocations: budgets.max_invocations } : {}),
-      ...(g.max_total_cost === undefined && budgets.max_total_cost !== undefined ? { max_total_cost: budgets.max_total_cost } : {}),
+      ...(g.max_invocations === undefined && budgets.max_invocations !== undefined
+        ? { max_invocations: budgets.max_invocations }
+        : {}),
+      ...(g.max_total_cost === undefined && budgets.max_total_cost !== undefined
+        ? { max_total_cost: budgets.max_total_cost }
+        : {}),
     });
-    const grants = this.policy.policy.default_grants ?? [...new Set([...this.servers.keys(), ...serverIds])].map((id): ToolGrant => ({ server_id: id, tool_name: '*', operations: ['invoke'] }));
+    const grants =
+      this.policy.policy.default_grants ??
+      [...new Set([...this.servers.keys(), ...serverIds])].map(
+        (id): ToolGrant => ({ server_id: id, tool_name: '*', operations: ['invoke'] }),
+      );
     return { grants: grants.map(withBudget) };
   }
 
-  issueCapability(options: { subject: string; scope?: Scope; ttlSeconds?: number; serverIds?: readonly string[] }): CapabilityToken {
+  issueCapability(options: {
+    subject: string;
+    scope?: Scope;
+    ttlSeconds?: number;
+    serverIds?: readonly string[];
+  }): CapabilityToken {
     return issueToken(this.signer, {
       subject: options.subject,
       scope: options.scope ?? this.defaultScope(options.serverIds),
@@ -344,21 +395,45 @@ export class Kernel {
    */
   private async authorize(request: ToolCallPreview, now: number): Promise<Authorization> {
     const server = request.toolServer ?? this.servers.get(request.serverId);
-    if (server === undefined || server.manifest.server_id !== request.serverId || findTool(server.manifest, request.toolName) === undefined) {
-      return { ok: false, reason: `unknown tool ${request.serverId}/${request.toolName}`, guard: 'kernel', evidence: [] };
+    if (
+      server === undefined ||
+      server.manifest.server_id !== request.serverId ||
+      findTool(server.manifest, request.toolName) === undefined
+    ) {
+      return {
+        ok: false,
+        reason: `unknown tool ${request.serverId}/${request.toolName}`,
+        guard: 'kernel',
+        evidence: [],
+      };
     }
     const cap = verifyCapability(request.capability, {
-      target: { serverId: request.serverId, toolName: request.toolName, operation: 'invoke', arguments: request.arguments ?? {} },
+      target: {
+        serverId: request.serverId,
+        toolName: request.toolName,
+        operation: 'invoke',
+        arguments: request.arguments ?? {},
+      },
       caller: request.caller,
       trustedIssuers: new Set([this.publicKeyHex]),
       now,
     });
-    if (!cap.ok) return { ok: false, reason: `capability ${cap.check}: ${cap.reason}`, guard: 'capability', evidence: [{ guard_name: 'capability', verdict: false, details: cap.check }] };
+    if (!cap.ok)
+      return {
+        ok: false,
+        reason: `capability ${cap.check}: ${cap.reason}`,
+        guard: 'capability',
+        evidence: [{ guard_name: 'capability', verdict: false, details: cap.check }],
+      };
     // Budget (issue 3 order: capability → budget → revocation → guards): the first covering grant
     // with invocations left. Checked here so the deny names the budget; re-checked atomically when
     // the call is reserved, which also proves the ledger takes writes before the tool runs.
     // A grant has room when it and every ancestor grant it narrows (budgets.ts) have invocations left.
-    const grants = cap.grantIndexes.map((index) => ({ index, limit: cap.token.scope.grants[index]!.max_invocations, ancestors: ancestorBudgetKeys(cap.token, index) }));
+    const grants = cap.grantIndexes.map((index) => ({
+      index,
+      limit: cap.token.scope.grants[index]!.max_invocations,
+      ancestors: ancestorBudgetKeys(cap.token, index),
+    }));
     let exhausted = '';
     const candidates: typeof grants = [];
     covering: for (const g of grants) {
@@ -373,15 +448,33 @@ export class Kernel {
       candidates.push(g);
     }
     if (candidates.length === 0) {
-      return { ok: false, reason: `budget exhausted: ${exhausted}`, guard: 'budget', evidence: [{ guard_name: 'budget', verdict: false, details: exhausted }] };
+      return {
+        ok: false,
+        reason: `budget exhausted: ${exhausted}`,
+        guard: 'budget',
+        evidence: [{ guard_name: 'budget', verdict: false, details: exhausted }],
+      };
     }
     const revoked = await this.store.firstRevoked([cap.token.id, ...cap.ancestorIds], this.trustedKernelKeys);
     if (revoked !== undefined) {
-      return { ok: false, reason: `capability ${revoked === cap.token.id ? 'is' : `ancestor ${revoked} is`} revoked`, guard: 'revocation', evidence: [{ guard_name: 'revocation', verdict: false, details: revoked }] };
+      return {
+        ok: false,
+        reason: `capability ${revoked === cap.token.id ? 'is' : `ancestor ${revoked} is`} revoked`,
+        guard: 'revocation',
+        evidence: [{ guard_name: 'revocation', verdict: false, details: revoked }],
+      };
     }
-    const pathBases = request.pathBases === undefined || request.pathBases.length === 0 ? this.pathBases : [...this.pathBases, ...request.pathBases];
-    const guards = runGuards(this.guards, { serverId: request.serverId, toolName: request.toolName, arguments: request.arguments ?? {} }, { pathBases });
-    if (guards.verdict === 'deny') return { ok: false, reason: guards.reason, guard: guards.guard, evidence: guards.evidence };
+    const pathBases =
+      request.pathBases === undefined || request.pathBases.length === 0
+        ? this.pathBases
+        : [...this.pathBases, ...request.pathBases];
+    const guards = runGuards(
+      this.guards,
+      { serverId: request.serverId, toolName: request.toolName, arguments: request.arguments ?? {} },
+      { pathBases },
+    );
+    if (guards.verdict === 'deny')
+      return { ok: false, reason: guards.reason, guard: guards.guard, evidence: guards.evidence };
     return { ok: true, server, capabilityId: cap.token.id, candidates, evidence: guards.evidence };
   }
 
@@ -390,7 +483,9 @@ export class Kernel {
    * the reservation; nothing runs, nothing is signed or written (ACP `session/request_permission`
    * preview). The answer can change before the call is made: only `evaluateToolCall` decides.
    */
-  async previewToolCall(request: ToolCallPreview): Promise<{ ok: true } | { ok: false; reason: string; guard: string }> {
+  async previewToolCall(
+    request: ToolCallPreview,
+  ): Promise<{ ok: true } | { ok: false; reason: string; guard: string }> {
     const a = await this.authorize(request, this.clock());
     return a.ok ? { ok: true } : { ok: false, reason: a.reason, guard: a.guard };
   }
@@ -402,7 +497,12 @@ export class Kernel {
     const requestId = randomUUID();
     const now = this.clock();
     const facts = this.facts(request, now, requestId);
-    const deny = (reason: string, guard: string, evidence = facts.evidence) => this.finish(request, requestId, denyDraft({ ...facts, evidence }, reason, guard), { verdict: 'deny', reason, guard });
+    const deny = (reason: string, guard: string, evidence = facts.evidence) =>
+      this.finish(request, requestId, denyDraft({ ...facts, evidence }, reason, guard), {
+        verdict: 'deny',
+        reason,
+        guard,
+      });
 
     const auth = await this.authorize(request, now);
     facts.evidence = auth.evidence;
@@ -413,39 +513,76 @@ export class Kernel {
     // sign a faithful receipt if this process never does. It is committed (group commit, fsync)
     // before the tool is invoked; if it cannot be, the call fails here and nothing runs.
     const r = await this.store.reserve({
-      requestId, capabilityId: auth.capabilityId, grants: auth.candidates.map((g) => ({ index: g.index, maxInvocations: g.limit, ancestors: g.ancestors })),
+      requestId,
+      capabilityId: auth.capabilityId,
+      grants: auth.candidates.map((g) => ({ index: g.index, maxInvocations: g.limit, ancestors: g.ancestors })),
       trustedKeys: this.trustedKernelKeys,
-      owner: this.owner, now, sessionId: request.sessionId, toolServer: request.serverId, toolName: request.toolName, facts: reservedFacts(facts),
+      owner: this.owner,
+      now,
+      sessionId: request.sessionId,
+      toolServer: request.serverId,
+      toolName: request.toolName,
+      facts: reservedFacts(facts),
     });
     if (!r.ok) {
       const refusal = `${r.capabilityId === undefined ? '' : `ancestor ${r.capabilityId} grant ${r.ancestorGrantIndex} (via `}grant ${r.grantIndex}${r.capabilityId === undefined ? '' : ')'} has used ${r.used} of ${r.limit} invocations`;
-      return deny(`budget exhausted: ${refusal}`, 'budget', [...facts.evidence, { guard_name: 'budget', verdict: false, details: refusal }]);
+      return deny(`budget exhausted: ${refusal}`, 'budget', [
+        ...facts.evidence,
+        { guard_name: 'budget', verdict: false, details: refusal },
+      ]);
     }
     stamp('reserve');
     // The ancestor grants the call counts against go into its receipt (the grant_usage projection reads them).
     const ancestors = auth.candidates.find((g) => g.index === r.grantIndex)?.ancestors ?? [];
-    if (ancestors.length > 0) facts.metadata = { ...facts.metadata, [ANCESTOR_GRANTS_KEY]: ancestors.map((k) => ({ capability_id: k.capabilityId, grant_index: k.grantIndex })) };
+    if (ancestors.length > 0)
+      facts.metadata = {
+        ...facts.metadata,
+        [ANCESTOR_GRANTS_KEY]: ancestors.map((k) => ({ capability_id: k.capabilityId, grant_index: k.grantIndex })),
+      };
     reservationsInFlight.add(requestId);
     let toolOutcome: OwnFailure['toolOutcome'];
     try {
       // A call its caller has already withdrawn is never dispatched: its receipt says so.
-      const outcome = request.signal?.aborted === true ? { kind: 'cancelled' as const, reason: 'cancelled by the caller before dispatch' } : await this.dispatch(auth.server, request, {
-        ...(request.signal === undefined ? {} : { signal: request.signal }),
-        ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
-        ...(request.onChunk === undefined ? {} : { onChunk: request.onChunk }),
-      });
+      const outcome =
+        request.signal?.aborted === true
+          ? { kind: 'cancelled' as const, reason: 'cancelled by the caller before dispatch' }
+          : await this.dispatch(auth.server, request, {
+              ...(request.signal === undefined ? {} : { signal: request.signal }),
+              ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
+              ...(request.onChunk === undefined ? {} : { onChunk: request.onChunk }),
+            });
       stamp('dispatch');
       const draft = outcomeDraft(facts, r.grantIndex, outcome);
-      const verdict = outcome.kind === 'output' || outcome.kind === 'stream' ? 'allow' : outcome.kind === 'failed' ? 'incomplete' : 'cancelled';
-      toolOutcome = { verdict, content_hash: draft.content_hash, ...(outcome.kind === 'failed' || outcome.kind === 'cancelled' ? { reason: outcome.reason } : {}) };
-      if (outcome.kind === 'output') return await this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.output }, requestId);
-      if (outcome.kind === 'stream') return await this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.chunks }, requestId);
-      return await this.finish(request, requestId, draft, { verdict: outcome.kind === 'failed' ? 'incomplete' : 'cancelled', reason: outcome.reason }, requestId);
+      const verdict =
+        outcome.kind === 'output' || outcome.kind === 'stream'
+          ? 'allow'
+          : outcome.kind === 'failed'
+            ? 'incomplete'
+            : 'cancelled';
+      toolOutcome = {
+        verdict,
+        content_hash: draft.content_hash,
+        ...(outcome.kind === 'failed' || outcome.kind === 'cancelled' ? { reason: outcome.reason } : {}),
+      };
+      if (outcome.kind === 'output')
+        return await this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.output }, requestId);
+      if (outcome.kind === 'stream')
+        return await this.finish(request, requestId, draft, { verdict: 'allow', output: outcome.chunks }, requestId);
+      return await this.finish(
+        request,
+        requestId,
+        draft,
+        { verdict: outcome.kind === 'failed' ? 'incomplete' : 'cancelled', reason: outcome.reason },
+        requestId,
+      );
     } catch (e) {
       // The tool was dispatched and its receipt is not in the ledger: the reservation stays, and
       // this process settles it as `incomplete` after its next successful append (or the next
       // Kernel.open does). The caller gets the error.
-      this.failures.set(requestId, { detail: (e as Error)?.message ?? String(e), ...(toolOutcome === undefined ? {} : { toolOutcome }) });
+      this.failures.set(requestId, {
+        detail: (e as Error)?.message ?? String(e),
+        ...(toolOutcome === undefined ? {} : { toolOutcome }),
+      });
       this.recoveryDue = true;
       throw e;
     } finally {
@@ -457,7 +594,9 @@ export class Kernel {
    * Records a call the caller withdrew before it was dispatched (ACP `tool/cancel` on a deferred
    * task): a signed `cancelled` receipt, nothing run, nothing reserved, no budget used.
    */
-  async recordCancellation(request: ToolCallRequest & { reason: string }): Promise<{ receipt: Receipt; entry: AppendResult }> {
+  async recordCancellation(
+    request: ToolCallRequest & { reason: string },
+  ): Promise<{ receipt: Receipt; entry: AppendResult }> {
     const requestId = randomUUID();
     const draft = cancelledDraft(this.facts(request, this.clock(), requestId), request.reason);
     const r = await this.finish(request, requestId, draft, { verdict: 'cancelled', reason: request.reason });
@@ -465,11 +604,23 @@ export class Kernel {
   }
 
   private facts(request: ToolCallPreview & { requestId?: string | undefined }, now: number, nonce: string): CallFacts {
-    const capabilityId = typeof (request.capability as { id?: unknown } | null)?.id === 'string' ? (request.capability as { id: string }).id : 'invalid-capability';
+    const capabilityId =
+      typeof (request.capability as { id?: unknown } | null)?.id === 'string'
+        ? (request.capability as { id: string }).id
+        : 'invalid-capability';
     return {
-      now, capabilityId, serverId: request.serverId, toolName: request.toolName, parameters: request.arguments ?? {}, evidence: [], policy: this.policy,
-      nonce, redactionKey: this.redactionKey,
-      ...(request.requestId === undefined ? {} : { metadata: { [REQUEST_ID_KEY]: recordedRequestId(request.requestId) } }),
+      now,
+      capabilityId,
+      serverId: request.serverId,
+      toolName: request.toolName,
+      parameters: request.arguments ?? {},
+      evidence: [],
+      policy: this.policy,
+      nonce,
+      redactionKey: this.redactionKey,
+      ...(request.requestId === undefined
+        ? {}
+        : { metadata: { [REQUEST_ID_KEY]: recordedRequestId(request.requestId) } }),
     };
   }
 
@@ -506,7 +657,9 @@ export class Kernel {
     request: ToolCallRequest,
     requestId: string,
     draft: ReceiptDraft,
-    result: { verdict: 'allow'; output: unknown } | { verdict: 'deny' | 'incomplete' | 'cancelled'; reason: string; guard?: string },
+    result:
+      | { verdict: 'allow'; output: unknown }
+      | { verdict: 'deny' | 'incomplete' | 'cancelled'; reason: string; guard?: string },
     releases?: string,
   ): Promise<ToolCallResponse> {
     // If this fails after the tool ran, the reservation stays in pending_calls (counting against
@@ -516,7 +669,9 @@ export class Kernel {
     const entry = await this.store.append({ receipt, sessionId: request.sessionId, producer: this.producer, releases });
     stamp('commit');
     this.afterAppend(entry);
-    return result.verdict === 'allow' ? { ok: true, output: result.output, receipt, entry } : { ok: false, ...result, receipt, entry };
+    return result.verdict === 'allow'
+      ? { ok: true, output: result.output, receipt, entry }
+      : { ok: false, ...result, receipt, entry };
   }
 
   /**
@@ -526,14 +681,19 @@ export class Kernel {
    * other calls while signatures are made. Same bytes either way.
    */
   private sign(draft: ReceiptDraft, nonce: string): Promise<Receipt> | Receipt {
-    return reservationsInFlight.size <= 1 ? signReceipt(draft, this.signer, { nonce }) : signReceiptAsync(draft, this.signer, { nonce });
+    return reservationsInFlight.size <= 1
+      ? signReceipt(draft, this.signer, { nonce })
+      : signReceiptAsync(draft, this.signer, { nonce });
   }
 
   /**
    * Signs a receipt another producer drafted (the ACP proxy's observations and refusals) with the
    * kernel key and appends it under `sessionId`. The draft must satisfy the receipt semantics.
    */
-  async recordReceipt(draft: ReceiptDraft, options: { nonce: string; sessionId?: string }): Promise<{ receipt: Receipt; entry: AppendResult }> {
+  async recordReceipt(
+    draft: ReceiptDraft,
+    options: { nonce: string; sessionId?: string },
+  ): Promise<{ receipt: Receipt; entry: AppendResult }> {
     const receipt = await this.sign(draft, options.nonce);
     const entry = await this.store.append({ receipt, sessionId: options.sessionId, producer: this.producer });
     this.afterAppend(entry);
@@ -547,18 +707,41 @@ export class Kernel {
    * policy's redaction says (their parameter_hash always, salted when redacting); `content` is
    * what the answer was, covered by content_hash only.
    */
-  async recordObservation(o: { serverId: string; toolName: string; capabilityId: string; parameters: unknown; content: unknown; sessionId?: string; metadata?: Record<string, unknown> }): Promise<{ receipt: Receipt; entry: AppendResult }> {
+  async recordObservation(o: {
+    serverId: string;
+    toolName: string;
+    capabilityId: string;
+    parameters: unknown;
+    content: unknown;
+    sessionId?: string;
+    metadata?: Record<string, unknown>;
+  }): Promise<{ receipt: Receipt; entry: AppendResult }> {
     const nonce = randomUUID();
     const facts: CallFacts = {
-      now: this.clock(), capabilityId: o.capabilityId, serverId: o.serverId, toolName: o.toolName, parameters: o.parameters, evidence: [],
-      policy: this.policy, nonce, redactionKey: this.redactionKey, ...(o.metadata === undefined ? {} : { metadata: o.metadata }),
+      now: this.clock(),
+      capabilityId: o.capabilityId,
+      serverId: o.serverId,
+      toolName: o.toolName,
+      parameters: o.parameters,
+      evidence: [],
+      policy: this.policy,
+      nonce,
+      redactionKey: this.redactionKey,
+      ...(o.metadata === undefined ? {} : { metadata: o.metadata }),
     };
-    return this.recordReceipt(observationDraft(facts, hashCanonical(o.content ?? null)), { nonce, ...(o.sessionId === undefined ? {} : { sessionId: o.sessionId }) });
+    return this.recordReceipt(observationDraft(facts, hashCanonical(o.content ?? null)), {
+      nonce,
+      ...(o.sessionId === undefined ? {} : { sessionId: o.sessionId }),
+    });
   }
 
   /** Appends a kernel-signed revocation; the kernel then denies the token and every token delegated from it. */
   async revokeCapability(capabilityId: string, reason?: string): Promise<{ receipt: Receipt; entry: AppendResult }> {
-    const receipt = await signReceiptAsync(revocationDraft(this.clock(), capabilityId, reason, this.policy), this.signer, { nonce: `revoke-${randomUUID()}` });
+    const receipt = await signReceiptAsync(
+      revocationDraft(this.clock(), capabilityId, reason, this.policy),
+      this.signer,
+      { nonce: `revoke-${randomUUID()}` },
+    );
     const entry = await this.store.append({ receipt, producer: this.producer });
     this.afterAppend(entry);
     return { receipt, entry };

@@ -95,7 +95,10 @@ export function parseOwner(text: string): OwnerId | undefined {
   const m = OWNER_PATTERN.exec(text);
   if (m === null) return undefined;
   const o: OwnerId = { host: m[1]!, pid: Number(m[2]) };
-  for (const attr of m[3]!.trim().split(' ').filter((a) => a !== '')) {
+  for (const attr of m[3]!
+    .trim()
+    .split(' ')
+    .filter((a) => a !== '')) {
     const [key, value] = attr.split('=') as [string, string];
     if (key === 'start' && /^[0-9]+$/.test(value)) o.start = value;
     else if (key === 'boot') o.boot = value;
@@ -124,9 +127,11 @@ export function judgeOwner(text: string, self: OwnerId): OwnerState {
   // Same host name, another boot: every process of that boot is gone. (A ledger in WAL mode is
   // shared only through one machine's shared memory, so two machines with one host name cannot
   // both be writing it.)
-  if (o.boot !== undefined && self.boot !== undefined && o.boot !== self.boot) return { state: 'dead', why: `host rebooted since (boot ${o.boot})` };
+  if (o.boot !== undefined && self.boot !== undefined && o.boot !== self.boot)
+    return { state: 'dead', why: `host rebooted since (boot ${o.boot})` };
   // Another pid namespace (a container sharing the host's name): its pids mean nothing here.
-  if (o.pidns !== undefined && o.pidns !== self.pidns) return { state: 'foreign', why: `another pid namespace (${o.pidns})` };
+  if (o.pidns !== undefined && o.pidns !== self.pidns)
+    return { state: 'foreign', why: `another pid namespace (${o.pidns})` };
   if (o.pid === self.pid && o.start === undefined) {
     // This pid, written without a start time (before schema 5, or not Linux): this process cannot
     // tell an earlier incarnation with the same pid from itself, so it waits.
@@ -137,8 +142,13 @@ export function judgeOwner(text: string, self: OwnerId): OwnerState {
     return { state: 'alive', why: `process ${o.pid} is running (no start time to tell a reused pid apart)` };
   }
   const now = procStat(o.pid);
-  if (now === undefined) return { state: 'alive', why: `process ${o.pid} exists but /proc/${o.pid}/stat is unreadable` };
-  if (now.start !== o.start) return { state: 'dead', why: `pid ${o.pid} now belongs to another process (started at ${now.start}, not ${o.start})` };
+  if (now === undefined)
+    return { state: 'alive', why: `process ${o.pid} exists but /proc/${o.pid}/stat is unreadable` };
+  if (now.start !== o.start)
+    return {
+      state: 'dead',
+      why: `pid ${o.pid} now belongs to another process (started at ${now.start}, not ${o.start})`,
+    };
   if (now.state === 'Z') return { state: 'dead', why: `process ${o.pid} has exited (zombie)` };
   return { state: 'alive', why: `process ${o.pid} is running` };
 }

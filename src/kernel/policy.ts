@@ -16,15 +16,20 @@ import { GuardsConfigSchema } from './guards/index.js';
 
 export const POLICY_SCHEMA_ID = 'chio.policy.v1';
 
-export const RedactionSchema = z.strictObject({
-  /**
-   * none: parameters stored as sent; hash_only: only parameter_hash is stored (receipt
-   * redaction_mode "summary"); redact_keys: the values of the named keys, at any depth, become
-   * "[REDACTED]" (receipt redaction_mode "redacted"). parameter_hash is always over the original.
-   */
-  mode: z.enum(['none', 'hash_only', 'redact_keys']).default('none'),
-  keys: z.array(z.string().min(1)).default([]),
-}).refine((r) => r.mode !== 'redact_keys' || r.keys.length > 0, { message: 'redact_keys needs at least one key', path: ['keys'] });
+export const RedactionSchema = z
+  .strictObject({
+    /**
+     * none: parameters stored as sent; hash_only: only parameter_hash is stored (receipt
+     * redaction_mode "summary"); redact_keys: the values of the named keys, at any depth, become
+     * "[REDACTED]" (receipt redaction_mode "redacted"). parameter_hash is always over the original.
+     */
+    mode: z.enum(['none', 'hash_only', 'redact_keys']).default('none'),
+    keys: z.array(z.string().min(1)).default([]),
+  })
+  .refine((r) => r.mode !== 'redact_keys' || r.keys.length > 0, {
+    message: 'redact_keys needs at least one key',
+    path: ['keys'],
+  });
 export type Redaction = z.infer<typeof RedactionSchema>;
 
 export const PolicySchema = z.strictObject({
@@ -37,16 +42,28 @@ export const PolicySchema = z.strictObject({
   default_grants: z.array(ToolGrantSchema).optional(),
   redaction: RedactionSchema.prefault({}),
   /** Limits added to every default grant that does not set its own. */
-  budgets: z.strictObject({
-    max_invocations: z.number().int().nonnegative().optional(),
-    max_total_cost: MonetaryAmountSchema.optional(),
-  }).prefault({}),
+  budgets: z
+    .strictObject({
+      max_invocations: z.number().int().nonnegative().optional(),
+      max_total_cost: MonetaryAmountSchema.optional(),
+    })
+    .prefault({}),
   capability: z.strictObject({ ttl_seconds: z.number().int().positive().default(3600) }).prefault({}),
   /**
    * Directories the tools resolve relative paths against (besides the MCP roots and the upstream's
    * own directories): each relative path argument is judged against every one. Absolute paths.
    */
-  path_base: z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string().min(1).refine((p) => p.startsWith('/'), 'must be an absolute path'))).default([]),
+  path_base: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? [v] : v),
+      z.array(
+        z
+          .string()
+          .min(1)
+          .refine((p) => p.startsWith('/'), 'must be an absolute path'),
+      ),
+    )
+    .default([]),
 });
 export type Policy = z.infer<typeof PolicySchema>;
 
@@ -60,7 +77,9 @@ export interface LoadedPolicy {
 export function normalizePolicy(document: unknown, source = 'policy'): LoadedPolicy {
   const parsed = PolicySchema.safeParse(document ?? {});
   if (!parsed.success) {
-    throw new ChioError('CHIO-POLICY-INVALID', `${source} is invalid: ${describeIssues(parsed.error).join('; ')}`, { details: { issues: describeIssues(parsed.error) } });
+    throw new ChioError('CHIO-POLICY-INVALID', `${source} is invalid: ${describeIssues(parsed.error).join('; ')}`, {
+      details: { issues: describeIssues(parsed.error) },
+    });
   }
   try {
     return { policy: parsed.data, policyHash: hashCanonical(parsed.data) };
@@ -82,7 +101,9 @@ export function parsePolicyText(text: string, source: string): unknown {
     // The core schema only: no custom tags, no JavaScript types; aliases are capped.
     return parseYaml(text, { schema: 'core', uniqueKeys: true, maxAliasCount: 100 }) as unknown;
   } catch (e) {
-    throw new ChioError('CHIO-POLICY-INVALID', `${source} cannot be parsed: ${(e as Error).message.split('\n')[0]}`, { cause: e });
+    throw new ChioError('CHIO-POLICY-INVALID', `${source} cannot be parsed: ${(e as Error).message.split('\n')[0]}`, {
+      cause: e,
+    });
   }
 }
 

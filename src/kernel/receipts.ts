@@ -30,7 +30,10 @@ export interface CallFacts {
 }
 
 /** DESIGN §4 stream hash: sha256_hex of the concatenated H(chunk.data) hex strings. */
-export function streamContentHash(chunks: readonly unknown[], chunkHashes = chunks.map((c) => hashCanonical(c))): { contentHash: string; chunkHashes: string[] } {
+export function streamContentHash(
+  chunks: readonly unknown[],
+  chunkHashes = chunks.map((c) => hashCanonical(c)),
+): { contentHash: string; chunkHashes: string[] } {
   return { contentHash: sha256Hex(chunkHashes.join('')), chunkHashes };
 }
 
@@ -64,13 +67,27 @@ function redactedActionOf(f: CallFacts): RedactedAction {
  * Redacted, the salted hash and the redacted copy can only come from here (the signer never sees
  * the originals or the key); they are the ones computed for the call's reservation.
  */
-function draftAction(f: CallFacts): Pick<RedactedAction, 'mode' | 'saltMarker'> & { action: { parameters: unknown; parameter_hash?: string } } {
-  return f.policy.policy.redaction.mode === 'none' ? { action: { parameters: f.parameters }, mode: 'none' } : redactedActionOf(f);
+function draftAction(
+  f: CallFacts,
+): Pick<RedactedAction, 'mode' | 'saltMarker'> & { action: { parameters: unknown; parameter_hash?: string } } {
+  return f.policy.policy.redaction.mode === 'none'
+    ? { action: { parameters: f.parameters }, mode: 'none' }
+    : redactedActionOf(f);
 }
 
-function base(f: CallFacts, decision: Decision, contentHash: string, extraMetadata: Record<string, unknown>, redacted = draftAction(f)): ReceiptDraft {
+function base(
+  f: CallFacts,
+  decision: Decision,
+  contentHash: string,
+  extraMetadata: Record<string, unknown>,
+  redacted = draftAction(f),
+): ReceiptDraft {
   // The salt marker last: nothing else may claim a receipt's hash is (or is not) salted.
-  const metadata = { ...f.metadata, ...extraMetadata, ...(redacted.saltMarker === undefined ? {} : { [PARAMETER_SALT_KEY]: redacted.saltMarker }) };
+  const metadata = {
+    ...f.metadata,
+    ...extraMetadata,
+    ...(redacted.saltMarker === undefined ? {} : { [PARAMETER_SALT_KEY]: redacted.saltMarker }),
+  };
   return {
     timestamp: f.now,
     capability_id: f.capabilityId,
@@ -114,7 +131,9 @@ export type CallOutcome =
 export function outcomeDraft(f: CallFacts, grantIndex: number, outcome: CallOutcome): ReceiptDraft {
   switch (outcome.kind) {
     case 'output':
-      return base(f, { verdict: 'allow' }, outcome.contentHash ?? hashCanonical(outcome.output ?? null), { [GRANT_INDEX_KEY]: grantIndex });
+      return base(f, { verdict: 'allow' }, outcome.contentHash ?? hashCanonical(outcome.output ?? null), {
+        [GRANT_INDEX_KEY]: grantIndex,
+      });
     case 'stream': {
       const { contentHash, chunkHashes } = streamContentHash(outcome.chunks, outcome.chunkHashes);
       return base(f, { verdict: 'allow' }, contentHash, {
@@ -123,9 +142,13 @@ export function outcomeDraft(f: CallFacts, grantIndex: number, outcome: CallOutc
       });
     }
     case 'failed':
-      return base(f, { verdict: 'incomplete', reason: outcome.reason }, NULL_CONTENT_HASH, { [GRANT_INDEX_KEY]: grantIndex });
+      return base(f, { verdict: 'incomplete', reason: outcome.reason }, NULL_CONTENT_HASH, {
+        [GRANT_INDEX_KEY]: grantIndex,
+      });
     case 'cancelled':
-      return base(f, { verdict: 'cancelled', reason: outcome.reason }, NULL_CONTENT_HASH, { [GRANT_INDEX_KEY]: grantIndex });
+      return base(f, { verdict: 'cancelled', reason: outcome.reason }, NULL_CONTENT_HASH, {
+        [GRANT_INDEX_KEY]: grantIndex,
+      });
   }
 }
 
@@ -136,11 +159,22 @@ export function outcomeDraft(f: CallFacts, grantIndex: number, outcome: CallOutc
  */
 export function observationDraft(f: CallFacts, contentHash: string): ReceiptDraft {
   const { decision: _decision, ...draft } = base(f, { verdict: 'allow' }, contentHash, {});
-  return { ...draft, receipt_kind: 'trace_observation', boundary_class: 'detect_only', tool_origin: 'host_executed_provider_reported', trust_level: 'verified' };
+  return {
+    ...draft,
+    receipt_kind: 'trace_observation',
+    boundary_class: 'detect_only',
+    tool_origin: 'host_executed_provider_reported',
+    trust_level: 'verified',
+  };
 }
 
 /** A revocation is the kernel's own mediated action: chio-kernel/revoke_capability, allowed. */
-export function revocationDraft(now: number, capabilityId: string, reason: string | undefined, policy: LoadedPolicy): ReceiptDraft {
+export function revocationDraft(
+  now: number,
+  capabilityId: string,
+  reason: string | undefined,
+  policy: LoadedPolicy,
+): ReceiptDraft {
   const parameters = reason === undefined ? { capability_id: capabilityId } : { capability_id: capabilityId, reason };
   return {
     timestamp: now,
@@ -178,9 +212,16 @@ export function recordedRequestId(requestId: string): string {
  * cannot represent, or a redacting policy without a key.
  */
 export function reservedFacts(f: CallFacts): string {
-  const { decision: _decision, content_hash: _contentHash, metadata, ...facts } = base(f, { verdict: 'incomplete', reason: '' }, NULL_CONTENT_HASH, {}, redactedActionOf(f));
+  const {
+    decision: _decision,
+    content_hash: _contentHash,
+    metadata,
+    ...facts
+  } = base(f, { verdict: 'incomplete', reason: '' }, NULL_CONTENT_HASH, {}, redactedActionOf(f));
   // Kept from the metadata: the salt marker and the producer's own id for the call.
-  const kept = Object.fromEntries([PARAMETER_SALT_KEY, REQUEST_ID_KEY].flatMap((k) => (metadata?.[k] === undefined ? [] : [[k, metadata[k]]])));
+  const kept = Object.fromEntries(
+    [PARAMETER_SALT_KEY, REQUEST_ID_KEY].flatMap((k) => (metadata?.[k] === undefined ? [] : [[k, metadata[k]]])),
+  );
   return canonicalJson(Object.keys(kept).length === 0 ? facts : { ...facts, metadata: kept });
 }
 
@@ -197,7 +238,12 @@ const StoredFactsSchema = z.object({
   evidence: z.array(GuardEvidenceSchema).optional(),
   // Only the salt marker and the producer's call id are kept from stored metadata (facts written
   // before salting have neither).
-  metadata: z.object({ [PARAMETER_SALT_KEY]: ParameterSaltMarkerSchema.optional(), [REQUEST_ID_KEY]: z.string().max(MAX_REQUEST_ID_CHARS).optional() }).optional(),
+  metadata: z
+    .object({
+      [PARAMETER_SALT_KEY]: ParameterSaltMarkerSchema.optional(),
+      [REQUEST_ID_KEY]: z.string().max(MAX_REQUEST_ID_CHARS).optional(),
+    })
+    .optional(),
 });
 
 /** Stands for a tool server or name the reservation did not record. */
@@ -239,7 +285,8 @@ function parseFacts(text: string, capabilityId: string): StoredFacts | undefined
   try {
     const p = StoredFactsSchema.safeParse(JSON.parse(text));
     if (!p.success || p.data.capability_id !== capabilityId || !('parameters' in p.data.action)) return undefined;
-    if (p.data.redaction_mode === 'none' && hashCanonical(p.data.action.parameters) !== p.data.action.parameter_hash) return undefined;
+    if (p.data.redaction_mode === 'none' && hashCanonical(p.data.action.parameters) !== p.data.action.parameter_hash)
+      return undefined;
     return p.data;
   } catch {
     return undefined; // not JSON, or parameters JCS cannot represent
@@ -253,20 +300,35 @@ function parseFacts(text: string, capabilityId: string): StoredFacts | undefined
  * (parseFacts). A row without usable facts gets a receipt that says what is unknown.
  * `ignoreFacts`: the facts checked out but could not be signed (recovery.ts retries without them).
  */
-export function recoveredDraft(call: UnsettledCall, settledAt: number, settledBy: string, options: { ignoreFacts?: boolean } = {}): ReceiptDraft {
-  const parsed = call.facts === null || options.ignoreFacts === true ? undefined : parseFacts(call.facts, call.capabilityId);
+export function recoveredDraft(
+  call: UnsettledCall,
+  settledAt: number,
+  settledBy: string,
+  options: { ignoreFacts?: boolean } = {},
+): ReceiptDraft {
+  const parsed =
+    call.facts === null || options.ignoreFacts === true ? undefined : parseFacts(call.facts, call.capabilityId);
   const factsState = call.facts === null ? 'unknown' : parsed === undefined ? 'unreadable' : 'stored';
-  const saltMarker = parsed === undefined || parsed.redaction_mode === 'none' ? undefined : parsed.metadata?.[PARAMETER_SALT_KEY];
+  const saltMarker =
+    parsed === undefined || parsed.redaction_mode === 'none' ? undefined : parsed.metadata?.[PARAMETER_SALT_KEY];
   const toolServer = parsed?.tool_server ?? call.toolServer ?? UNKNOWN_TOOL;
   const toolName = parsed?.tool_name ?? call.toolName ?? UNKNOWN_TOOL;
-  const unknown = parsed !== undefined ? [] : [
-    ...(call.toolServer === null ? ['tool_server'] : []),
-    ...(call.toolName === null ? ['tool_name'] : []),
-    'parameters', 'parameter_hash', 'policy_hash', 'evidence', 'session_id',
-  ];
-  const told = call.toolOutcome === undefined
-    ? 'the tool may have run; its outcome is unknown'
-    : `the tool ran (${call.toolOutcome.verdict}) and the caller was answered with an error`;
+  const unknown =
+    parsed !== undefined
+      ? []
+      : [
+          ...(call.toolServer === null ? ['tool_server'] : []),
+          ...(call.toolName === null ? ['tool_name'] : []),
+          'parameters',
+          'parameter_hash',
+          'policy_hash',
+          'evidence',
+          'session_id',
+        ];
+  const told =
+    call.toolOutcome === undefined
+      ? 'the tool may have run; its outcome is unknown'
+      : `the tool ran (${call.toolOutcome.verdict}) and the caller was answered with an error`;
   const recovery = {
     settled_at: settledAt,
     settled_by: settledBy,
@@ -286,7 +348,10 @@ export function recoveredDraft(call: UnsettledCall, settledAt: number, settledBy
     // Unknown parameters: none are claimed (null, mode "summary") and the hash is a value no
     // parameters hash to; metadata.chio_recovery.unknown says so.
     action: parsed?.action ?? { parameters: null, parameter_hash: UNKNOWN_PARAMETER_HASH },
-    decision: { verdict: 'incomplete', reason: `the receipt was not written after dispatch (${call.cause.detail}); ${told}` },
+    decision: {
+      verdict: 'incomplete',
+      reason: `the receipt was not written after dispatch (${call.cause.detail}); ${told}`,
+    },
     receipt_kind: 'mediated_decision',
     boundary_class: 'prevent',
     tool_origin: 'caller_executed',
@@ -297,9 +362,12 @@ export function recoveredDraft(call: UnsettledCall, settledAt: number, settledBy
     // The original's salt marker: the stored parameter_hash is the salted one the original would
     // have carried (same capability, timestamp and signing nonce, so the same salt).
     metadata: {
-      [GRANT_INDEX_KEY]: call.grantIndex, [RECOVERY_KEY]: recovery,
+      [GRANT_INDEX_KEY]: call.grantIndex,
+      [RECOVERY_KEY]: recovery,
       ...(saltMarker === undefined ? {} : { [PARAMETER_SALT_KEY]: saltMarker }),
-      ...(parsed?.metadata?.[REQUEST_ID_KEY] === undefined ? {} : { [REQUEST_ID_KEY]: parsed.metadata[REQUEST_ID_KEY] }),
+      ...(parsed?.metadata?.[REQUEST_ID_KEY] === undefined
+        ? {}
+        : { [REQUEST_ID_KEY]: parsed.metadata[REQUEST_ID_KEY] }),
     },
     trust_level: 'mediated',
   };

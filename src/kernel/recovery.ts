@@ -62,9 +62,10 @@ function cause(row: PendingReservation, ctx: RecoveryContext): { call: Unsettled
   if (judged.state === 'self') {
     if (ctx.inFlight(row.requestId)) return { leave: 'in flight in this process' };
     const own = ctx.failures.get(row.requestId);
-    c = own === undefined
-      ? { kind: 'not_written', detail: 'this process reserved it and did not write its receipt' }
-      : { kind: 'append_failed', detail: `the receipt append failed: ${own.detail}` };
+    c =
+      own === undefined
+        ? { kind: 'not_written', detail: 'this process reserved it and did not write its receipt' }
+        : { kind: 'append_failed', detail: `the receipt append failed: ${own.detail}` };
     toolOutcome = own?.toolOutcome;
   } else if (judged.state === 'dead') {
     c = { kind: 'producer_gone', detail: `its producer is gone: ${judged.why}` };
@@ -73,8 +74,16 @@ function cause(row: PendingReservation, ctx: RecoveryContext): { call: Unsettled
   }
   return {
     call: {
-      requestId: row.requestId, capabilityId: row.capabilityId, grantIndex: row.grantIndex, reservedAt: row.reservedAt, owner: row.owner,
-      toolServer: row.toolServer, toolName: row.toolName, facts: row.facts, cause: c, toolOutcome,
+      requestId: row.requestId,
+      capabilityId: row.capabilityId,
+      grantIndex: row.grantIndex,
+      reservedAt: row.reservedAt,
+      owner: row.owner,
+      toolServer: row.toolServer,
+      toolName: row.toolName,
+      facts: row.facts,
+      cause: c,
+      toolOutcome,
     },
   };
 }
@@ -86,7 +95,9 @@ function sign(call: UnsettledCall, ctx: RecoveryContext): Receipt {
     // Stored facts that check out but still cannot be signed (e.g. a tampered value JCS refuses):
     // the receipt says they are unreadable instead.
     if (!(e instanceof ChioError)) throw e;
-    return signReceipt(recoveredDraft(call, ctx.now, ctx.selfText, { ignoreFacts: true }), ctx.signer, { nonce: call.requestId });
+    return signReceipt(recoveredDraft(call, ctx.now, ctx.selfText, { ignoreFacts: true }), ctx.signer, {
+      nonce: call.requestId,
+    });
   }
 }
 
@@ -98,7 +109,11 @@ type Settlement = { append: AppendRequest & { releases: string }; row: PendingRe
  * still pending, in its own transaction) and is resumed with the result or the append's error.
  * Stops at the first append that fails and reports it; what was settled before stays settled.
  */
-function* settlements(rows: PendingReservation[], ctx: RecoveryContext, report: RecoveryReport): Generator<Settlement, RecoveryReport, { entry: AppendResult | undefined } | { error: unknown }> {
+function* settlements(
+  rows: PendingReservation[],
+  ctx: RecoveryContext,
+  report: RecoveryReport,
+): Generator<Settlement, RecoveryReport, { entry: AppendResult | undefined } | { error: unknown }> {
   for (const row of rows) {
     const judged = cause(row, ctx);
     if ('leave' in judged) {
@@ -109,13 +124,24 @@ function* settlements(rows: PendingReservation[], ctx: RecoveryContext, report: 
     try {
       receipt = sign(judged.call, ctx);
     } catch (e) {
-      report.left.push({ requestId: row.requestId, owner: row.owner, why: `cannot sign its receipt: ${(e as Error).message}` });
+      report.left.push({
+        requestId: row.requestId,
+        owner: row.owner,
+        why: `cannot sign its receipt: ${(e as Error).message}`,
+      });
       continue;
     }
-    const done = yield { append: { receipt, sessionId: sessionOf(row), producer: ctx.producer, releases: row.requestId }, row, receipt };
+    const done = yield {
+      append: { receipt, sessionId: sessionOf(row), producer: ctx.producer, releases: row.requestId },
+      row,
+      receipt,
+    };
     if ('error' in done) {
       const e = done.error;
-      report.error = e instanceof ChioError ? e : new ChioError('CHIO-LEDGER-APPEND-FAILED', String((e as Error)?.message ?? e), { cause: e });
+      report.error =
+        e instanceof ChioError
+          ? e
+          : new ChioError('CHIO-LEDGER-APPEND-FAILED', String((e as Error)?.message ?? e), { cause: e });
       return report;
     }
     ctx.failures.delete(row.requestId);
@@ -124,7 +150,8 @@ function* settlements(rows: PendingReservation[], ctx: RecoveryContext, report: 
   return report;
 }
 
-const unreadable = (e: unknown) => new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot read pending reservations: ${(e as Error).message}`, { cause: e });
+const unreadable = (e: unknown) =>
+  new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot read pending reservations: ${(e as Error).message}`, { cause: e });
 
 /**
  * Settles every pending row this process may settle on an SQLite ledger, oldest first, each in its
@@ -154,10 +181,13 @@ export function settleUnrecorded(ctx: RecoveryContext & { ledger: Ledger }): Rec
 }
 
 /** The same walk on a ledger reached asynchronously (PostgreSQL): `pending` reads the rows, `appendIfPending` settles one. */
-export async function settleUnrecordedAsync(ctx: RecoveryContext, io: {
-  pending(): Promise<PendingReservation[]>;
-  appendIfPending(request: AppendRequest & { releases: string }): Promise<AppendResult | undefined>;
-}): Promise<RecoveryReport> {
+export async function settleUnrecordedAsync(
+  ctx: RecoveryContext,
+  io: {
+    pending(): Promise<PendingReservation[]>;
+    appendIfPending(request: AppendRequest & { releases: string }): Promise<AppendResult | undefined>;
+  },
+): Promise<RecoveryReport> {
   const report: RecoveryReport = { settled: [], left: [] };
   let rows: PendingReservation[];
   try {
@@ -186,7 +216,10 @@ export async function settleUnrecordedAsync(ctx: RecoveryContext, io: {
  * kernel must not settle the call another kernel of its own process is running.
  */
 const IN_FLIGHT_KEY = Symbol.for('chio.kernel.reservations-in-flight');
-const inFlight: Map<string, number> = ((globalThis as Record<symbol, unknown>)[IN_FLIGHT_KEY] ??= new Map<string, number>()) as Map<string, number>;
+const inFlight: Map<string, number> = ((globalThis as Record<symbol, unknown>)[IN_FLIGHT_KEY] ??= new Map<
+  string,
+  number
+>()) as Map<string, number>;
 
 export const reservationsInFlight = {
   add(requestId: string): void {

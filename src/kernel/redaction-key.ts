@@ -25,7 +25,10 @@ export class RedactionKey {
 
   static fromBytes(key: Uint8Array): RedactionKey {
     if (key.length !== REDACTION_KEY_BYTES) {
-      throw new ChioError('CHIO-REDACTION-KEY-INVALID', `a redaction key is ${REDACTION_KEY_BYTES} bytes, not ${key.length}`);
+      throw new ChioError(
+        'CHIO-REDACTION-KEY-INVALID',
+        `a redaction key is ${REDACTION_KEY_BYTES} bytes, not ${key.length}`,
+      );
     }
     return new RedactionKey(key);
   }
@@ -64,7 +67,10 @@ export class RedactionKey {
 }
 
 /** The key given as bytes, a file, or neither. */
-export function resolveRedactionKey(options: { redactionKey?: Uint8Array | RedactionKey | undefined; redactionKeyFile?: string | undefined }): RedactionKey | undefined {
+export function resolveRedactionKey(options: {
+  redactionKey?: Uint8Array | RedactionKey | undefined;
+  redactionKeyFile?: string | undefined;
+}): RedactionKey | undefined {
   if (options.redactionKey !== undefined && options.redactionKeyFile !== undefined) {
     throw new ChioError('CHIO-REDACTION-KEY-INVALID', 'give the redaction key as bytes or as a file, not both');
   }
@@ -80,6 +86,9 @@ export function resolveRedactionKey(options: { redactionKey?: Uint8Array | Redac
  */
 export function requireRedactionKey(mode: 'none' | 'hash_only' | 'redact_keys', key: RedactionKey | undefined): void {
   if (mode !== 'none' && key === undefined) {
-    throw new ChioError('CHIO-REDACTION-KEY-REQUIRED', `the policy redacts parameters (${mode}) and no redaction key was given`);
+    throw new ChioError(
+      'CHIO-REDACTION-KEY-REQUIRED',
+      `the policy redacts parameters (${mode}) and no redaction key was given`,
+    );
   }
 }

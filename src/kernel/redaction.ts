@@ -25,20 +25,31 @@ function redactKeys(value: unknown, keys: ReadonlySet<string>, depth = 0): unkno
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     // defineProperty, not assignment: a "__proto__" key stays an ordinary member.
-    Object.defineProperty(out, k, { value: keys.has(k.toLowerCase()) ? REDACTED : redactKeys(v, keys, depth + 1), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, k, {
+      value: keys.has(k.toLowerCase()) ? REDACTED : redactKeys(v, keys, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
 
 /** The parameters to store, and the receipt's redaction_mode. */
-export function redactParameters(parameters: unknown, redaction: Redaction): { parameters: unknown; mode: RedactionMode } {
+export function redactParameters(
+  parameters: unknown,
+  redaction: Redaction,
+): { parameters: unknown; mode: RedactionMode } {
   switch (redaction.mode) {
     case 'none':
       return { parameters, mode: 'none' };
     case 'hash_only':
       return { parameters: null, mode: 'summary' };
     case 'redact_keys':
-      return { parameters: redactKeys(parameters, new Set(redaction.keys.map((k) => k.toLowerCase()))), mode: 'redacted' };
+      return {
+        parameters: redactKeys(parameters, new Set(redaction.keys.map((k) => k.toLowerCase()))),
+        mode: 'redacted',
+      };
   }
 }
 
@@ -56,12 +67,24 @@ export interface RedactedAction {
  * signing nonce) and carries the operator's key. Throws CHIO-REDACTION-KEY-REQUIRED when the
  * policy redacts and there is no key; CHIO-CRYPTO-NOT-CANONICAL for parameters JCS cannot represent.
  */
-export function redactAction(parameters: unknown, redaction: Redaction, salt: { key: RedactionKey | undefined; input: SaltInput }): RedactedAction {
+export function redactAction(
+  parameters: unknown,
+  redaction: Redaction,
+  salt: { key: RedactionKey | undefined; input: SaltInput },
+): RedactedAction {
   const redacted = redactParameters(parameters, redaction);
-  if (redacted.mode === 'none') return { action: { parameters: redacted.parameters, parameter_hash: hashCanonical(parameters) }, mode: 'none' };
+  if (redacted.mode === 'none')
+    return { action: { parameters: redacted.parameters, parameter_hash: hashCanonical(parameters) }, mode: 'none' };
   if (salt.key === undefined) {
-    throw new ChioError('CHIO-REDACTION-KEY-REQUIRED', `the policy redacts parameters (${redaction.mode}) and no redaction key was given`);
+    throw new ChioError(
+      'CHIO-REDACTION-KEY-REQUIRED',
+      `the policy redacts parameters (${redaction.mode}) and no redaction key was given`,
+    );
   }
   const parameterHash = saltedParameterHash(salt.key.salt(salt.input), parameters);
-  return { action: { parameters: redacted.parameters, parameter_hash: parameterHash }, mode: redacted.mode, saltMarker: salt.key.marker() };
+  return {
+    action: { parameters: redacted.parameters, parameter_hash: parameterHash },
+    mode: redacted.mode,
+    saltMarker: salt.key.marker(),
+  };
 }

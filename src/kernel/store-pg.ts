@@ -11,7 +11,12 @@ import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { createCheckpointPg, latestCheckpointPg } from '../ledger/pg/checkpoints.js';
 import { openPgLedger } from '../ledger/pg/open.js';
-import { appendIfPendingPg, firstRevokedPg, invocationsUsedPg, pendingReservationsPg } from '../ledger/pg/reservations.js';
+import {
+  appendIfPendingPg,
+  firstRevokedPg,
+  invocationsUsedPg,
+  pendingReservationsPg,
+} from '../ledger/pg/reservations.js';
 import { PgLedgerWriter } from '../ledger/pg/writer.js';
 import { Checkpointer } from './checkpointer.js';
 import type { CheckpointSchedule, CheckpointTarget } from './checkpointer.js';
@@ -27,7 +32,11 @@ async function readOrRefuse<T>(what: string, read: () => Promise<T>): Promise<T>
     return await read();
   } catch (e) {
     if (e instanceof ChioError) throw e;
-    throw new ChioError('CHIO-LEDGER-UNREACHABLE', `cannot read ${what} from the ledger, so the call will not run: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    throw new ChioError(
+      'CHIO-LEDGER-UNREACHABLE',
+      `cannot read ${what} from the ledger, so the call will not run: ${(e as Error)?.message ?? String(e)}`,
+      { cause: e },
+    );
   }
 }
 
@@ -46,7 +55,13 @@ export async function openPgStore(url: string, options: PgStoreOptions): Promise
         latestSize: async () => (await latestCheckpointPg(ledger.pool))?.treeSize ?? 0,
         create: (signer, o) => createCheckpointPg(ledger, signer, o),
       };
-      checkpointer = new Checkpointer(target, options.signer, options.checkpoints, options.log, await target.latestSize());
+      checkpointer = new Checkpointer(
+        target,
+        options.signer,
+        options.checkpoints,
+        options.log,
+        await target.latestSize(),
+      );
     }
   } catch (e) {
     await ledger.close();
@@ -56,12 +71,17 @@ export async function openPgStore(url: string, options: PgStoreOptions): Promise
   return {
     kind: 'postgres',
     checkpointer,
-    invocationsUsed: (capabilityId, grantIndex, keys) => readOrRefuse('the budget', () => invocationsUsedPg(ledger.pool, capabilityId, grantIndex, keys)),
+    invocationsUsed: (capabilityId, grantIndex, keys) =>
+      readOrRefuse('the budget', () => invocationsUsedPg(ledger.pool, capabilityId, grantIndex, keys)),
     firstRevoked: (ids, keys) => readOrRefuse('revocations', () => firstRevokedPg(ledger.pool, ids, keys)),
     reserve: (reservation) => writer.reserve(reservation),
     append: (request) => writer.append(request),
     flush: () => writer.flush(),
-    settle: (ctx) => settleUnrecordedAsync(ctx, { pending: () => pendingReservationsPg(ledger), appendIfPending: (request) => appendIfPendingPg(ledger, request) }),
+    settle: (ctx) =>
+      settleUnrecordedAsync(ctx, {
+        pending: () => pendingReservationsPg(ledger),
+        appendIfPending: (request) => appendIfPendingPg(ledger, request),
+      }),
     async close() {
       await writer.close();
       // A clean shutdown leaves a checkpoint of everything this producer appended.

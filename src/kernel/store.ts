@@ -9,7 +9,14 @@
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { firstRevoked, invocationsUsed, LedgerWriter, openLedger } from '../ledger/index.js';
-import type { AppendRequest, AppendResult, CallReservation, Ledger, ReservationSync, ReserveOutcome } from '../ledger/index.js';
+import type {
+  AppendRequest,
+  AppendResult,
+  CallReservation,
+  Ledger,
+  ReservationSync,
+  ReserveOutcome,
+} from '../ledger/index.js';
 import { isPostgresUrl } from '../ledger/pg/open.js';
 import { Checkpointer } from './checkpointer.js';
 import type { CheckpointSchedule } from './checkpointer.js';
@@ -50,7 +57,10 @@ export interface SqliteStoreOptions {
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions): KernelStore {
   if (isPostgresUrl(path)) {
-    throw new ChioError('CHIO-LEDGER-POSTGRES-UNSUPPORTED', 'Kernel.open takes an SQLite ledger; open a kernel on a postgres:// ledger with `await Kernel.connect(options)`');
+    throw new ChioError(
+      'CHIO-LEDGER-POSTGRES-UNSUPPORTED',
+      'Kernel.open takes an SQLite ledger; open a kernel on a postgres:// ledger with `await Kernel.connect(options)`',
+    );
   }
   const receiptLedger = openLedger(path);
   let ledger: Ledger;
@@ -63,7 +73,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Kern
   const writer = new LedgerWriter(receiptLedger, { reservationSync: options.reservationSync });
   let checkpointer: Checkpointer | undefined;
   try {
-    checkpointer = options.checkpoints === false ? undefined : new Checkpointer(ledger, options.signer, options.checkpoints, options.log);
+    checkpointer =
+      options.checkpoints === false
+        ? undefined
+        : new Checkpointer(ledger, options.signer, options.checkpoints, options.log);
   } catch (e) {
     ledger.close();
     receiptLedger.close();

@@ -26,7 +26,9 @@ export const ToolManifestSchema = z.strictObject({
   server_id: z.string().min(1).max(128),
   name: z.string().min(1),
   version: z.string().min(1),
-  tools: z.array(ToolDefinitionSchema).refine((tools) => new Set(tools.map((t) => t.name)).size === tools.length, 'tool names must be unique'),
+  tools: z
+    .array(ToolDefinitionSchema)
+    .refine((tools) => new Set(tools.map((t) => t.name)).size === tools.length, 'tool names must be unique'),
 });
 export type ToolManifest = z.infer<typeof ToolManifestSchema>;
 

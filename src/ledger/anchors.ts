@@ -19,13 +19,21 @@ export function appendToAnchorFile(path: string, note: string): void {
   try {
     fd = openSync(path, 'a', 0o644);
   } catch (e) {
-    throw new ChioError('CHIO-CHECKPOINT-ANCHOR-FAILED', `cannot open the anchor file ${path}: ${(e as Error).message}`, { cause: e });
+    throw new ChioError(
+      'CHIO-CHECKPOINT-ANCHOR-FAILED',
+      `cannot open the anchor file ${path}: ${(e as Error).message}`,
+      { cause: e },
+    );
   }
   try {
     writeSync(fd, `${note}\n`);
     fsyncSync(fd);
   } catch (e) {
-    throw new ChioError('CHIO-CHECKPOINT-ANCHOR-FAILED', `cannot append to the anchor file ${path}: ${(e as Error).message}`, { cause: e });
+    throw new ChioError(
+      'CHIO-CHECKPOINT-ANCHOR-FAILED',
+      `cannot append to the anchor file ${path}: ${(e as Error).message}`,
+      { cause: e },
+    );
   } finally {
     closeSync(fd);
   }
@@ -42,7 +50,10 @@ export interface AnchoredNote {
  * (no empty line after its body, no signature line) is returned in `malformed` with its line, so
  * the caller can fail on it rather than skip it.
  */
-export function splitAnchorText(text: string): { notes: AnchoredNote[]; malformed: Array<{ line: number; reason: string }> } {
+export function splitAnchorText(text: string): {
+  notes: AnchoredNote[];
+  malformed: Array<{ line: number; reason: string }>;
+} {
   const lines = text.split('\n');
   const notes: AnchoredNote[] = [];
   const malformed: Array<{ line: number; reason: string }> = [];

@@ -13,7 +13,15 @@ import type Database from 'better-sqlite3';
 import { ChioError } from '../errors.js';
 import { trustedBodyText, verifyReceipt } from '../receipt/index.js';
 import type { Receipt } from '../receipt/index.js';
-import { entryHash, GENESIS_PREV_HASH, grantsOf, kindOf, projectReceipt, receiptSha256, revokedCapabilityOf } from './entry.js';
+import {
+  entryHash,
+  GENESIS_PREV_HASH,
+  grantsOf,
+  kindOf,
+  projectReceipt,
+  receiptSha256,
+  revokedCapabilityOf,
+} from './entry.js';
 import type { GrantKey } from './entry.js';
 import type { EntryKind, ProjectedColumns } from './entry.js';
 import type { Ledger } from './open.js';
@@ -58,7 +66,10 @@ const MAX_LABEL_LENGTH = 256;
 
 function checkLabel(what: string, value: unknown): void {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_LABEL_LENGTH || !value.isWellFormed()) {
-    throw new ChioError('CHIO-RECEIPT-INVALID', `${what} must be a non-empty string of at most ${MAX_LABEL_LENGTH} characters`);
+    throw new ChioError(
+      'CHIO-RECEIPT-INVALID',
+      `${what} must be a non-empty string of at most ${MAX_LABEL_LENGTH} characters`,
+    );
   }
 }
 
@@ -69,7 +80,11 @@ export function prepareEntry(request: AppendRequest): PreparedEntry {
     checkLabel('session_id', sessionId);
     // "." and ".." cannot be addressed as a URL path segment (clients resolve them away, even
     // percent-encoded: WHATWG URL), so the audit API could never serve such a session.
-    if (sessionId === '.' || sessionId === '..') throw new ChioError('CHIO-RECEIPT-INVALID', `session_id ${JSON.stringify(sessionId)} is refused: it cannot be addressed in a URL path`);
+    if (sessionId === '.' || sessionId === '..')
+      throw new ChioError(
+        'CHIO-RECEIPT-INVALID',
+        `session_id ${JSON.stringify(sessionId)} is refused: it cannot be addressed in a URL path`,
+      );
   }
   const producer = request.producer ?? 'library';
   checkLabel('producer', producer);
@@ -88,7 +103,10 @@ export function prepareEntry(request: AppendRequest): PreparedEntry {
   const kind = kindOf(receipt);
   const revokes = revokedCapabilityOf(receipt);
   if (kind === 'revocation' && revokes === undefined) {
-    throw new ChioError('CHIO-RECEIPT-INVALID', 'a revocation receipt must allow and name action.parameters.capability_id');
+    throw new ChioError(
+      'CHIO-RECEIPT-INVALID',
+      'a revocation receipt must allow and name action.parameters.capability_id',
+    );
   }
   if (request.releases !== undefined) checkLabel('releases', request.releases);
   return {
@@ -141,7 +159,9 @@ export class EntryInserter {
     // The first revocation of a capability is the one that counts; later ones change nothing.
     // Projections are kept per signing key: a kernel counts only the keys it trusts (its own and
     // configured ones), so a receipt anyone could sign moves no budget and revokes nothing.
-    this.revoke = db.prepare('INSERT OR IGNORE INTO revoked_capabilities (capability_id, kernel_key, seq, revoked_at) VALUES (?, ?, ?, ?)');
+    this.revoke = db.prepare(
+      'INSERT OR IGNORE INTO revoked_capabilities (capability_id, kernel_key, seq, revoked_at) VALUES (?, ?, ?, ?)',
+    );
     this.countGrant = db.prepare(
       `INSERT INTO grant_usage (capability_id, grant_index, kernel_key, invocations) VALUES (?, ?, ?, 1)
        ON CONFLICT (capability_id, grant_index, kernel_key) DO UPDATE SET invocations = invocations + 1`,
@@ -156,10 +176,34 @@ export class EntryInserter {
    */
   insertRow(row: RawLedgerEntry): void {
     const receipt = JSON.parse(row.body) as Receipt;
-    this.insert.run(row.seq, row.kind, row.receipt_id, row.session_id, row.session_prev_seq, row.prev_hash, row.entry_hash, row.body, row.timestamp,
-      row.capability_id, row.tool_server, row.tool_name, row.verdict, row.receipt_kind, row.trust_level, row.kernel_key, row.tenant_id, row.producer);
+    this.insert.run(
+      row.seq,
+      row.kind,
+      row.receipt_id,
+      row.session_id,
+      row.session_prev_seq,
+      row.prev_hash,
+      row.entry_hash,
+      row.body,
+      row.timestamp,
+      row.capability_id,
+      row.tool_server,
+      row.tool_name,
+      row.verdict,
+      row.receipt_kind,
+      row.trust_level,
+      row.kernel_key,
+      row.tenant_id,
+      row.producer,
+    );
     this.tree.appended(row.seq, row.entry_hash);
-    if (row.session_id !== null) this.upsertSession.run({ sessionId: row.session_id, seq: row.seq, timestamp: row.timestamp, entryHash: row.entry_hash });
+    if (row.session_id !== null)
+      this.upsertSession.run({
+        sessionId: row.session_id,
+        seq: row.seq,
+        timestamp: row.timestamp,
+        entryHash: row.entry_hash,
+      });
     // The same projections as an append (prepareEntry): the verify walk derives them the same way.
     const revokes = revokedCapabilityOf(receipt);
     if (revokes !== undefined) this.revoke.run(revokes, row.kernel_key, row.seq, row.timestamp);
@@ -178,12 +222,37 @@ export class EntryInserter {
     const seq = (head?.seq ?? 0) + 1;
     const prevHash = head?.entry_hash ?? GENESIS_PREV_HASH;
     const sessionPrevSeq = entry.sessionId === null ? null : (this.sessionHead.get(entry.sessionId)?.seq ?? null);
-    const hash = entryHash({ seq, prevHash, receiptSha256: entry.receiptSha256, sessionId: entry.sessionId, sessionPrevSeq });
+    const hash = entryHash({
+      seq,
+      prevHash,
+      receiptSha256: entry.receiptSha256,
+      sessionId: entry.sessionId,
+      sessionPrevSeq,
+    });
     const c = entry.columns;
-    this.insert.run(seq, entry.kind, entry.receiptId, entry.sessionId, sessionPrevSeq, prevHash, hash, entry.body, c.timestamp,
-      c.capabilityId, c.toolServer, c.toolName, c.verdict, c.receiptKind, c.trustLevel, c.kernelKey, c.tenantId, entry.producer);
+    this.insert.run(
+      seq,
+      entry.kind,
+      entry.receiptId,
+      entry.sessionId,
+      sessionPrevSeq,
+      prevHash,
+      hash,
+      entry.body,
+      c.timestamp,
+      c.capabilityId,
+      c.toolServer,
+      c.toolName,
+      c.verdict,
+      c.receiptKind,
+      c.trustLevel,
+      c.kernelKey,
+      c.tenantId,
+      entry.producer,
+    );
     this.tree.appended(seq, hash);
-    if (entry.sessionId !== null) this.upsertSession.run({ sessionId: entry.sessionId, seq, timestamp: c.timestamp, entryHash: hash });
+    if (entry.sessionId !== null)
+      this.upsertSession.run({ sessionId: entry.sessionId, seq, timestamp: c.timestamp, entryHash: hash });
     if (entry.revokes !== undefined) this.revoke.run(entry.revokes, c.kernelKey, seq, c.timestamp);
     for (const g of entry.grants) this.countGrant.run(g.capabilityId, g.grantIndex, c.kernelKey);
     if (entry.releases !== undefined) this.release.run(entry.releases);
@@ -200,7 +269,11 @@ export function appendFailed(e: unknown): ChioError {
  * Appends one receipt in its own `BEGIN IMMEDIATE` transaction and returns after COMMIT.
  * For many producers use `LedgerWriter`, which commits concurrent appends together.
  */
-export function appendReceiptSync(ledger: Ledger, request: AppendRequest, inserter = new EntryInserter(ledger)): AppendResult {
+export function appendReceiptSync(
+  ledger: Ledger,
+  request: AppendRequest,
+  inserter = new EntryInserter(ledger),
+): AppendResult {
   const entry = prepareEntry(request);
   try {
     return ledger.db.transaction(() => inserter.insertLinked(entry)).immediate();

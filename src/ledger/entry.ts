@@ -37,8 +37,12 @@ export function entryHashInput(link: EntryLink): string {
 }
 
 export function entryHash(link: EntryLink): string {
-  if (!isHex(link.prevHash, 32) || !isHex(link.receiptSha256, 32) || !Number.isSafeInteger(link.seq)
-    || (link.sessionPrevSeq !== null && !Number.isSafeInteger(link.sessionPrevSeq))) {
+  if (
+    !isHex(link.prevHash, 32) ||
+    !isHex(link.receiptSha256, 32) ||
+    !Number.isSafeInteger(link.seq) ||
+    (link.sessionPrevSeq !== null && !Number.isSafeInteger(link.sessionPrevSeq))
+  ) {
     // Values read back from a tampered file can be anything: hash them the slow, general way.
     return hashCanonical({
       schema: LEDGER_ENTRY_SCHEMA_ID,
@@ -113,7 +117,8 @@ export function grantsOf(r: Receipt): GrantKey[] {
     for (const a of ancestors.slice(0, MAX_ANCESTOR_GRANTS)) {
       const id = (a as { capability_id?: unknown } | null)?.capability_id;
       const i = (a as { grant_index?: unknown } | null)?.grant_index;
-      if (typeof id === 'string' && typeof i === 'number' && Number.isSafeInteger(i) && i >= 0) keys.push({ capabilityId: id, grantIndex: i });
+      if (typeof id === 'string' && typeof i === 'number' && Number.isSafeInteger(i) && i >= 0)
+        keys.push({ capabilityId: id, grantIndex: i });
     }
   }
   return keys;

@@ -19,12 +19,32 @@ export { readPendingCalls } from './pending.js';
 export type { PendingCallsReport, UnreceiptedCall } from './pending.js';
 export { quickCheck } from './integrity.js';
 export type { IntegrityVerdict } from './integrity.js';
-export { reserveCall, commitReservations, reserveInTransaction, pendingReservations, appendIfPending, firstRevoked, invocationsUsed } from './reservations.js';
+export {
+  reserveCall,
+  commitReservations,
+  reserveInTransaction,
+  pendingReservations,
+  appendIfPending,
+  firstRevoked,
+  invocationsUsed,
+} from './reservations.js';
 export type { CallReservation, ReserveOutcome, PendingReservation, BudgetKey } from './reservations.js';
 export { commitOps } from './write-ops.js';
 export type { ReservationSync, WriteOp, OpOutcome } from './write-ops.js';
 export type { EntryFilter, EntryPage, LedgerStats } from './read.js';
-export { entryHash, receiptSha256, GENESIS_PREV_HASH, LEDGER_ENTRY_SCHEMA_ID, kindOf, grantsOf, revokedCapabilityOf, REVOCATION_TOOL_SERVER, REVOCATION_TOOL_NAME, GRANT_INDEX_KEY, ANCESTOR_GRANTS_KEY } from './entry.js';
+export {
+  entryHash,
+  receiptSha256,
+  GENESIS_PREV_HASH,
+  LEDGER_ENTRY_SCHEMA_ID,
+  kindOf,
+  grantsOf,
+  revokedCapabilityOf,
+  REVOCATION_TOOL_SERVER,
+  REVOCATION_TOOL_NAME,
+  GRANT_INDEX_KEY,
+  ANCESTOR_GRANTS_KEY,
+} from './entry.js';
 export type { GrantKey } from './entry.js';
 export type { EntryKind } from './entry.js';
 export { ledgerEntries, ledgerSessions, revokedCapabilities, grantUsage, pendingCalls } from './schema.js';

@@ -28,7 +28,8 @@ export function quickCheck(ledger: Ledger): IntegrityVerdict {
   } catch (e) {
     // Damage bad enough that the check itself cannot read the file is the answer, not a fault.
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && CORRUPTION.test(code)) return { ok: false, problems: [`${code}: ${(e as Error).message}`] };
+    if (typeof code === 'string' && CORRUPTION.test(code))
+      return { ok: false, problems: [`${code}: ${(e as Error).message}`] };
     throw e;
   }
   if (problems.length === 1 && problems[0] === 'ok') return { ok: true };

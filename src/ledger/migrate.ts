@@ -49,7 +49,11 @@ export const LEDGER_SCHEMA_VERSION = migrations().length;
 
 /** True when the file already carries this build's schema (one read snapshot, no write lock). */
 function isCurrent(db: Database.Database): boolean {
-  const row = db.prepare('SELECT (SELECT application_id FROM pragma_application_id) AS appId, (SELECT user_version FROM pragma_user_version) AS version').get() as {
+  const row = db
+    .prepare(
+      'SELECT (SELECT application_id FROM pragma_application_id) AS appId, (SELECT user_version FROM pragma_user_version) AS version',
+    )
+    .get() as {
     appId: number;
     version: number;
   };
@@ -62,21 +66,28 @@ export function applyMigrations(db: Database.Database, path: string): void {
     const appId = db.pragma('application_id', { simple: true }) as number;
     const version = db.pragma('user_version', { simple: true }) as number;
     if (appId !== CHIO_APPLICATION_ID) {
-      const tables = db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'").get() as { n: number };
+      const tables = db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'").get() as {
+        n: number;
+      };
       if (appId !== 0 || version !== 0 || tables.n !== 0) {
         throw new ChioError('CHIO-LEDGER-FOREIGN-DATABASE', `${path} is an SQLite database but not a Chio ledger`);
       }
     }
     if (version > LEDGER_SCHEMA_VERSION) {
-      throw new ChioError('CHIO-LEDGER-SCHEMA-TOO-NEW', `${path} has ledger schema version ${version}; this chio reads up to version ${LEDGER_SCHEMA_VERSION}`);
+      throw new ChioError(
+        'CHIO-LEDGER-SCHEMA-TOO-NEW',
+        `${path} has ledger schema version ${version}; this chio reads up to version ${LEDGER_SCHEMA_VERSION}`,
+      );
     }
     if (appId === CHIO_APPLICATION_ID && version === LEDGER_SCHEMA_VERSION) return;
-    migrations().slice(version).forEach((migration, i) => {
-      for (const statement of migration.sql) {
-        if (statement.trim() !== '') db.exec(statement);
-      }
-      AFTER_MIGRATION[version + i + 1]?.(db);
-    });
+    migrations()
+      .slice(version)
+      .forEach((migration, i) => {
+        for (const statement of migration.sql) {
+          if (statement.trim() !== '') db.exec(statement);
+        }
+        AFTER_MIGRATION[version + i + 1]?.(db);
+      });
     db.pragma(`application_id = ${CHIO_APPLICATION_ID}`);
     db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION}`);
   });

@@ -144,7 +144,11 @@ function inspect(path: string, waitMs: number): FileState {
     if (isBusy(e)) throw e; // another connection holds a lock: the caller retries, this is not damage
     const code = (e as { code?: string }).code ?? '';
     // The header said SQLite, so what follows is damage rather than a different kind of file.
-    throw new ChioError('CHIO-LEDGER-CORRUPT', `${path} has an SQLite header but cannot be read (${code || 'error'}: ${(e as Error).message})`, { cause: e });
+    throw new ChioError(
+      'CHIO-LEDGER-CORRUPT',
+      `${path} has an SQLite header but cannot be read (${code || 'error'}: ${(e as Error).message})`,
+      { cause: e },
+    );
   } finally {
     probe?.close();
   }
@@ -229,10 +233,16 @@ function openOnce(path: string, options: OpenLedgerOptions, busyTimeoutMs: numbe
   }
   if (state.kind === 'absent' && createAtomically(path)) state = inspect(path, waitMs);
   if (readonly && state.kind !== 'ledger') {
-    throw new ChioError('CHIO-LEDGER-FOREIGN-DATABASE', `${path} is an empty database, not a Chio ledger (nothing has been appended yet)`);
+    throw new ChioError(
+      'CHIO-LEDGER-FOREIGN-DATABASE',
+      `${path} is an empty database, not a Chio ledger (nothing has been appended yet)`,
+    );
   }
   if (!create && state.kind !== 'ledger') {
-    throw new ChioError('CHIO-LEDGER-FOREIGN-DATABASE', `${path} is an empty ${state.kind === 'empty' ? 'file' : 'SQLite database'}, not a Chio ledger; it was left unchanged`);
+    throw new ChioError(
+      'CHIO-LEDGER-FOREIGN-DATABASE',
+      `${path} is an empty ${state.kind === 'empty' ? 'file' : 'SQLite database'}, not a Chio ledger; it was left unchanged`,
+    );
   }
 
   let db: Database.Database;
@@ -255,8 +265,11 @@ function openOnce(path: string, options: OpenLedgerOptions, busyTimeoutMs: numbe
     if (!readonly) assertPragma(db, 'synchronous', SYNCHRONOUS_LEVEL[options.synchronous ?? 'FULL']);
     assertPragma(db, 'foreign_keys', 1);
     if (!readonly) applyMigrations(db, path);
-    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('ledger_entries', 'ledger_sessions')").all();
-    if (tables.length !== 2) throw new ChioError('CHIO-LEDGER-CORRUPT', `${path} is marked as a Chio ledger but its tables are missing`);
+    const tables = db
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('ledger_entries', 'ledger_sessions')")
+      .all();
+    if (tables.length !== 2)
+      throw new ChioError('CHIO-LEDGER-CORRUPT', `${path} is marked as a Chio ledger but its tables are missing`);
     // The open waited at most what was left of the timeout; from here on, the full timeout.
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     assertPragma(db, 'busy_timeout', busyTimeoutMs);
@@ -280,7 +293,10 @@ function openOnce(path: string, options: OpenLedgerOptions, busyTimeoutMs: numbe
 export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledger {
   // A PostgreSQL URL is never taken for a file name (nothing is created under "postgres:").
   if (/^postgres(ql)?:\/\//i.test(path)) {
-    throw new ChioError('CHIO-LEDGER-POSTGRES-UNSUPPORTED', 'openLedger of the package root opens SQLite ledgers, synchronously; open a postgres:// ledger with openLedger from chio/postgres (either store), and a kernel on it with Kernel.connect');
+    throw new ChioError(
+      'CHIO-LEDGER-POSTGRES-UNSUPPORTED',
+      'openLedger of the package root opens SQLite ledgers, synchronously; open a postgres:// ledger with openLedger from chio/postgres (either store), and a kernel on it with Kernel.connect',
+    );
   }
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const deadline = Date.now() + busyTimeoutMs;
@@ -291,10 +307,14 @@ export function openLedger(path: string, options: OpenLedgerOptions = {}): Ledge
       if (!isBusy(e)) throw e;
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new ChioError('CHIO-LEDGER-BUSY', `${path} stayed locked by other connections for ${busyTimeoutMs} ms while it was being opened (${attempt + 1} attempts; last: ${(e as Error).message})`, {
-          cause: e,
-          details: { attempts: attempt + 1, busyTimeoutMs },
-        });
+        throw new ChioError(
+          'CHIO-LEDGER-BUSY',
+          `${path} stayed locked by other connections for ${busyTimeoutMs} ms while it was being opened (${attempt + 1} attempts; last: ${(e as Error).message})`,
+          {
+            cause: e,
+            details: { attempts: attempt + 1, busyTimeoutMs },
+          },
+        );
       }
       sleepMs(Math.min(left, backoffMs(attempt)));
     }

@@ -46,8 +46,13 @@ const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : n
  */
 export function readPendingCalls(ledger: Ledger, options: { now: number; maxAgeSeconds: number }): PendingCallsReport {
   const db = ledger.db;
-  const columns = new Set((db.prepare("SELECT name FROM pragma_table_info('pending_calls')").all() as Array<{ name: string }>).map((c) => c.name));
-  if (!columns.has('request_id')) return { now: options.now, maxAgeSeconds: options.maxAgeSeconds, withoutReceipt: [], inFlight: [] };
+  const columns = new Set(
+    (db.prepare("SELECT name FROM pragma_table_info('pending_calls')").all() as Array<{ name: string }>).map(
+      (c) => c.name,
+    ),
+  );
+  if (!columns.has('request_id'))
+    return { now: options.now, maxAgeSeconds: options.maxAgeSeconds, withoutReceipt: [], inFlight: [] };
   const optional = (name: string) => (columns.has(name) ? name : `NULL AS ${name}`);
   const rows = db
     .prepare(
@@ -59,7 +64,10 @@ export function readPendingCalls(ledger: Ledger, options: { now: number; maxAgeS
 }
 
 /** Splits stored rows (as read, attacker-controlled) into calls without a receipt and calls still in flight. */
-export function splitPending(rows: ReadonlyArray<Record<string, unknown>>, options: { now: number; maxAgeSeconds: number }): PendingCallsReport {
+export function splitPending(
+  rows: ReadonlyArray<Record<string, unknown>>,
+  options: { now: number; maxAgeSeconds: number },
+): PendingCallsReport {
   const { now, maxAgeSeconds } = options;
   const report: PendingCallsReport = { now, maxAgeSeconds, withoutReceipt: [], inFlight: [] };
   for (const row of rows) {

@@ -25,7 +25,10 @@ export interface EntryFilter {
 }
 
 /** The columns filters read, on either store's table (the same names and meanings: ./pg/schema.ts). */
-type EntryColumns = Pick<typeof ledgerEntries, 'toolServer' | 'toolName' | 'verdict' | 'sessionId' | 'capabilityId' | 'receiptKind' | 'timestamp'>;
+type EntryColumns = Pick<
+  typeof ledgerEntries,
+  'toolServer' | 'toolName' | 'verdict' | 'sessionId' | 'capabilityId' | 'receiptKind' | 'timestamp'
+>;
 
 /** The WHERE clause of `filter` over `c` (SQLite's ledger_entries by default; PostgreSQL's has the same columns). */
 export function conditions(filter: EntryFilter, c: EntryColumns = ledgerEntries): SQL | undefined {
@@ -51,10 +54,20 @@ export interface EntryPage {
 }
 
 /** Entries matching `filter` with seq > cursor, in seq order. */
-export function listEntries(ledger: Ledger, filter: EntryFilter, page: { limit: number; cursor?: number | undefined }): EntryPage {
+export function listEntries(
+  ledger: Ledger,
+  filter: EntryFilter,
+  page: { limit: number; cursor?: number | undefined },
+): EntryPage {
   const where = conditions(filter);
   const after = page.cursor === undefined ? where : and(where, gt(ledgerEntries.seq, page.cursor));
-  const rows = ledger.orm.select().from(ledgerEntries).where(after).orderBy(asc(ledgerEntries.seq)).limit(page.limit + 1).all();
+  const rows = ledger.orm
+    .select()
+    .from(ledgerEntries)
+    .where(after)
+    .orderBy(asc(ledgerEntries.seq))
+    .limit(page.limit + 1)
+    .all();
   const more = rows.length > page.limit;
   const entries = more ? rows.slice(0, page.limit) : rows;
   const totalCount = ledger.orm.select({ n: count() }).from(ledgerEntries).where(where).get()?.n ?? 0;
@@ -62,11 +75,19 @@ export function listEntries(ledger: Ledger, filter: EntryFilter, page: { limit: 
 }
 
 /** The entry whose receipt id is `idOrPrefix`, or whose id starts with it (at least 8 hex characters, unique). */
-export function findEntry(ledger: Ledger, idOrPrefix: string): { entry: LedgerEntryRow } | { entry: null; matches: number } {
+export function findEntry(
+  ledger: Ledger,
+  idOrPrefix: string,
+): { entry: LedgerEntryRow } | { entry: null; matches: number } {
   const exact = ledger.orm.select().from(ledgerEntries).where(eq(ledgerEntries.receiptId, idOrPrefix)).get();
   if (exact !== undefined) return { entry: exact };
   if (!/^[0-9a-f]{8,63}$/.test(idOrPrefix)) return { entry: null, matches: 0 };
-  const rows = ledger.orm.select().from(ledgerEntries).where(like(ledgerEntries.receiptId, `${idOrPrefix}%`)).limit(2).all();
+  const rows = ledger.orm
+    .select()
+    .from(ledgerEntries)
+    .where(like(ledgerEntries.receiptId, `${idOrPrefix}%`))
+    .limit(2)
+    .all();
   return rows.length === 1 ? { entry: rows[0]! } : { entry: null, matches: rows.length };
 }
 
@@ -91,9 +112,15 @@ function tally(rows: Array<{ k: string | null; n: number }>): Record<string, num
 export function ledgerStats(ledger: Ledger): LedgerStats {
   const c = ledgerEntries;
   const o = ledger.orm;
-  const totals = o.select({ n: count(), first: min(c.timestamp), last: max(c.timestamp) }).from(c).get();
+  const totals = o
+    .select({ n: count(), first: min(c.timestamp), last: max(c.timestamp) })
+    .from(c)
+    .get();
   const head = o.select({ seq: c.seq, entryHash: c.entryHash }).from(c).orderBy(sql`${c.seq} DESC`).limit(1).get();
-  const sessions = o.select({ n: sql<number>`count(DISTINCT ${c.sessionId})` }).from(c).get();
+  const sessions = o
+    .select({ n: sql<number>`count(DISTINCT ${c.sessionId})` })
+    .from(c)
+    .get();
   return {
     entries: totals?.n ?? 0,
     head: head ?? null,

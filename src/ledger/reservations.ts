@@ -67,14 +67,29 @@ export function checkPendingRow(row: PendingRow): PendingReservation | undefined
   const text = (v: unknown) => typeof v === 'string';
   const textOrNull = (v: unknown) => v === null || typeof v === 'string';
   const int = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v);
-  if (!text(row['request_id']) || !text(row['capability_id']) || !int(row['grant_index']) || !int(row['reserved_at']) || !text(row['owner'])
-    || !textOrNull(row['session_id']) || !textOrNull(row['tool_server']) || !textOrNull(row['tool_name']) || !textOrNull(row['facts'])) {
+  if (
+    !text(row['request_id']) ||
+    !text(row['capability_id']) ||
+    !int(row['grant_index']) ||
+    !int(row['reserved_at']) ||
+    !text(row['owner']) ||
+    !textOrNull(row['session_id']) ||
+    !textOrNull(row['tool_server']) ||
+    !textOrNull(row['tool_name']) ||
+    !textOrNull(row['facts'])
+  ) {
     return undefined;
   }
   return {
-    requestId: row['request_id'] as string, capabilityId: row['capability_id'] as string, grantIndex: row['grant_index'] as number,
-    reservedAt: row['reserved_at'] as number, owner: row['owner'] as string, sessionId: row['session_id'] as string | null,
-    toolServer: row['tool_server'] as string | null, toolName: row['tool_name'] as string | null, facts: row['facts'] as string | null,
+    requestId: row['request_id'] as string,
+    capabilityId: row['capability_id'] as string,
+    grantIndex: row['grant_index'] as number,
+    reservedAt: row['reserved_at'] as number,
+    owner: row['owner'] as string,
+    sessionId: row['session_id'] as string | null,
+    toolServer: row['tool_server'] as string | null,
+    toolName: row['tool_name'] as string | null,
+    facts: row['facts'] as string | null,
   };
 }
 
@@ -83,7 +98,12 @@ export function checkPendingRow(row: PendingRow): PendingReservation | undefined
  * what counts against its max_invocations. A call in flight holds its own grant and every ancestor
  * grant it narrows (pending_calls.budget_keys).
  */
-export function invocationsUsed(ledger: Ledger, capabilityId: string, grantIndex: number, trustedKeys: readonly string[]): number {
+export function invocationsUsed(
+  ledger: Ledger,
+  capabilityId: string,
+  grantIndex: number,
+  trustedKeys: readonly string[],
+): number {
   // The trusted keys as a bound list (`kernel_key IN (@k0, @k1, …)`, one statement per key count):
   // SQLite searches the primary key for each, where `IN (SELECT value FROM json_each(?))` parsed
   // the JSON and built a bloom filter on every call (~12 µs). More keys than any kernel is
@@ -93,21 +113,25 @@ export function invocationsUsed(ledger: Ledger, capabilityId: string, grantIndex
   if (bound) trustedKeys.forEach((k, i) => (params[`k${i}`] = k));
   else params['keys'] = JSON.stringify(trustedKeys);
   const keyList = bound ? trustedKeys.map((_, i) => `@k${i}`).join(', ') : 'SELECT value FROM json_each(@keys)';
-  return (statement(ledger.db,
+  return (
+    statement(
+      ledger.db,
       `SELECT coalesce((SELECT sum(invocations) FROM grant_usage WHERE capability_id = @cap AND grant_index = @idx
                         AND kernel_key IN (${keyList})), 0)
             + (SELECT count(*) FROM pending_calls p WHERE
                  (p.budget_keys IS NULL AND p.capability_id = @cap AND p.grant_index = @idx)
                  OR (p.budget_keys IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(p.budget_keys) k
-                       WHERE k.value ->> '$.capability_id' = @cap AND k.value ->> '$.grant_index' = @idx))) AS used`)
-    .get(params) as { used: number }).used;
+                       WHERE k.value ->> '$.capability_id' = @cap AND k.value ->> '$.grant_index' = @idx))) AS used`,
+    ).get(params) as { used: number }
+  ).used;
 }
 
 /** The statements a reservation runs, prepared once per connection. */
 function reservationStatements(ledger: Ledger) {
   return {
     exists: statement(ledger.db, 'SELECT 1 AS one FROM pending_calls WHERE request_id = ?'),
-    insert: statement(ledger.db,
+    insert: statement(
+      ledger.db,
       `INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts, budget_keys)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
@@ -124,16 +148,31 @@ export function reserveInTransaction(ledger: Ledger, r: CallReservation): Reserv
   if (exists.get(r.requestId) !== undefined) return alreadyReserved(r.requestId);
   const choice = grantChoice(r);
   let step = choice.next();
-  while (step.done !== true) step = choice.next(invocationsUsed(ledger, step.value.capabilityId, step.value.grantIndex, r.trustedKeys));
+  while (step.done !== true)
+    step = choice.next(invocationsUsed(ledger, step.value.capabilityId, step.value.grantIndex, r.trustedKeys));
   const c = step.value;
   if (!('take' in c)) return c;
-  insert.run(r.requestId, r.capabilityId, c.take, r.now, r.owner, r.sessionId ?? null, r.toolServer ?? null, r.toolName ?? null, r.facts ?? null, c.budgetKeys);
+  insert.run(
+    r.requestId,
+    r.capabilityId,
+    c.take,
+    r.now,
+    r.owner,
+    r.sessionId ?? null,
+    r.toolServer ?? null,
+    r.toolName ?? null,
+    r.facts ?? null,
+    c.budgetKeys,
+  );
   return { ok: true, grantIndex: c.take };
 }
 
 /** The refusal of a request id already reserved: it gets its own error and writes nothing. */
 export function alreadyReserved(requestId: string): ChioError {
-  return new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot reserve the call: request id ${requestId} is already reserved by a call in flight, so it will not run`);
+  return new ChioError(
+    'CHIO-LEDGER-APPEND-FAILED',
+    `cannot reserve the call: request id ${requestId} is already reserved by a call in flight, so it will not run`,
+  );
 }
 
 /** A grant to take (and its pending_calls.budget_keys value), or why none can be. */
@@ -147,23 +186,44 @@ export type GrantChoice = { take: number; budgetKeys: string | null } | ReserveO
 export function* grantChoice(r: CallReservation): Generator<BudgetKey, GrantChoice, number> {
   let refusal: ReserveOutcome | undefined;
   grants: for (const g of r.grants) {
-    const keys: BudgetKey[] = [{ capabilityId: r.capabilityId, grantIndex: g.index, maxInvocations: g.maxInvocations }, ...(g.ancestors ?? [])];
+    const keys: BudgetKey[] = [
+      { capabilityId: r.capabilityId, grantIndex: g.index, maxInvocations: g.maxInvocations },
+      ...(g.ancestors ?? []),
+    ];
     for (const k of keys) {
       if (k.maxInvocations === undefined) continue;
       const used = yield k;
       if (used >= k.maxInvocations) {
-        refusal = { ok: false, grantIndex: g.index, used, limit: k.maxInvocations, ...(k.capabilityId === r.capabilityId ? {} : { capabilityId: k.capabilityId, ancestorGrantIndex: k.grantIndex }) };
+        refusal = {
+          ok: false,
+          grantIndex: g.index,
+          used,
+          limit: k.maxInvocations,
+          ...(k.capabilityId === r.capabilityId
+            ? {}
+            : { capabilityId: k.capabilityId, ancestorGrantIndex: k.grantIndex }),
+        };
         continue grants;
       }
     }
-    return { take: g.index, budgetKeys: keys.length === 1 ? null : JSON.stringify(keys.map((k) => ({ capability_id: k.capabilityId, grant_index: k.grantIndex }))) };
+    return {
+      take: g.index,
+      budgetKeys:
+        keys.length === 1
+          ? null
+          : JSON.stringify(keys.map((k) => ({ capability_id: k.capabilityId, grant_index: k.grantIndex }))),
+    };
   }
   return refusal ?? new ChioError('CHIO-KERNEL-INVALID-REQUEST', 'a reservation needs at least one grant');
 }
 
 /** A reservation that could not be committed: the call does not run. */
 export function reservationFailed(e: unknown): ChioError {
-  return new ChioError('CHIO-LEDGER-APPEND-FAILED', `cannot reserve the call in the ledger, so it will not run: ${(e as Error).message}`, { cause: e });
+  return new ChioError(
+    'CHIO-LEDGER-APPEND-FAILED',
+    `cannot reserve the call in the ledger, so it will not run: ${(e as Error).message}`,
+    { cause: e },
+  );
 }
 
 /**
@@ -172,7 +232,10 @@ export function reservationFailed(e: unknown): ChioError {
  * thrown as CHIO-LEDGER-APPEND-FAILED: nothing of it is reserved. (The kernel reserves through
  * its LedgerWriter, whose commits carry reservations and receipts together.)
  */
-export function commitReservations(ledger: Ledger, batch: readonly CallReservation[]): Array<ReserveOutcome | ChioError> {
+export function commitReservations(
+  ledger: Ledger,
+  batch: readonly CallReservation[],
+): Array<ReserveOutcome | ChioError> {
   try {
     return ledger.db.transaction(() => batch.map((r) => reserveInTransaction(ledger, r))).immediate();
   } catch (e) {
@@ -190,7 +253,9 @@ export function reserveCall(ledger: Ledger, r: CallReservation): ReserveOutcome 
 /** Every reservation still pending, oldest first (reservation time, then insertion order: the call ids are random). */
 export function pendingReservations(ledger: Ledger): PendingReservation[] {
   const rows = ledger.db
-    .prepare('SELECT request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts FROM pending_calls ORDER BY reserved_at, rowid')
+    .prepare(
+      'SELECT request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts FROM pending_calls ORDER BY reserved_at, rowid',
+    )
     .all();
   // A row of the wrong shape (someone else wrote the file) is left for an operator to look at.
   return rows.flatMap((row) => checkPendingRow(row as PendingRow) ?? []);
@@ -202,18 +267,28 @@ export function pendingReservations(ledger: Ledger): PendingReservation[] {
  * or a receipt that did commit although its producer saw an error, never give a call two
  * receipts. Returns undefined when the row was already gone (nothing appended).
  */
-export function appendIfPending(ledger: Ledger, request: AppendRequest & { releases: string }, inserter = new EntryInserter(ledger)): AppendResult | undefined {
+export function appendIfPending(
+  ledger: Ledger,
+  request: AppendRequest & { releases: string },
+  inserter = new EntryInserter(ledger),
+): AppendResult | undefined {
   const entry = prepareEntry(request);
   const exists = statement(ledger.db, 'SELECT 1 AS one FROM pending_calls WHERE request_id = ?');
   try {
-    return ledger.db.transaction(() => (exists.get(request.releases) === undefined ? undefined : inserter.insertLinked(entry))).immediate();
+    return ledger.db
+      .transaction(() => (exists.get(request.releases) === undefined ? undefined : inserter.insertLinked(entry)))
+      .immediate();
   } catch (e) {
     throw appendFailed(e);
   }
 }
 
 /** The first of `capabilityIds` that has been revoked, or undefined. */
-export function firstRevoked(ledger: Ledger, capabilityIds: readonly string[], trustedKeys: readonly string[]): string | undefined {
+export function firstRevoked(
+  ledger: Ledger,
+  capabilityIds: readonly string[],
+  trustedKeys: readonly string[],
+): string | undefined {
   // Only a revocation signed by a trusted key counts: anyone can sign a receipt and append it.
   if (capabilityIds.length === 0 || trustedKeys.length === 0) return undefined;
   if (capabilityIds.length <= 16 && trustedKeys.length <= 16) {
@@ -222,12 +297,18 @@ export function firstRevoked(ledger: Ledger, capabilityIds: readonly string[], t
     // primary key (capability_id, kernel_key) for each pair. One prepared statement per pair of
     // list lengths (at most 16 × 16 per connection).
     const list = (n: number) => `${'?, '.repeat(n - 1)}?`;
-    const stmt = statement(ledger.db, `SELECT capability_id FROM revoked_capabilities WHERE capability_id IN (${list(capabilityIds.length)}) AND kernel_key IN (${list(trustedKeys.length)})`);
+    const stmt = statement(
+      ledger.db,
+      `SELECT capability_id FROM revoked_capabilities WHERE capability_id IN (${list(capabilityIds.length)}) AND kernel_key IN (${list(trustedKeys.length)})`,
+    );
     const revoked = stmt.pluck().all(...capabilityIds, ...trustedKeys);
     return revoked.length === 0 ? undefined : capabilityIds.find((id) => revoked.includes(id));
   }
   // Longer lists than a chain (MAX_DELEGATION_DEPTH + 1 ids) or a kernel's configured keys: one id at a time.
-  const stmt = statement(ledger.db, 'SELECT 1 AS one FROM revoked_capabilities WHERE capability_id = ? AND kernel_key IN (SELECT value FROM json_each(?))');
+  const stmt = statement(
+    ledger.db,
+    'SELECT 1 AS one FROM revoked_capabilities WHERE capability_id = ? AND kernel_key IN (SELECT value FROM json_each(?))',
+  );
   const keys = JSON.stringify(trustedKeys);
   return capabilityIds.find((id) => stmt.get(id, keys) !== undefined);
 }

@@ -52,7 +52,10 @@ export const ledgerEntries = sqliteTable(
       .where(sql`verdict = 'deny' OR verdict = 'cancelled' OR verdict = 'incomplete'`),
     check('ledger_entries_seq_positive', sql`${t.seq} >= 1`),
     check('ledger_entries_hashes_hex', sql`length(${t.prevHash}) = 64 AND length(${t.entryHash}) = 64`),
-    check('ledger_entries_session_link', sql`${t.sessionPrevSeq} IS NULL OR (${t.sessionId} IS NOT NULL AND ${t.sessionPrevSeq} < ${t.seq})`),
+    check(
+      'ledger_entries_session_link',
+      sql`${t.sessionPrevSeq} IS NULL OR (${t.sessionId} IS NOT NULL AND ${t.sessionPrevSeq} < ${t.seq})`,
+    ),
   ],
 );
 
@@ -176,7 +179,10 @@ export const merkleSubtrees = sqliteTable(
     idx: integer('idx').notNull(),
     hash: blob('hash', { mode: 'buffer' }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.level, t.idx] }), check('merkle_subtrees_shape', sql`${t.level} >= 1 AND ${t.idx} >= 0 AND length(${t.hash}) = 32`)],
+  (t) => [
+    primaryKey({ columns: [t.level, t.idx] }),
+    check('merkle_subtrees_shape', sql`${t.level} >= 1 AND ${t.idx} >= 0 AND length(${t.hash}) = 32`),
+  ],
 );
 
 /**
@@ -197,7 +203,12 @@ export const ledgerCheckpoints = sqliteTable(
     note: text('note').notNull(),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [check('ledger_checkpoints_shape', sql`${t.treeSize} >= 1 AND length(${t.rootHash}) = 64 AND length(${t.signerKey}) = 64`)],
+  (t) => [
+    check(
+      'ledger_checkpoints_shape',
+      sql`${t.treeSize} >= 1 AND length(${t.rootHash}) = 64 AND length(${t.signerKey}) = 64`,
+    ),
+  ],
 );
 
 export type RevokedCapabilityRow = typeof revokedCapabilities.$inferSelect;

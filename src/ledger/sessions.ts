@@ -13,24 +13,28 @@ import type { LedgerSessionRow } from './schema.js';
 /** Re-derives ledger_sessions from ledger_entries in one IMMEDIATE transaction. Returns the row count. */
 export function rebuildSessions(ledger: Ledger): number {
   const db = ledger.db;
-  return db.transaction(() => {
-    db.prepare('DELETE FROM ledger_sessions').run();
-    const info = db
-      .prepare(
-        `INSERT INTO ledger_sessions (session_id, first_seq, last_seq, entry_count, first_timestamp, last_timestamp, head_entry_hash)
+  return db
+    .transaction(() => {
+      db.prepare('DELETE FROM ledger_sessions').run();
+      const info = db
+        .prepare(
+          `INSERT INTO ledger_sessions (session_id, first_seq, last_seq, entry_count, first_timestamp, last_timestamp, head_entry_hash)
          SELECT g.session_id, g.first_seq, g.last_seq, g.n, g.first_ts, g.last_ts, h.entry_hash
          FROM (SELECT session_id, min(seq) AS first_seq, max(seq) AS last_seq, count(*) AS n,
                       min(timestamp) AS first_ts, max(timestamp) AS last_ts
                FROM ledger_entries WHERE session_id IS NOT NULL GROUP BY session_id) g
          JOIN ledger_entries h ON h.seq = g.last_seq`,
-      )
-      .run();
-    return info.changes;
-  }).immediate();
+        )
+        .run();
+      return info.changes;
+    })
+    .immediate();
 }
 
 /** An allowed mediated call that names its grant (columns of ledger_entries, prefixed by `t`). */
-const allowedCall = (t: string) => `${t}kind = 'receipt' AND ${t}verdict = 'allow' AND ${t}receipt_kind = 'mediated_decision'
+const allowedCall = (
+  t: string,
+) => `${t}kind = 'receipt' AND ${t}verdict = 'allow' AND ${t}receipt_kind = 'mediated_decision'
   AND json_type(${t}body, '$.metadata.${GRANT_INDEX_KEY}') = 'integer' AND (${t}body ->> '$.metadata.${GRANT_INDEX_KEY}') >= 0`;
 
 /** The first revocation of each capability by each signing key (entry.ts revokedCapabilityOf, per key). */
@@ -54,17 +58,24 @@ export const REBUILD_GRANT_USAGE_SQL = `INSERT INTO grant_usage (capability_id, 
  * Re-derives every projection (sessions, revocations, grant usage, Merkle subtrees) from ledger_entries in one
  * IMMEDIATE transaction. pending_calls is working state, not a projection, and is left alone.
  */
-export function rebuildProjections(ledger: Ledger): { sessions: number; revocations: number; grants: number; subtrees: number } {
+export function rebuildProjections(ledger: Ledger): {
+  sessions: number;
+  revocations: number;
+  grants: number;
+  subtrees: number;
+} {
   const db = ledger.db;
-  return db.transaction(() => {
-    const sessions = rebuildSessions(ledger);
-    db.prepare('DELETE FROM revoked_capabilities').run();
-    const revocations = db.prepare(REBUILD_REVOCATIONS_SQL).run().changes;
-    db.prepare('DELETE FROM grant_usage').run();
-    const grants = db.prepare(REBUILD_GRANT_USAGE_SQL).run().changes;
-    const subtrees = rebuildMerkleSubtrees(db);
-    return { sessions, revocations, grants, subtrees };
-  }).immediate();
+  return db
+    .transaction(() => {
+      const sessions = rebuildSessions(ledger);
+      db.prepare('DELETE FROM revoked_capabilities').run();
+      const revocations = db.prepare(REBUILD_REVOCATIONS_SQL).run().changes;
+      db.prepare('DELETE FROM grant_usage').run();
+      const grants = db.prepare(REBUILD_GRANT_USAGE_SQL).run().changes;
+      const subtrees = rebuildMerkleSubtrees(db);
+      return { sessions, revocations, grants, subtrees };
+    })
+    .immediate();
 }
 
 export function readSessions(ledger: Ledger): LedgerSessionRow[] {

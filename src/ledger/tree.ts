@@ -8,7 +8,15 @@
  * Owns: merkle_subtrees. Must not import kernel, edges, cli or projections.
  */
 import type Database from 'better-sqlite3';
-import { completedSubtrees, consistencyProof, fromHex, inclusionProof, MemoryMerkleTree, merkleLeafHash, merkleRoot } from '../crypto/index.js';
+import {
+  completedSubtrees,
+  consistencyProof,
+  fromHex,
+  inclusionProof,
+  MemoryMerkleTree,
+  merkleLeafHash,
+  merkleRoot,
+} from '../crypto/index.js';
 import type { SubtreeReader } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 
@@ -25,8 +33,13 @@ export class LedgerTree {
   private readonly size: Database.Statement<[], { n: number | null }>;
 
   constructor(db: Database.Database) {
-    if (db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'merkle_subtrees'").get() === undefined) {
-      throw new ChioError('CHIO-LEDGER-CORRUPT', 'this ledger has no Merkle tree yet (schema older than 7): open it once with a producer or `chio ledger checkpoint` to upgrade it');
+    if (
+      db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'merkle_subtrees'").get() === undefined
+    ) {
+      throw new ChioError(
+        'CHIO-LEDGER-CORRUPT',
+        'this ledger has no Merkle tree yet (schema older than 7): open it once with a producer or `chio ledger checkpoint` to upgrade it',
+      );
     }
     this.leaf = db.prepare('SELECT entry_hash FROM ledger_entries WHERE seq = ?');
     this.subtree = db.prepare('SELECT hash FROM merkle_subtrees WHERE level = ? AND idx = ?');
@@ -37,12 +50,16 @@ export class LedgerTree {
     this.reads++;
     if (level === 0) {
       const row = this.leaf.get(index + 1);
-      if (row === undefined) throw new ChioError('CHIO-LEDGER-CORRUPT', `the ledger has no entry with seq ${index + 1}`);
+      if (row === undefined)
+        throw new ChioError('CHIO-LEDGER-CORRUPT', `the ledger has no entry with seq ${index + 1}`);
       return entryLeafHash(row.entry_hash);
     }
     const row = this.subtree.get(level, index);
     if (row === undefined || !Buffer.isBuffer(row.hash) || row.hash.length !== 32) {
-      throw new ChioError('CHIO-LEDGER-CORRUPT', `the Merkle subtree at level ${level}, index ${index} is missing from merkle_subtrees (chio ledger rebuild-projections re-derives it)`);
+      throw new ChioError(
+        'CHIO-LEDGER-CORRUPT',
+        `the Merkle subtree at level ${level}, index ${index} is missing from merkle_subtrees (chio ledger rebuild-projections re-derives it)`,
+      );
     }
     return new Uint8Array(row.hash);
   };
@@ -95,7 +112,7 @@ export function rebuildMerkleSubtrees(db: Database.Database): number {
   let stored = 0;
   // Read in pages: better-sqlite3 runs no other statement on a connection while an iterator is open.
   const page = db.prepare('SELECT seq, entry_hash FROM ledger_entries WHERE seq > ? ORDER BY seq LIMIT 10000');
-  for (let after = 0; ;) {
+  for (let after = 0; ; ) {
     const rows = page.all(after) as Array<{ seq: number; entry_hash: string }>;
     if (rows.length === 0) return stored;
     for (const row of rows) {

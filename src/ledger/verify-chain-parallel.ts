@@ -17,7 +17,10 @@ export interface VerifyChainParallelOptions extends VerifyChainOptions {
   window?: number;
 }
 
-export async function verifyChainParallel(ledger: Ledger, options: VerifyChainParallelOptions = {}): Promise<ChainVerdict> {
+export async function verifyChainParallel(
+  ledger: Ledger,
+  options: VerifyChainParallelOptions = {},
+): Promise<ChainVerdict> {
   const window = options.window ?? 256;
   const walk = walkChain(ledger, options);
   // A sliding window: when it is full, wait for the oldest check only, so the pool stays busy

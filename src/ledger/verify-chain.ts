@@ -19,7 +19,15 @@
  */
 import { verifySignature } from '../crypto/index.js';
 import { verifyReceipt } from '../receipt/index.js';
-import { entryHash, GENESIS_PREV_HASH, grantsOf, kindOf, projectReceipt, receiptSha256, revokedCapabilityOf } from './entry.js';
+import {
+  entryHash,
+  GENESIS_PREV_HASH,
+  grantsOf,
+  kindOf,
+  projectReceipt,
+  receiptSha256,
+  revokedCapabilityOf,
+} from './entry.js';
 import type { Ledger } from './open.js';
 import type { LedgerSessionRow, RawLedgerEntry } from './schema.js';
 
@@ -107,7 +115,13 @@ export function verifyChain(ledger: Ledger, options: VerifyChainOptions = {}): C
 }
 
 export function signatureFailure(job: SignatureJob, entriesChecked: number): ChainVerdict {
-  return { ok: false, seq: job.seq, check: 'signature', message: `signature does not verify under kernel_key ${job.kernelKey}`, entriesChecked };
+  return {
+    ok: false,
+    seq: job.seq,
+    check: 'signature',
+    message: `signature does not verify under kernel_key ${job.kernelKey}`,
+    entriesChecked,
+  };
 }
 
 /** The projection tables as stored, for the end of the walk (absent tables: undefined). */
@@ -146,12 +160,20 @@ export class ChainChecker {
     const fail = (seq: number | null, check: ChainCheck, message: string) => ({ fail: this.fail(seq, check, message) });
     const expectedSeq = this.expectedSeq;
     if (row.seq !== expectedSeq) {
-      return fail(expectedSeq, 'gap', row.seq > expectedSeq
-        ? `seq ${expectedSeq} is missing (the next entry is seq ${row.seq})`
-        : `seq ${row.seq} appears where seq ${expectedSeq} was expected`);
+      return fail(
+        expectedSeq,
+        'gap',
+        row.seq > expectedSeq
+          ? `seq ${expectedSeq} is missing (the next entry is seq ${row.seq})`
+          : `seq ${row.seq} appears where seq ${expectedSeq} was expected`,
+      );
     }
     if (row.prev_hash !== this.prevHash) {
-      return fail(row.seq, 'prev_hash', `prev_hash ${row.prev_hash} is not the entry_hash of seq ${row.seq - 1} (${this.prevHash})`);
+      return fail(
+        row.seq,
+        'prev_hash',
+        `prev_hash ${row.prev_hash} is not the entry_hash of seq ${row.seq - 1} (${this.prevHash})`,
+      );
     }
     let computed: string;
     try {
@@ -166,7 +188,11 @@ export class ChainChecker {
       return fail(row.seq, 'entry_hash', `the entry's fields cannot be hashed: ${(e as Error).message}`);
     }
     if (computed !== row.entry_hash) {
-      return fail(row.seq, 'entry_hash', `entry_hash ${row.entry_hash} does not match the entry (recomputed ${computed})`);
+      return fail(
+        row.seq,
+        'entry_hash',
+        `entry_hash ${row.entry_hash} does not match the entry (recomputed ${computed})`,
+      );
     }
     let parsed: unknown;
     try {
@@ -177,10 +203,13 @@ export class ChainChecker {
     const verdict = verifyReceipt(parsed, { signatures: false, trustedKernelKeys: this.options.trustedKernelKeys });
     if (!verdict.ok) {
       const check: ChainCheck =
-        verdict.check === 'id' ? 'receipt_id'
-        : verdict.check === 'signature' ? 'signature'
-        : verdict.check === 'kernel_key' ? 'untrusted_key'
-        : 'body';
+        verdict.check === 'id'
+          ? 'receipt_id'
+          : verdict.check === 'signature'
+            ? 'signature'
+            : verdict.check === 'kernel_key'
+              ? 'untrusted_key'
+              : 'body';
       return fail(row.seq, check, verdict.message);
     }
     if (verdict.body !== row.body) return fail(row.seq, 'body', 'body is not the receipt in its exact RFC 8785 form');
@@ -188,10 +217,12 @@ export class ChainChecker {
       return fail(row.seq, 'receipt_id', `receipt_id column ${row.receipt_id} is not the receipt's id ${verdict.id}`);
     }
     const kind = kindOf(verdict.receipt);
-    if (row.kind !== kind) return fail(row.seq, 'projection', `column kind is ${JSON.stringify(row.kind)} but the receipt is a ${kind}`);
+    if (row.kind !== kind)
+      return fail(row.seq, 'projection', `column kind is ${JSON.stringify(row.kind)} but the receipt is a ${kind}`);
     if (kind === 'revocation') {
       const revoked = revokedCapabilityOf(verdict.receipt);
-      if (revoked === undefined) return fail(row.seq, 'body', 'a revocation must allow and name action.parameters.capability_id');
+      if (revoked === undefined)
+        return fail(row.seq, 'body', 'a revocation must allow and name action.parameters.capability_id');
       const rkey = `${revoked}\u0000${verdict.receipt.kernel_key}`;
       if (!this.revocations.has(rkey)) this.revocations.set(rkey, [row.seq, row.timestamp]);
     }
@@ -202,10 +233,23 @@ export class ChainChecker {
     const projected = projectReceipt(verdict.receipt);
     for (const [column, field] of PROJECTED) {
       if (row[column] !== projected[field]) {
-        return fail(row.seq, 'projection', `column ${column} is ${JSON.stringify(row[column])} but the receipt says ${JSON.stringify(projected[field])}`);
+        return fail(
+          row.seq,
+          'projection',
+          `column ${column} is ${JSON.stringify(row[column])} but the receipt says ${JSON.stringify(projected[field])}`,
+        );
       }
     }
-    return { job: this.signatures ? { seq: row.seq, kernelKey: verdict.receipt.kernel_key, signed: verdict.signed, signature: verdict.receipt.signature } : null };
+    return {
+      job: this.signatures
+        ? {
+            seq: row.seq,
+            kernelKey: verdict.receipt.kernel_key,
+            signed: verdict.signed,
+            signature: verdict.receipt.signature,
+          }
+        : null,
+    };
   }
 
   /** The session link, then the row counts as checked; a failure or null. */
@@ -214,10 +258,21 @@ export class ChainChecker {
       const s = this.sessions.get(row.session_id);
       const expectedPrev = s?.lastSeq ?? null;
       if (row.session_prev_seq !== expectedPrev) {
-        return this.fail(row.seq, 'session_link', `session_prev_seq ${String(row.session_prev_seq)} is not the previous entry of session ${JSON.stringify(row.session_id)} (${String(expectedPrev)})`);
+        return this.fail(
+          row.seq,
+          'session_link',
+          `session_prev_seq ${String(row.session_prev_seq)} is not the previous entry of session ${JSON.stringify(row.session_id)} (${String(expectedPrev)})`,
+        );
       }
       if (s === undefined) {
-        this.sessions.set(row.session_id, { firstSeq: row.seq, lastSeq: row.seq, count: 1, firstTimestamp: row.timestamp, lastTimestamp: row.timestamp, headEntryHash: row.entry_hash });
+        this.sessions.set(row.session_id, {
+          firstSeq: row.seq,
+          lastSeq: row.seq,
+          count: 1,
+          firstTimestamp: row.timestamp,
+          lastTimestamp: row.timestamp,
+          headEntryHash: row.entry_hash,
+        });
       } else {
         s.lastSeq = row.seq;
         s.count += 1;
@@ -241,13 +296,19 @@ export class ChainChecker {
     if (mismatch !== null) return this.fail(null, 'sessions_projection', mismatch);
     if (stored.revocations !== undefined) {
       const expected = [...this.revocations].map(([id, [seq, at]]) => `${id} ${seq} ${at}`).sort();
-      const actual = stored.revocations.map((r) => `${r.capability_id}\u0000${r.kernel_key} ${r.seq} ${r.revoked_at}`).sort();
-      if (expected.join('\n') !== actual.join('\n')) return this.fail(null, 'revocations_projection', 'revoked_capabilities does not match the revocation entries');
+      const actual = stored.revocations
+        .map((r) => `${r.capability_id}\u0000${r.kernel_key} ${r.seq} ${r.revoked_at}`)
+        .sort();
+      if (expected.join('\n') !== actual.join('\n'))
+        return this.fail(null, 'revocations_projection', 'revoked_capabilities does not match the revocation entries');
     }
     if (stored.grants !== undefined) {
       const expected = [...this.usage].map(([k, n]) => `${k} ${n}`).sort();
-      const actual = stored.grants.map((r) => `${r.capability_id}\u0000${r.grant_index}\u0000${r.kernel_key} ${r.invocations}`).sort();
-      if (expected.join('\n') !== actual.join('\n')) return this.fail(null, 'grant_usage_projection', 'grant_usage does not match the allowed receipts');
+      const actual = stored.grants
+        .map((r) => `${r.capability_id}\u0000${r.grant_index}\u0000${r.kernel_key} ${r.invocations}`)
+        .sort();
+      if (expected.join('\n') !== actual.join('\n'))
+        return this.fail(null, 'grant_usage_projection', 'grant_usage does not match the allowed receipts');
     }
     return {
       ok: true,
@@ -265,7 +326,10 @@ export class ChainChecker {
  * the verdict back: `true` means valid or "checked elsewhere" (the parallel driver checks them on
  * the thread pool and reports the earliest bad one itself).
  */
-export function* walkChain(ledger: Ledger, options: VerifyChainOptions = {}): Generator<SignatureJob, ChainVerdict, boolean> {
+export function* walkChain(
+  ledger: Ledger,
+  options: VerifyChainOptions = {},
+): Generator<SignatureJob, ChainVerdict, boolean> {
   const progressEvery = options.progressEvery ?? 1000;
   const db = ledger.db;
   const checker = new ChainChecker(options);
@@ -280,13 +344,26 @@ export function* walkChain(ledger: Ledger, options: VerifyChainOptions = {}): Ge
       if (first.job !== null && !(yield first.job)) return signatureFailure(first.job, checker.checked);
       const after = checker.afterSignature(row);
       if (after !== null) return after;
-      if (options.onProgress !== undefined && checker.checked % progressEvery === 0) options.onProgress(checker.checked, total);
+      if (options.onProgress !== undefined && checker.checked % progressEvery === 0)
+        options.onProgress(checker.checked, total);
     }
-    const tables = new Set((db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name));
+    const tables = new Set(
+      (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map(
+        (t) => t.name,
+      ),
+    );
     const verdict = checker.finish({
       sessions: db.prepare('SELECT * FROM ledger_sessions').all() as Array<Record<string, unknown>>,
-      revocations: tables.has('revoked_capabilities') ? (db.prepare('SELECT capability_id, kernel_key, seq, revoked_at FROM revoked_capabilities').all() as StoredProjections['revocations']) : undefined,
-      grants: tables.has('grant_usage') ? (db.prepare('SELECT capability_id, grant_index, kernel_key, invocations FROM grant_usage').all() as StoredProjections['grants']) : undefined,
+      revocations: tables.has('revoked_capabilities')
+        ? (db
+            .prepare('SELECT capability_id, kernel_key, seq, revoked_at FROM revoked_capabilities')
+            .all() as StoredProjections['revocations'])
+        : undefined,
+      grants: tables.has('grant_usage')
+        ? (db
+            .prepare('SELECT capability_id, grant_index, kernel_key, invocations FROM grant_usage')
+            .all() as StoredProjections['grants'])
+        : undefined,
     });
     if (verdict.ok) options.onProgress?.(checker.checked, total);
     return verdict;
@@ -303,7 +380,14 @@ function compareSessions(rows: Array<Record<string, unknown>>, derived: Map<stri
     const s = derived.get(id);
     if (s === undefined) return `ledger_sessions has session ${JSON.stringify(id)}, which has no entries`;
     const expected = [s.firstSeq, s.lastSeq, s.count, s.firstTimestamp, s.lastTimestamp, s.headEntryHash];
-    const actual = [row['first_seq'], row['last_seq'], row['entry_count'], row['first_timestamp'], row['last_timestamp'], row['head_entry_hash']];
+    const actual = [
+      row['first_seq'],
+      row['last_seq'],
+      row['entry_count'],
+      row['first_timestamp'],
+      row['last_timestamp'],
+      row['head_entry_hash'],
+    ];
     if (expected.some((v, i) => v !== actual[i])) {
       return `ledger_sessions row for session ${JSON.stringify(id)} does not match its entries (run \`chio ledger rebuild-projections\` after checking why)`;
     }

@@ -39,22 +39,31 @@ export type ReservationSync = 'full' | 'normal';
  * commit; any other failure is a fault that rolls the whole batch back and is thrown (raw: the
  * caller words it per op with `faultFor`).
  */
-export function commitOps(ledger: Ledger, inserter: EntryInserter, ops: readonly WriteOp[], reservationSync: ReservationSync = 'full'): OpOutcome[] {
+export function commitOps(
+  ledger: Ledger,
+  inserter: EntryInserter,
+  ops: readonly WriteOp[],
+  reservationSync: ReservationSync = 'full',
+): OpOutcome[] {
   const run = () =>
-    ledger.db.transaction(() =>
-      ops.map((op): OpOutcome => {
-        if (op.kind === 'reserve') {
-          const outcome = reserveInTransaction(ledger, op.reservation);
-          return outcome instanceof ChioError ? { ok: false, error: outcome } : { ok: true, kind: 'reserve', outcome };
-        }
-        try {
-          return { ok: true, kind: 'append', result: inserter.insertLinked(op.entry) };
-        } catch (e) {
-          if (!(e instanceof ChioError)) throw e;
-          return { ok: false, error: e };
-        }
-      }),
-    ).immediate();
+    ledger.db
+      .transaction(() =>
+        ops.map((op): OpOutcome => {
+          if (op.kind === 'reserve') {
+            const outcome = reserveInTransaction(ledger, op.reservation);
+            return outcome instanceof ChioError
+              ? { ok: false, error: outcome }
+              : { ok: true, kind: 'reserve', outcome };
+          }
+          try {
+            return { ok: true, kind: 'append', result: inserter.insertLinked(op.entry) };
+          } catch (e) {
+            if (!(e instanceof ChioError)) throw e;
+            return { ok: false, error: e };
+          }
+        }),
+      )
+      .immediate();
   if (reservationSync === 'full' || ops.some((op) => op.kind === 'append')) return run();
   return withoutFsync(ledger, run);
 }

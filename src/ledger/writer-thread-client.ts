@@ -31,7 +31,9 @@ export class ThreadCommitter {
 
   private constructor(private readonly worker: Worker) {
     worker.on('message', (msg: FromWriterThread) => this.receive(msg));
-    worker.on('error', (e) => this.die(new ChioError('CHIO-LEDGER-APPEND-FAILED', `the writer thread failed: ${e.message}`, { cause: e })));
+    worker.on('error', (e) =>
+      this.die(new ChioError('CHIO-LEDGER-APPEND-FAILED', `the writer thread failed: ${e.message}`, { cause: e })),
+    );
     worker.on('exit', (code) => {
       this.die(new ChioError('CHIO-LEDGER-APPEND-FAILED', `the writer thread exited (code ${code})`));
       this.closing?.();
@@ -40,7 +42,11 @@ export class ThreadCommitter {
   }
 
   /** Starts the thread and waits until it has opened (and if need be created) the ledger. */
-  static start(path: string, options: OpenLedgerOptions, reservationSync: ReservationSync = 'full'): Promise<ThreadCommitter> {
+  static start(
+    path: string,
+    options: OpenLedgerOptions,
+    reservationSync: ReservationSync = 'full',
+  ): Promise<ThreadCommitter> {
     const worker = new Worker(WORKER_URL, { workerData: { path, options, reservationSync } });
     return new Promise((resolve, reject) => {
       const onMessage = (msg: FromWriterThread) => {
@@ -51,7 +57,10 @@ export class ThreadCommitter {
           void worker.terminate();
         }
       };
-      const onError = (e: Error) => reject(new ChioError('CHIO-LEDGER-APPEND-FAILED', `the writer thread failed to start: ${e.message}`, { cause: e }));
+      const onError = (e: Error) =>
+        reject(
+          new ChioError('CHIO-LEDGER-APPEND-FAILED', `the writer thread failed to start: ${e.message}`, { cause: e }),
+        );
       worker.once('message', onMessage);
       worker.once('error', onError);
     });
@@ -83,7 +92,10 @@ export class ThreadCommitter {
     this.waiting.delete(msg.id);
     if (this.waiting.size === 0) this.worker.unref();
     if (msg.type === 'failed') waiter.reject(fromWire(msg.error));
-    else waiter.resolve(msg.outcomes.map((o: WireOutcome): OpOutcome => (o.ok ? o : { ok: false, error: fromWire(o.error) })));
+    else
+      waiter.resolve(
+        msg.outcomes.map((o: WireOutcome): OpOutcome => (o.ok ? o : { ok: false, error: fromWire(o.error) })),
+      );
   }
 
   private die(error: ChioError): void {

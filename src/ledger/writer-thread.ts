@@ -17,7 +17,9 @@ const port = parentPort;
 if (port === null) throw new Error('writer-thread.js runs only as a worker thread');
 
 function toWire(e: unknown): WireError {
-  return e instanceof ChioError ? { code: e.code, message: e.message } : { code: 'CHIO-LEDGER-APPEND-FAILED', message: String((e as Error)?.message ?? e) };
+  return e instanceof ChioError
+    ? { code: e.code, message: e.message }
+    : { code: 'CHIO-LEDGER-APPEND-FAILED', message: String((e as Error)?.message ?? e) };
 }
 
 const send = (msg: FromWriterThread) => port.postMessage(msg);
@@ -31,14 +33,22 @@ function serve(ledger: Ledger, inserter: EntryInserter, reservationSync: Reserva
     }
     try {
       const outcomes = commitOps(ledger, inserter, msg.ops, reservationSync);
-      send({ type: 'committed', id: msg.id, outcomes: outcomes.map((o) => (o.ok ? o : { ok: false, error: toWire(o.error) })) });
+      send({
+        type: 'committed',
+        id: msg.id,
+        outcomes: outcomes.map((o) => (o.ok ? o : { ok: false, error: toWire(o.error) })),
+      });
     } catch (e) {
       send({ type: 'failed', id: msg.id, error: toWire(e) });
     }
   });
 }
 
-const { path, options, reservationSync } = workerData as { path: string; options: OpenLedgerOptions; reservationSync: ReservationSync };
+const { path, options, reservationSync } = workerData as {
+  path: string;
+  options: OpenLedgerOptions;
+  reservationSync: ReservationSync;
+};
 try {
   const ledger = openLedger(path, { ...options, readonly: false });
   serve(ledger, new EntryInserter(ledger), reservationSync);

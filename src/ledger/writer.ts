@@ -51,7 +51,10 @@ export interface LedgerWriterStats {
 
 class SameThreadCommitter implements BatchCommitter {
   private readonly inserter: EntryInserter;
-  constructor(private readonly ledger: Ledger, private readonly reservationSync: ReservationSync) {
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly reservationSync: ReservationSync,
+  ) {
     if (ledger.readonly) throw new ChioError('CHIO-LEDGER-APPEND-FAILED', 'the ledger was opened read-only');
     this.inserter = new EntryInserter(ledger);
   }
@@ -154,7 +157,11 @@ export class LedgerWriter {
         continue;
       }
       if (Array.isArray(outcomes)) this.settle(batch, outcomes);
-      else outcomes.then((o) => this.settle(batch, o), (e: unknown) => this.settle(batch, e));
+      else
+        outcomes.then(
+          (o) => this.settle(batch, o),
+          (e: unknown) => this.settle(batch, e),
+        );
     }
   }
 

@@ -26,7 +26,9 @@ export function canonicalMembers(receipt: Readonly<Record<string, unknown>>): Ma
  * parameters canonicalized once: their text is needed both inside the action member and for
  * `parameter_hash = sha256(JCS(parameters))` (DESIGN §4).
  */
-export function receiptMembers(receipt: Readonly<Record<string, unknown>> & { action: { parameters: unknown; parameter_hash: string } }): {
+export function receiptMembers(
+  receipt: Readonly<Record<string, unknown>> & { action: { parameters: unknown; parameter_hash: string } },
+): {
   members: Map<string, string>;
   parametersText: string;
 } {

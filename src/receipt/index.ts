@@ -10,7 +10,16 @@ export {
   GuardEvidenceSchema,
   describeIssues,
 } from './schema.js';
-export type { Receipt, ReceiptDraft, Decision, Verdict, GuardEvidence, ReceiptKind, TrustLevel, BoundaryClass } from './schema.js';
+export type {
+  Receipt,
+  ReceiptDraft,
+  Decision,
+  Verdict,
+  GuardEvidence,
+  ReceiptKind,
+  TrustLevel,
+  BoundaryClass,
+} from './schema.js';
 export { semanticViolation } from './semantics.js';
 export { signReceipt, signReceiptAsync, trustedBodyText, SIGNING_NONCE_KEY } from './sign.js';
 export type { SignOptions } from './sign.js';

@@ -52,7 +52,12 @@ export function redactionKeyId(key: Uint8Array): string {
 
 /** The JCS text the salt is the HMAC of. */
 export function saltInputText(input: SaltInput): string {
-  return canonicalJson({ capability_id: input.capabilityId, purpose: PARAMETER_SALT_SCHEME, signing_nonce: input.signingNonce, timestamp: input.timestamp });
+  return canonicalJson({
+    capability_id: input.capabilityId,
+    purpose: PARAMETER_SALT_SCHEME,
+    signing_nonce: input.signingNonce,
+    timestamp: input.timestamp,
+  });
 }
 
 /** The per-receipt salt, 64 hex: the operator can disclose one receipt's salt without the key or any other salt. */
@@ -66,7 +71,9 @@ export function saltedParameterHash(salt: string, parameters: unknown): string {
 }
 
 /** The marker of a salted receipt, or undefined (redaction_mode none, or a hash not made this way). */
-export function parameterSaltMarker(receipt: Pick<Receipt, 'redaction_mode' | 'metadata'>): ParameterSaltMarker | undefined {
+export function parameterSaltMarker(
+  receipt: Pick<Receipt, 'redaction_mode' | 'metadata'>,
+): ParameterSaltMarker | undefined {
   if (receipt.redaction_mode === 'none') return undefined;
   const parsed = ParameterSaltMarkerSchema.safeParse(receipt.metadata?.[PARAMETER_SALT_KEY]);
   return parsed.success ? parsed.data : undefined;
@@ -75,7 +82,9 @@ export function parameterSaltMarker(receipt: Pick<Receipt, 'redaction_mode' | 'm
 /** The salt input a signed receipt names (its signing nonce must be a string). */
 export function saltInputOf(receipt: Pick<Receipt, 'capability_id' | 'timestamp' | 'metadata'>): SaltInput | undefined {
   const nonce = receipt.metadata?.[SIGNING_NONCE_KEY];
-  return typeof nonce === 'string' ? { capabilityId: receipt.capability_id, timestamp: receipt.timestamp, signingNonce: nonce } : undefined;
+  return typeof nonce === 'string'
+    ? { capabilityId: receipt.capability_id, timestamp: receipt.timestamp, signingNonce: nonce }
+    : undefined;
 }
 
 export type DisclosureVerdict =
@@ -91,9 +100,10 @@ export function checkDisclosure(receipt: Receipt, salt: string, parameters: unkn
     return {
       ok: false,
       reason: 'not_salted',
-      message: receipt.redaction_mode === 'none'
-        ? `receipt ${receipt.id} is not redacted: its parameters are in the receipt and parameter_hash = H(parameters)`
-        : `receipt ${receipt.id} has no metadata.${PARAMETER_SALT_KEY}: its parameter_hash was not salted by ${PARAMETER_SALT_SCHEME}`,
+      message:
+        receipt.redaction_mode === 'none'
+          ? `receipt ${receipt.id} is not redacted: its parameters are in the receipt and parameter_hash = H(parameters)`
+          : `receipt ${receipt.id} has no metadata.${PARAMETER_SALT_KEY}: its parameter_hash was not salted by ${PARAMETER_SALT_SCHEME}`,
     };
   }
   if (!isHex(salt, 32)) return { ok: false, reason: 'bad_salt', message: 'a salt is 64 lowercase hex characters' };
@@ -101,9 +111,17 @@ export function checkDisclosure(receipt: Receipt, salt: string, parameters: unkn
   try {
     hash = saltedParameterHash(salt, parameters);
   } catch (e) {
-    return { ok: false, reason: 'not_canonical', message: `the disclosed parameters cannot be hashed: ${(e as Error).message}` };
+    return {
+      ok: false,
+      reason: 'not_canonical',
+      message: `the disclosed parameters cannot be hashed: ${(e as Error).message}`,
+    };
   }
   return hash === receipt.action.parameter_hash
     ? { ok: true, parameterHash: hash }
-    : { ok: false, reason: 'mismatch', message: `sha256(JCS({parameters, salt})) = ${hash} is not the receipt's parameter_hash ${receipt.action.parameter_hash}` };
+    : {
+        ok: false,
+        reason: 'mismatch',
+        message: `sha256(JCS({parameters, salt})) = ${hash} is not the receipt's parameter_hash ${receipt.action.parameter_hash}`,
+      };
 }

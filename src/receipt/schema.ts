@@ -35,7 +35,11 @@ export type Verdict = Decision['verdict'];
 
 export const ReceiptKindSchema = z.enum(['mediated_decision', 'trace_observation', 'advisory_evaluation']);
 export const BoundaryClassSchema = z.enum(['prevent', 'detect_only', 'advisory_only']);
-export const ToolOriginSchema = z.enum(['caller_executed', 'host_executed_provider_reported', 'host_executed_unmediated']);
+export const ToolOriginSchema = z.enum([
+  'caller_executed',
+  'host_executed_provider_reported',
+  'host_executed_unmediated',
+]);
 export const RedactionModeSchema = z.enum(['none', 'summary', 'redacted']);
 export const TrustLevelSchema = z.enum(['mediated', 'verified', 'advisory']);
 export type ReceiptKind = z.infer<typeof ReceiptKindSchema>;

@@ -6,7 +6,10 @@
  */
 import type { BoundaryClass, Decision, ReceiptKind, TrustLevel } from './schema.js';
 
-const RULES: Record<ReceiptKind, { boundary_class: BoundaryClass; trust_level: TrustLevel; decision: 'required' | 'absent' }> = {
+const RULES: Record<
+  ReceiptKind,
+  { boundary_class: BoundaryClass; trust_level: TrustLevel; decision: 'required' | 'absent' }
+> = {
   mediated_decision: { boundary_class: 'prevent', trust_level: 'mediated', decision: 'required' },
   trace_observation: { boundary_class: 'detect_only', trust_level: 'verified', decision: 'absent' },
   advisory_evaluation: { boundary_class: 'advisory_only', trust_level: 'advisory', decision: 'absent' },

@@ -63,7 +63,9 @@ function prepare(draft: ReceiptDraft, publicKeyHex: string, options: SignOptions
   const parsed = ReceiptDraftSchema.safeParse(draft);
   if (!parsed.success) {
     const issues = describeIssues(parsed.error);
-    throw new ChioError('CHIO-RECEIPT-INVALID', `receipt draft is invalid: ${issues.join('; ')}`, { details: { issues } });
+    throw new ChioError('CHIO-RECEIPT-INVALID', `receipt draft is invalid: ${issues.join('; ')}`, {
+      details: { issues },
+    });
   }
   const d = parsed.data;
   const violation = semanticViolation(d);
@@ -77,11 +79,17 @@ function prepare(draft: ReceiptDraft, publicKeyHex: string, options: SignOptions
   if (d.redaction_mode === 'none') {
     const actual = sha256Hex(parametersText);
     if (parameterHash !== undefined && parameterHash !== actual) {
-      throw new ChioError('CHIO-RECEIPT-PARAMETER-HASH', `parameter_hash ${parameterHash} is not H(parameters) = ${actual}`);
+      throw new ChioError(
+        'CHIO-RECEIPT-PARAMETER-HASH',
+        `parameter_hash ${parameterHash} is not H(parameters) = ${actual}`,
+      );
     }
     parameterHash = actual;
   } else if (parameterHash === undefined) {
-    throw new ChioError('CHIO-RECEIPT-PARAMETER-HASH', `a ${d.redaction_mode} receipt needs the parameter_hash of the original parameters`);
+    throw new ChioError(
+      'CHIO-RECEIPT-PARAMETER-HASH',
+      `a ${d.redaction_mode} receipt needs the parameter_hash of the original parameters`,
+    );
   }
 
   const existingNonce = d.metadata?.[SIGNING_NONCE_KEY];
@@ -120,7 +128,11 @@ export function signReceipt(draft: ReceiptDraft, signer: Ed25519Signer, options:
  * The same receipt, with the Ed25519 step on libuv's thread pool: a producer serving many calls
  * at once keeps its own thread for the rest of its work. Identical bytes to `signReceipt`.
  */
-export async function signReceiptAsync(draft: ReceiptDraft, signer: Ed25519Signer, options: SignOptions = {}): Promise<Receipt> {
+export async function signReceiptAsync(
+  draft: ReceiptDraft,
+  signer: Ed25519Signer,
+  options: SignOptions = {},
+): Promise<Receipt> {
   const pending = prepare(draft, signer.publicKeyHex, options);
   return finish(pending, await signer.signAsync(pending.signed));
 }

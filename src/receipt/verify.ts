@@ -53,7 +53,8 @@ export function verifyReceipt(input: unknown, options: VerifyReceiptOptions = {}
     throw e;
   }
   const id = computeReceiptId(members);
-  if (id !== receipt.id) return fail('id', `id ${receipt.id} does not match the content (recomputed ${id})`, receipt.id);
+  if (id !== receipt.id)
+    return fail('id', `id ${receipt.id} does not match the content (recomputed ${id})`, receipt.id);
   const violation = semanticViolation(receipt);
   if (violation !== null) return fail('semantics', violation, receipt.id);
   if (options.trustedKernelKeys !== undefined && !options.trustedKernelKeys.has(receipt.kernel_key)) {
@@ -69,7 +70,11 @@ export function verifyReceipt(input: unknown, options: VerifyReceiptOptions = {}
   if (receipt.redaction_mode === 'none') {
     const hash = sha256Hex(parametersText);
     if (hash !== receipt.action.parameter_hash) {
-      return fail('parameter_hash', `parameter_hash ${receipt.action.parameter_hash} is not H(parameters) = ${hash}`, receipt.id);
+      return fail(
+        'parameter_hash',
+        `parameter_hash ${receipt.action.parameter_hash} is not H(parameters) = ${hash}`,
+        receipt.id,
+      );
     }
   }
   return { ok: true, receipt, id, body: bodyText(members), signed };

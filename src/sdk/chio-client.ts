@@ -12,7 +12,11 @@ import { z } from 'zod';
 import { ChioError } from '../errors.js';
 
 /** What the edge says about the receipt of a call (the full receipt: ReceiptQueryClient.get(id)). */
-const ReceiptRefSchema = z.object({ id: z.string(), decision: z.string().nullable(), seq: z.number().int().positive() });
+const ReceiptRefSchema = z.object({
+  id: z.string(),
+  decision: z.string().nullable(),
+  seq: z.number().int().positive(),
+});
 export type ReceiptRef = z.infer<typeof ReceiptRefSchema>;
 
 export type GovernedToolResult = CallToolResult & {
@@ -56,7 +60,10 @@ export class ChioSession {
 }
 
 export class ChioClient {
-  private constructor(private readonly endpoint: URL, private readonly token: string) {}
+  private constructor(
+    private readonly endpoint: URL,
+    private readonly token: string,
+  ) {}
 
   /**
    * A client that sends `Authorization: Bearer <token>` on every request. `url` is the edge's base
@@ -69,19 +76,26 @@ export class ChioClient {
     } catch (e) {
       throw new ChioError('CHIO-SDK-RESPONSE', `not a URL: ${url}`, { cause: e });
     }
-    if (!endpoint.pathname.endsWith('/mcp')) endpoint = new URL(`${endpoint.pathname.replace(/\/$/, '')}/mcp`, endpoint);
+    if (!endpoint.pathname.endsWith('/mcp'))
+      endpoint = new URL(`${endpoint.pathname.replace(/\/$/, '')}/mcp`, endpoint);
     return new ChioClient(endpoint, token);
   }
 
   /** Connects and initializes one MCP session (`initialize` and `notifications/initialized`). */
   async initialize(): Promise<ChioSession> {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const transport = new StreamableHTTPClientTransport(this.endpoint, { requestInit: { headers: { authorization: `Bearer ${this.token}` } } });
+    const transport = new StreamableHTTPClientTransport(this.endpoint, {
+      requestInit: { headers: { authorization: `Bearer ${this.token}` } },
+    });
     try {
       await client.connect(transport);
     } catch (e) {
       await client.close().catch(() => {});
-      throw new ChioError('CHIO-SDK-RESPONSE', `cannot initialize an MCP session with ${this.endpoint.href}: ${(e as Error).message}`, { cause: e });
+      throw new ChioError(
+        'CHIO-SDK-RESPONSE',
+        `cannot initialize an MCP session with ${this.endpoint.href}: ${(e as Error).message}`,
+        { cause: e },
+      );
     }
     return new ChioSession(client);
   }

@@ -24,15 +24,32 @@ export interface ReceiptQuery {
 }
 
 /** A signed receipt as served: its members are the receipt's (chio.receipt.v1); `id` always present. */
-const ServedReceiptSchema = z.looseObject({ id: z.string(), timestamp: z.number(), tool_server: z.string(), tool_name: z.string(), signature: z.string() });
+const ServedReceiptSchema = z.looseObject({
+  id: z.string(),
+  timestamp: z.number(),
+  tool_server: z.string(),
+  tool_name: z.string(),
+  signature: z.string(),
+});
 export type ServedReceipt = z.infer<typeof ServedReceiptSchema>;
 
-const ReceiptPageSchema = z.object({ receipts: z.array(ServedReceiptSchema), totalCount: z.number().int().nonnegative(), nextCursor: z.number().int().nullable() });
+const ReceiptPageSchema = z.object({
+  receipts: z.array(ServedReceiptSchema),
+  totalCount: z.number().int().nonnegative(),
+  nextCursor: z.number().int().nullable(),
+});
 export type ReceiptPage = z.infer<typeof ReceiptPageSchema>;
 
 const ReceiptDetailSchema = z.object({
   receipt: ServedReceiptSchema,
-  position: z.object({ seq: z.number().int(), sessionId: z.string().nullable(), sessionPrevSeq: z.number().int().nullable(), prevHash: z.string(), entryHash: z.string(), producer: z.string() }),
+  position: z.object({
+    seq: z.number().int(),
+    sessionId: z.string().nullable(),
+    sessionPrevSeq: z.number().int().nullable(),
+    prevHash: z.string(),
+    entryHash: z.string(),
+    producer: z.string(),
+  }),
   verification: z.object({ ok: z.boolean(), signature: z.string(), entryHash: z.string() }),
 });
 export type ReceiptDetail = z.infer<typeof ReceiptDetailSchema>;
@@ -47,7 +64,10 @@ export class ReceiptQueryClient {
   private readonly base: URL;
 
   /** `url`: the service (`chio serve`) or a hosted edge's base URL; `token`: its bearer token. */
-  constructor(url: string, private readonly token: string) {
+  constructor(
+    url: string,
+    private readonly token: string,
+  ) {
     this.base = new URL(url.endsWith('/') ? url : `${url}/`);
   }
 
@@ -91,11 +111,17 @@ export class ReceiptQueryClient {
     if (!res.ok) {
       const err = ErrorBodySchema.safeParse(body);
       // The service's own code when it is one Chio knows; anything else is the SDK's.
-      if (err.success && Object.hasOwn(ERROR_CATALOGUE, err.data.error.code)) throw new ChioError(err.data.error.code as ChioErrorCode, err.data.error.message);
-      throw fault(`the audit API answered ${res.status}${err.success ? `: ${err.data.error.code}: ${err.data.error.message}` : ''}`);
+      if (err.success && Object.hasOwn(ERROR_CATALOGUE, err.data.error.code))
+        throw new ChioError(err.data.error.code as ChioErrorCode, err.data.error.message);
+      throw fault(
+        `the audit API answered ${res.status}${err.success ? `: ${err.data.error.code}: ${err.data.error.message}` : ''}`,
+      );
     }
     const parsed = schema.safeParse(body);
-    if (!parsed.success) throw fault(`the audit API's answer is not what this SDK expects: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    if (!parsed.success)
+      throw fault(
+        `the audit API's answer is not what this SDK expects: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+      );
     return parsed.data;
   }
 }

@@ -16,9 +16,23 @@ export const INTERNAL_ERROR = -32603;
 export const RequestIdSchema = z.union([z.string(), z.number().int()]);
 export type RequestId = z.infer<typeof RequestIdSchema>;
 
-const RequestSchema = z.object({ jsonrpc: z.literal('2.0'), id: RequestIdSchema, method: z.string().min(1), params: z.record(z.string(), z.unknown()).optional() });
-const NotificationSchema = z.object({ jsonrpc: z.literal('2.0'), method: z.string().min(1), params: z.record(z.string(), z.unknown()).optional() });
-const ResponseSchema = z.object({ jsonrpc: z.literal('2.0'), id: RequestIdSchema.nullable(), result: z.unknown().optional(), error: z.unknown().optional() });
+const RequestSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: RequestIdSchema,
+  method: z.string().min(1),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+const NotificationSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  method: z.string().min(1),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+const ResponseSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: RequestIdSchema.nullable(),
+  result: z.unknown().optional(),
+  error: z.unknown().optional(),
+});
 
 export type JsonRpcRequest = z.infer<typeof RequestSchema>;
 export type JsonRpcNotification = z.infer<typeof NotificationSchema>;
@@ -36,20 +50,30 @@ export interface ClassifyOptions {
 }
 
 export function classify(value: unknown, options: ClassifyOptions = {}): Incoming {
-  if (Array.isArray(value)) return { kind: 'invalid', id: null, reason: options.batchReason ?? 'batches are not supported' };
-  if (value === null || typeof value !== 'object') return { kind: 'invalid', id: null, reason: 'a message is a JSON object' };
+  if (Array.isArray(value))
+    return { kind: 'invalid', id: null, reason: options.batchReason ?? 'batches are not supported' };
+  if (value === null || typeof value !== 'object')
+    return { kind: 'invalid', id: null, reason: 'a message is a JSON object' };
   const v = value as Record<string, unknown>;
   const id = RequestIdSchema.safeParse(v['id']).success ? (v['id'] as RequestId) : null;
   if ('method' in v) {
     if ('id' in v) {
       const r = RequestSchema.safeParse(v);
-      return r.success ? { kind: 'request', message: r.data } : { kind: 'invalid', id, reason: 'not a valid JSON-RPC 2.0 request (jsonrpc "2.0", string or integer id, method, object params)' };
+      return r.success
+        ? { kind: 'request', message: r.data }
+        : {
+            kind: 'invalid',
+            id,
+            reason: 'not a valid JSON-RPC 2.0 request (jsonrpc "2.0", string or integer id, method, object params)',
+          };
     }
     const n = NotificationSchema.safeParse(v);
-    return n.success ? { kind: 'notification', message: n.data } : { kind: 'invalid', id: null, reason: 'not a valid JSON-RPC 2.0 notification' };
+    return n.success
+      ? { kind: 'notification', message: n.data }
+      : { kind: 'invalid', id: null, reason: 'not a valid JSON-RPC 2.0 notification' };
   }
   const r = ResponseSchema.safeParse(v);
-  if (r.success && ('result' in v) !== ('error' in v)) return { kind: 'response', message: r.data };
+  if (r.success && 'result' in v !== 'error' in v) return { kind: 'response', message: r.data };
   return { kind: 'invalid', id, reason: 'not a JSON-RPC 2.0 request, notification or response' };
 }
 
@@ -63,7 +87,11 @@ export function resultResponse(id: RequestId, result: unknown): object {
 
 /** A failure that becomes a JSON-RPC error response. */
 export class RpcError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: unknown) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
     super(message);
   }
 }

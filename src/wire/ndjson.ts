@@ -18,7 +18,11 @@ export interface LineHandlers {
 }
 
 /** Resolves when the input ends. Attacker-controlled bytes. */
-export async function readLines(input: Readable | AsyncIterable<Buffer | string>, handlers: LineHandlers, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES): Promise<void> {
+export async function readLines(
+  input: Readable | AsyncIterable<Buffer | string>,
+  handlers: LineHandlers,
+  maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+): Promise<void> {
   let buffered: Buffer[] = [];
   let size = 0;
   let skipping = false;

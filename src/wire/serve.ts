@@ -24,23 +24,27 @@ export async function serveJsonRpcLines(
   maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
 ): Promise<void> {
   const pending = new Set<Promise<void>>();
-  await readLines(input, {
-    onLine(line) {
-      if (line.trim() === '') return;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch (e) {
-        write(errorResponse(null, PARSE_ERROR, `parse error: ${(e as Error).message}`));
-        return;
-      }
-      const p = handle(value).then((response) => {
-        if (response !== null) write(response);
-      });
-      pending.add(p);
-      void p.finally(() => pending.delete(p));
+  await readLines(
+    input,
+    {
+      onLine(line) {
+        if (line.trim() === '') return;
+        let value: unknown;
+        try {
+          value = JSON.parse(line);
+        } catch (e) {
+          write(errorResponse(null, PARSE_ERROR, `parse error: ${(e as Error).message}`));
+          return;
+        }
+        const p = handle(value).then((response) => {
+          if (response !== null) write(response);
+        });
+        pending.add(p);
+        void p.finally(() => pending.delete(p));
+      },
+      onOversize: (limit) => write(errorResponse(null, INVALID_REQUEST, `message larger than ${limit} bytes refused`)),
     },
-    onOversize: (limit) => write(errorResponse(null, INVALID_REQUEST, `message larger than ${limit} bytes refused`)),
-  }, maxMessageBytes);
+    maxMessageBytes,
+  );
   while (pending.size > 0) await Promise.all([...pending]);
 }

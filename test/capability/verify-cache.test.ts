@@ -5,7 +5,13 @@
 // every check that depends on the call or the clock still runs on a hit; junk and endless distinct
 // tokens cannot grow the cache past its bound.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { capabilityCacheStats, clearCapabilityCache, delegateCapability, issueCapability, verifyCapability } from '../../src/capability/index.js';
+import {
+  capabilityCacheStats,
+  clearCapabilityCache,
+  delegateCapability,
+  issueCapability,
+  verifyCapability,
+} from '../../src/capability/index.js';
 import type { CallTarget, CapabilityToken } from '../../src/capability/index.js';
 import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
 
@@ -18,18 +24,51 @@ const TTL = 3600;
 
 const root = issueCapability(kernel, {
   subject: agent.publicKeyHex,
-  scope: { grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'], constraints: [{ type: 'path_prefix', value: '/workspace' }], max_invocations: 10 }] },
+  scope: {
+    grants: [
+      {
+        server_id: 'fs',
+        tool_name: 'read_file',
+        operations: ['invoke'],
+        constraints: [{ type: 'path_prefix', value: '/workspace' }],
+        max_invocations: 10,
+      },
+    ],
+  },
   ttlSeconds: TTL,
   now: NOW,
 });
 const child = delegateCapability(root, agent, {
   delegatee: helper.publicKeyHex,
-  scope: { grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'], constraints: [{ type: 'path_prefix', value: '/workspace/docs' }], max_invocations: 3 }] },
+  scope: {
+    grants: [
+      {
+        server_id: 'fs',
+        tool_name: 'read_file',
+        operations: ['invoke'],
+        constraints: [{ type: 'path_prefix', value: '/workspace/docs' }],
+        max_invocations: 3,
+      },
+    ],
+  },
   now: NOW,
 });
-const read = (path: string): CallTarget => ({ serverId: 'fs', toolName: 'read_file', operation: 'invoke', arguments: { path } });
-const verify = (t: unknown, extra: { now?: number; caller?: string; target?: CallTarget; trusted?: ReadonlySet<string> } = {}) =>
-  verifyCapability(t, { target: extra.target ?? read('/workspace/docs/a.md'), caller: extra.caller ?? agent.publicKeyHex, trustedIssuers: extra.trusted ?? trustedIssuers, now: extra.now ?? NOW + 10 });
+const read = (path: string): CallTarget => ({
+  serverId: 'fs',
+  toolName: 'read_file',
+  operation: 'invoke',
+  arguments: { path },
+});
+const verify = (
+  t: unknown,
+  extra: { now?: number; caller?: string; target?: CallTarget; trusted?: ReadonlySet<string> } = {},
+) =>
+  verifyCapability(t, {
+    target: extra.target ?? read('/workspace/docs/a.md'),
+    caller: extra.caller ?? agent.publicKeyHex,
+    trustedIssuers: extra.trusted ?? trustedIssuers,
+    now: extra.now ?? NOW + 10,
+  });
 const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 beforeEach(() => clearCapabilityCache());
@@ -68,7 +107,7 @@ describe('a token changed after a cached success is checked in full and refused'
     expect(capabilityCacheStats().hits).toBe(hits + 1);
   });
 
-  it('every one-character alteration of a cached token\'s JSON text is refused', () => {
+  it("every one-character alteration of a cached token's JSON text is refused", () => {
     expect(verify(root).ok).toBe(true);
     const text = JSON.stringify(root);
     let judged = 0;
@@ -81,26 +120,36 @@ describe('a token changed after a cached success is checked in full and refused'
         continue; // not JSON: never reaches a verifier
       }
       judged++;
-      const verdict = verify(altered, { target: { ...read('/workspace/docs/a.md'), serverId: (altered as { scope?: { grants?: Array<{ server_id?: string }> } }).scope?.grants?.[0]?.server_id ?? 'fs' } });
+      const verdict = verify(altered, {
+        target: {
+          ...read('/workspace/docs/a.md'),
+          serverId:
+            (altered as { scope?: { grants?: Array<{ server_id?: string }> } }).scope?.grants?.[0]?.server_id ?? 'fs',
+        },
+      });
       expect(verdict.ok, `altered at ${i}: ${text.slice(Math.max(0, i - 10), i + 10)}`).toBe(false);
     }
     expect(judged).toBeGreaterThan(text.length / 2);
     expect(capabilityCacheStats().size).toBe(1);
   });
 
-  it('an ancestor in the delegation chain (not covered by the token\'s own signature) changed after a hit', () => {
+  it("an ancestor in the delegation chain (not covered by the token's own signature) changed after a hit", () => {
     expect(verify(child, { caller: helper.publicKeyHex }).ok).toBe(true);
     expect(verify(child, { caller: helper.publicKeyHex }).ok).toBe(true);
     expect(capabilityCacheStats().hits).toBe(1);
     const widened = copy(child);
     widened.delegation_chain![0]!.scope.grants[0]!.max_invocations = 1_000_000;
-    expect(verify(widened, { caller: helper.publicKeyHex })).toMatchObject({ ok: false, check: 'delegation', reason: expect.stringMatching(/invalid signature/) });
+    expect(verify(widened, { caller: helper.publicKeyHex })).toMatchObject({
+      ok: false,
+      check: 'delegation',
+      reason: expect.stringMatching(/invalid signature/),
+    });
     const dropped = copy(child);
     delete dropped.delegation_chain;
     expect(verify(dropped, { caller: helper.publicKeyHex })).toMatchObject({ ok: false, check: 'delegation' });
   });
 
-  it('changing the verdict\'s token does not change what the cache vouches for', () => {
+  it("changing the verdict's token does not change what the cache vouches for", () => {
     const verdict = verify(copy(root));
     if (!verdict.ok) throw new Error('expected the token to verify');
     verdict.token.scope.grants[0]!.operations.push('delegate');
@@ -124,17 +173,32 @@ describe('a hit still runs every check that depends on the call or the clock', (
     expect(verify(root).ok).toBe(true);
     expect(verify(root, { caller: helper.publicKeyHex })).toMatchObject({ ok: false, check: 'subject' });
     expect(verify(root, { trusted: new Set() })).toMatchObject({ ok: false, check: 'untrusted_issuer' });
-    expect(verify(root, { trusted: new Set([helper.publicKeyHex]) })).toMatchObject({ ok: false, check: 'untrusted_issuer' });
-    expect(verify(root, { target: { ...read('/workspace/a'), toolName: 'write_file' } })).toMatchObject({ ok: false, check: 'scope' });
+    expect(verify(root, { trusted: new Set([helper.publicKeyHex]) })).toMatchObject({
+      ok: false,
+      check: 'untrusted_issuer',
+    });
+    expect(verify(root, { target: { ...read('/workspace/a'), toolName: 'write_file' } })).toMatchObject({
+      ok: false,
+      check: 'scope',
+    });
     expect(verify(root, { target: read('/etc/shadow') })).toMatchObject({ ok: false, check: 'constraint' });
     expect(capabilityCacheStats().hits).toBe(5);
   });
 
   it('a cached delegated token whose root is no longer trusted is refused', () => {
     expect(verify(child, { caller: helper.publicKeyHex }).ok).toBe(true);
-    expect(verify(child, { caller: helper.publicKeyHex, trusted: new Set([agent.publicKeyHex]) })).toMatchObject({ ok: false, check: 'delegation' });
-    expect(verify(child, { caller: helper.publicKeyHex, target: read('/workspace/src/a.ts') })).toMatchObject({ ok: false, check: 'constraint' });
-    expect(verify(child, { caller: helper.publicKeyHex, now: root.expires_at })).toMatchObject({ ok: false, check: 'expired' });
+    expect(verify(child, { caller: helper.publicKeyHex, trusted: new Set([agent.publicKeyHex]) })).toMatchObject({
+      ok: false,
+      check: 'delegation',
+    });
+    expect(verify(child, { caller: helper.publicKeyHex, target: read('/workspace/src/a.ts') })).toMatchObject({
+      ok: false,
+      check: 'constraint',
+    });
+    expect(verify(child, { caller: helper.publicKeyHex, now: root.expires_at })).toMatchObject({
+      ok: false,
+      check: 'expired',
+    });
     expect(capabilityCacheStats().hits).toBe(3);
   });
 });
@@ -145,7 +209,12 @@ describe('the cache is bounded', () => {
     expect(limit).toBeLessThanOrEqual(4096);
     let first: CapabilityToken | undefined;
     for (let i = 0; i < 10_000; i++) {
-      const t = issueCapability(kernel, { subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'] }] }, ttlSeconds: TTL + i, now: NOW });
+      const t = issueCapability(kernel, {
+        subject: agent.publicKeyHex,
+        scope: { grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'] }] },
+        ttlSeconds: TTL + i,
+        now: NOW,
+      });
       first ??= t;
       expect(verify(t).ok).toBe(true);
       if (i === 0) expect(verify(root).ok).toBe(true);
@@ -167,7 +236,12 @@ describe('the cache is bounded', () => {
       const forged = copy(root);
       forged.expires_at = NOW + TTL + 1 + i;
       expect(verify(forged).ok).toBe(false);
-      const selfSigned = issueCapability(rogue, { subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'] }] }, ttlSeconds: TTL + i, now: NOW });
+      const selfSigned = issueCapability(rogue, {
+        subject: agent.publicKeyHex,
+        scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'] }] },
+        ttlSeconds: TTL + i,
+        now: NOW,
+      });
       expect(verify(selfSigned)).toMatchObject({ ok: false, check: 'untrusted_issuer' });
       expect(verify({ junk: i }).ok).toBe(false);
     }

@@ -24,12 +24,20 @@ async function governedLedger(path: string, calls = 12): Promise<void> {
   kernel.registerToolServer(new CountingToolServer());
   const cap = kernel.issueCapability({ subject: agent.publicKeyHex });
   for (let i = 0; i < calls; i++) {
-    await kernel.evaluateToolCall({ capability: cap, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'read_file', arguments: { path: i % 4 === 3 ? '/etc/shadow' : `/workspace/f-${i}` }, sessionId: i % 2 === 0 ? 'sess-a' : 'sess-b' });
+    await kernel.evaluateToolCall({
+      capability: cap,
+      caller: agent.publicKeyHex,
+      serverId: 'fs',
+      toolName: 'read_file',
+      arguments: { path: i % 4 === 3 ? '/etc/shadow' : `/workspace/f-${i}` },
+      sessionId: i % 2 === 0 ? 'sess-a' : 'sess-b',
+    });
   }
   await kernel.close();
 }
 
-const verifyAnchored = (db: string, ...extra: string[]) => chio(['--receipt-db', db, 'ledger', 'verify', '--trusted-kernel-pubkey', keys.pubFile, ...extra]);
+const verifyAnchored = (db: string, ...extra: string[]) =>
+  chio(['--receipt-db', db, 'ledger', 'verify', '--trusted-kernel-pubkey', keys.pubFile, ...extra]);
 
 /** Removes the delete trigger and deletes entries (and, with `checkpoints`, the stored checkpoints), then rebuilds the projections: the operator's cut. */
 function cut(db: string, fromSeq: number, options: { checkpoints?: boolean } = {}): void {
@@ -49,16 +57,36 @@ describe('chio ledger checkpoint and verify against anchors', () => {
   const anchor = join(dir, 'anchor.txt');
   beforeAll(async () => {
     await governedLedger(db, 6);
-    expect(chio(['--receipt-db', db, 'ledger', 'checkpoint', '--kernel-seed-file', keys.seedFile, '--anchor-file', anchor]).status).toBe(0);
+    expect(
+      chio(['--receipt-db', db, 'ledger', 'checkpoint', '--kernel-seed-file', keys.seedFile, '--anchor-file', anchor])
+        .status,
+    ).toBe(0);
     const kernel = Kernel.open({ ledgerPath: db, seedFile: keys.seedFile, checkpoints: false });
     kernel.registerToolServer(new CountingToolServer());
     const cap = kernel.issueCapability({ subject: agent.publicKeyHex });
-    for (let i = 6; i < 12; i++) await kernel.evaluateToolCall({ capability: cap, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'read_file', arguments: { path: i % 4 === 3 ? '/etc/shadow' : `/workspace/f-${i}` }, sessionId: 'sess-b' });
+    for (let i = 6; i < 12; i++)
+      await kernel.evaluateToolCall({
+        capability: cap,
+        caller: agent.publicKeyHex,
+        serverId: 'fs',
+        toolName: 'read_file',
+        arguments: { path: i % 4 === 3 ? '/etc/shadow' : `/workspace/f-${i}` },
+        sessionId: 'sess-b',
+      });
     await kernel.close();
   });
 
   it('prints the signed note it stores and anchors; the same tree is not signed twice; verify with the anchor file passes', () => {
-    const r = chio(['--receipt-db', db, 'ledger', 'checkpoint', '--kernel-seed-file', keys.seedFile, '--anchor-file', anchor]);
+    const r = chio([
+      '--receipt-db',
+      db,
+      'ledger',
+      'checkpoint',
+      '--kernel-seed-file',
+      keys.seedFile,
+      '--anchor-file',
+      anchor,
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toMatch(/^chio-ledger\/[0-9a-f]{32}$/);
@@ -71,7 +99,9 @@ describe('chio ledger checkpoint and verify against anchors', () => {
     expect(readFileSync(anchor, 'utf8').split('\u2014 ').length - 1).toBe(2);
     const v = verifyAnchored(db, '--anchor-file', anchor);
     expect(v.status, v.stdout + v.stderr).toBe(0);
-    expect(v.stdout).toMatch(/tree of 12 entries, root [0-9a-f]{64}; 2 stored checkpoints, 2 anchored notes match the entries/);
+    expect(v.stdout).toMatch(
+      /tree of 12 entries, root [0-9a-f]{64}; 2 stored checkpoints, 2 anchored notes match the entries/,
+    );
   });
 
   it('a note signed by a key that is not trusted proves nothing (exit 1); --checkpoint without a trusted key is a usage error (exit 2)', async () => {
@@ -96,7 +126,9 @@ describe('chio ledger checkpoint and verify against anchors', () => {
     // The chain of what is left is intact: the chain walk alone has nothing to say.
     const plain = chio(['--receipt-db', victim, 'ledger', 'verify', '--trusted-kernel-pubkey', keys.pubFile]);
     expect(plain.status).toBe(1);
-    expect(plain.stdout).toContain('FAIL: ledger checkpoint 12: checkpoint_size: the checkpoint covers 12 entries but the ledger holds 6: 6 entries after seq 6 are gone');
+    expect(plain.stdout).toContain(
+      'FAIL: ledger checkpoint 12: checkpoint_size: the checkpoint covers 12 entries but the ledger holds 6: 6 entries after seq 6 are gone',
+    );
     const refused = chio(['--receipt-db', victim, 'ledger', 'checkpoint', '--kernel-seed-file', keys.seedFile]);
     expect(refused.status).toBe(1);
     expect(errorCode(refused.stderr)).toBe('CHIO-CHECKPOINT-INCONSISTENT');
@@ -104,25 +136,35 @@ describe('chio ledger checkpoint and verify against anchors', () => {
     const worse = join(dir, 'cut-all.sqlite');
     copyFileSync(db, worse);
     cut(worse, 7, { checkpoints: true });
-    expect(chio(['--receipt-db', worse, 'ledger', 'verify', '--trusted-kernel-pubkey', keys.pubFile]).status, 'without an anchor the cut is invisible').toBe(0);
+    expect(
+      chio(['--receipt-db', worse, 'ledger', 'verify', '--trusted-kernel-pubkey', keys.pubFile]).status,
+      'without an anchor the cut is invisible',
+    ).toBe(0);
     const anchored = verifyAnchored(worse, '--anchor-file', anchor);
     expect(anchored.status).toBe(1);
-    expect(anchored.stdout).toMatch(/FAIL: .*anchor\.txt:\d+: anchor_size: the checkpoint covers 12 entries but the ledger holds 6/);
+    expect(anchored.stdout).toMatch(
+      /FAIL: .*anchor\.txt:\d+: anchor_size: the checkpoint covers 12 entries but the ledger holds 6/,
+    );
     expect(anchored.stdout).toContain('the entries still match the checkpoint of size 6');
   });
 
   it('one receipt removed from the middle and the original signed receipts re-appended into a fresh ledger: the chain verifies, the anchored checkpoints do not', () => {
     const rebuilt = join(dir, 'rebuilt.sqlite');
     const source = openLedger(db, { readonly: true });
-    const rows = source.db.prepare('SELECT seq, session_id, body, producer FROM ledger_entries ORDER BY seq').all() as Array<{ seq: number; session_id: string | null; body: string; producer: string }>;
+    const rows = source.db
+      .prepare('SELECT seq, session_id, body, producer FROM ledger_entries ORDER BY seq')
+      .all() as Array<{ seq: number; session_id: string | null; body: string; producer: string }>;
     source.close();
     const target = openLedger(rebuilt);
-    for (const r of rows.filter((r) => r.seq !== 4)) appendReceiptSync(target, { receipt: JSON.parse(r.body), sessionId: r.session_id, producer: r.producer });
+    for (const r of rows.filter((r) => r.seq !== 4))
+      appendReceiptSync(target, { receipt: JSON.parse(r.body), sessionId: r.session_id, producer: r.producer });
     target.close();
     expect(chio(['--receipt-db', rebuilt, 'ledger', 'verify', '--trusted-kernel-pubkey', keys.pubFile]).status).toBe(0);
     const r = verifyAnchored(rebuilt, '--anchor-file', anchor);
     expect(r.status).toBe(1);
-    expect(r.stdout).toMatch(/anchor_root: the ledger's first 6 entries hash to root [0-9a-f]{64}, not [0-9a-f]{64} as the checkpoint of size 6 says: an entry at or before seq 6 was changed, removed or reordered/);
+    expect(r.stdout).toMatch(
+      /anchor_root: the ledger's first 6 entries hash to root [0-9a-f]{64}, not [0-9a-f]{64} as the checkpoint of size 6 says: an entry at or before seq 6 was changed, removed or reordered/,
+    );
     expect(r.stdout).toMatch(/anchor_size: the checkpoint covers 12 entries but the ledger holds 11/);
   });
 });
@@ -133,24 +175,46 @@ describe('chio ledger prove and chio proof verify', () => {
   const large = join(dir, 'note-12.txt');
   beforeAll(async () => {
     await governedLedger(db, 6);
-    writeFileSync(small, chio(['--receipt-db', db, 'ledger', 'checkpoint', '--kernel-seed-file', keys.seedFile]).stdout);
+    writeFileSync(
+      small,
+      chio(['--receipt-db', db, 'ledger', 'checkpoint', '--kernel-seed-file', keys.seedFile]).stdout,
+    );
     const kernel = Kernel.open({ ledgerPath: db, seedFile: keys.seedFile, checkpoints: false });
     kernel.registerToolServer(new CountingToolServer());
     const cap = kernel.issueCapability({ subject: agent.publicKeyHex });
-    for (let i = 0; i < 6; i++) await kernel.evaluateToolCall({ capability: cap, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'read_file', arguments: { path: `/workspace/g-${i}` }, sessionId: 'sess-c' });
+    for (let i = 0; i < 6; i++)
+      await kernel.evaluateToolCall({
+        capability: cap,
+        caller: agent.publicKeyHex,
+        serverId: 'fs',
+        toolName: 'read_file',
+        arguments: { path: `/workspace/g-${i}` },
+        sessionId: 'sess-c',
+      });
     await kernel.close();
-    writeFileSync(large, chio(['--receipt-db', db, 'ledger', 'checkpoint', '--kernel-seed-file', keys.seedFile]).stdout);
+    writeFileSync(
+      large,
+      chio(['--receipt-db', db, 'ledger', 'checkpoint', '--kernel-seed-file', keys.seedFile]).stdout,
+    );
   });
   const receiptAt = (seq: number) => {
     const l = openLedger(db, { readonly: true });
-    const id = (l.db.prepare('SELECT receipt_id FROM ledger_entries WHERE seq = ?').get(seq) as { receipt_id: string }).receipt_id;
+    const id = (l.db.prepare('SELECT receipt_id FROM ledger_entries WHERE seq = ?').get(seq) as { receipt_id: string })
+      .receipt_id;
     l.close();
     return id;
   };
   const verifyProof = (proof: unknown, ...notes: string[]) => {
     const f = join(dir, `proof-${Math.random().toString(16).slice(2)}.json`);
     writeFileSync(f, JSON.stringify(proof));
-    return chio(['proof', 'verify', f, ...notes.flatMap((n) => ['--checkpoint', n]), '--trusted-kernel-pubkey', keys.pubFile]);
+    return chio([
+      'proof',
+      'verify',
+      f,
+      ...notes.flatMap((n) => ['--checkpoint', n]),
+      '--trusted-kernel-pubkey',
+      keys.pubFile,
+    ]);
   };
 
   it('an inclusion proof of a receipt against the latest checkpoint verifies offline; altered, it does not', () => {
@@ -166,7 +230,9 @@ describe('chio ledger prove and chio proof verify', () => {
     expect(verifyProof(flipped, large).status).toBe(1);
     expect(verifyProof({ ...proof, seq: 4, leaf_index: 3 }, large).status).toBe(1);
     expect(verifyProof(proof, small).stdout).toMatch(/^FAIL: no checkpoint given for tree size 12/);
-    const againstSmall = JSON.parse(chio(['--receipt-db', db, 'ledger', 'prove', '--receipt-id', receiptAt(3), '--tree-size', '6']).stdout);
+    const againstSmall = JSON.parse(
+      chio(['--receipt-db', db, 'ledger', 'prove', '--receipt-id', receiptAt(3), '--tree-size', '6']).stdout,
+    );
     expect(verifyProof(againstSmall, small).status).toBe(0);
   });
 
@@ -177,7 +243,9 @@ describe('chio ledger prove and chio proof verify', () => {
     expect(proof).toMatchObject({ schema: 'chio.consistency-proof.v1', old_size: 6, new_size: 12 });
     expect(verifyProof(proof, small, large).status).toBe(0);
     expect(verifyProof({ ...proof, hashes: proof.hashes.slice(1) }, small, large).status).toBe(1);
-    expect(verifyProof(proof, large).stdout).toMatch(/^FAIL: a consistency proof needs a checkpoint of size 6 and one of size 12/);
+    expect(verifyProof(proof, large).stdout).toMatch(
+      /^FAIL: a consistency proof needs a checkpoint of size 6 and one of size 12/,
+    );
     const bad = chio(['--receipt-db', db, 'ledger', 'prove', '--consistency', '--old-size', '13']);
     expect(bad.status).toBe(2);
     expect(errorCode(bad.stderr)).toBe('CHIO-PROOF-NOT-FOUND');

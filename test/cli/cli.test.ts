@@ -45,7 +45,12 @@ describe('chio keys generate', () => {
 
 describe('chio receipt list', () => {
   const list = (...args: string[]) => chio(['receipt', 'list', '--receipt-db', db, ...args]);
-  const ids = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).id as string);
+  const ids = (stdout: string) =>
+    stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).id as string);
 
   it('prints every receipt as a verifiable JSON line in ledger order, with the count on stderr', () => {
     const r = list();
@@ -57,11 +62,19 @@ describe('chio receipt list', () => {
   });
 
   it('filters by session, outcome, tool and time', () => {
-    expect(ids(list('--session-id', 's2').stdout)).toEqual(receipts.filter((_, i) => SESSIONS[i] === 's2').map((r) => r.id));
-    expect(ids(list('--outcome', 'deny').stdout)).toEqual(receipts.filter((r) => r.decision?.verdict === 'deny').map((r) => r.id));
-    expect(ids(list('--tool-name', 'write_file').stdout)).toEqual(receipts.filter((r) => r.tool_name === 'write_file').map((r) => r.id));
+    expect(ids(list('--session-id', 's2').stdout)).toEqual(
+      receipts.filter((_, i) => SESSIONS[i] === 's2').map((r) => r.id),
+    );
+    expect(ids(list('--outcome', 'deny').stdout)).toEqual(
+      receipts.filter((r) => r.decision?.verdict === 'deny').map((r) => r.id),
+    );
+    expect(ids(list('--tool-name', 'write_file').stdout)).toEqual(
+      receipts.filter((r) => r.tool_name === 'write_file').map((r) => r.id),
+    );
     const t = receipts[4]!.timestamp;
-    expect(ids(list('--since', String(t), '--until', String(t + 2)).stdout)).toEqual(receipts.slice(4, 7).map((r) => r.id));
+    expect(ids(list('--since', String(t), '--until', String(t + 2)).stdout)).toEqual(
+      receipts.slice(4, 7).map((r) => r.id),
+    );
     const iso = new Date(receipts[10]!.timestamp * 1000).toISOString();
     expect(ids(list('--since', iso).stdout)).toEqual(receipts.slice(10).map((r) => r.id));
   });
@@ -79,7 +92,12 @@ describe('chio receipt list', () => {
   });
 
   it('refuses bad flag values with CHIO-CLI-USAGE', () => {
-    for (const args of [['--limit', '0'], ['--since', 'yesterday'], ['--outcome', 'maybe'], ['--cursor', '-3']]) {
+    for (const args of [
+      ['--limit', '0'],
+      ['--since', 'yesterday'],
+      ['--outcome', 'maybe'],
+      ['--cursor', '-3'],
+    ]) {
       const r = list(...args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(errorCode(r.stderr)).toBe('CHIO-CLI-USAGE');
@@ -92,7 +110,13 @@ describe('chio receipt show', () => {
     const target = receipts[5]!;
     const r = chio(['receipt', 'show', target.id, '--receipt-db', db, '--json']);
     expect(r.status).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ seq: 6, session_id: 's1', session_prev_seq: 3, valid: true, receipt: { id: target.id } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      seq: 6,
+      session_id: 's1',
+      session_prev_seq: 3,
+      valid: true,
+      receipt: { id: target.id },
+    });
     const human = chio(['receipt', 'show', target.id.slice(0, 12), '--receipt-db', db]);
     expect(human.stdout).toMatch(/seq\s+6 \(session s1, previous in session: 3\)/);
     expect(human.stdout).toMatch(/signature\s+valid/);
@@ -113,8 +137,13 @@ describe('chio receipt verify', () => {
   };
 
   it('a valid receipt file verifies (exit 0); stdin and JSON Lines work too', () => {
-    expect(chio(['receipt', 'verify', file('one.json', JSON.stringify(receipts[0], null, 2))]).stdout).toBe(`OK: receipt ${receipts[0]!.id} (kernel_key ${testSigner.publicKeyHex})\n`);
-    const lines = receipts.slice(0, 3).map((r) => JSON.stringify(r)).join('\n');
+    expect(chio(['receipt', 'verify', file('one.json', JSON.stringify(receipts[0], null, 2))]).stdout).toBe(
+      `OK: receipt ${receipts[0]!.id} (kernel_key ${testSigner.publicKeyHex})\n`,
+    );
+    const lines = receipts
+      .slice(0, 3)
+      .map((r) => JSON.stringify(r))
+      .join('\n');
     const r = chio(['receipt', 'verify', '-', '--json'], { input: lines });
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, verified: 3, failed: 0 });
@@ -130,7 +159,10 @@ describe('chio receipt verify', () => {
   });
 
   it('--trusted-kernel-pubkey rejects a receipt from another key', () => {
-    const pub = file('other.pub', `${'79b5562e8fe654f94078b112e8a98ba7901f853ae695bed7e0e3910bad049664'.replace('79', '7a')}\n`);
+    const pub = file(
+      'other.pub',
+      `${'79b5562e8fe654f94078b112e8a98ba7901f853ae695bed7e0e3910bad049664'.replace('79', '7a')}\n`,
+    );
     const r = chio(['receipt', 'verify', file('ok.json', JSON.stringify(receipts[0])), '--trusted-kernel-pubkey', pub]);
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/kernel_key: /);
@@ -146,13 +178,31 @@ describe('chio receipt verify', () => {
 
 describe('chio sql', () => {
   it('runs read-only queries over the auditor views', () => {
-    const r = chio(['sql', "select seq, verdict, guard from receipts where verdict = 'deny' order by seq", '--receipt-db', db, '--json']);
+    const r = chio([
+      'sql',
+      "select seq, verdict, guard from receipts where verdict = 'deny' order by seq",
+      '--receipt-db',
+      db,
+      '--json',
+    ]);
     expect(r.status, r.stderr).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(rows).toEqual(receipts.flatMap((x, i) => (x.decision?.verdict === 'deny' ? [{ seq: i + 1, verdict: 'deny', guard: 'forbidden-path' }] : [])));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows).toEqual(
+      receipts.flatMap((x, i) =>
+        x.decision?.verdict === 'deny' ? [{ seq: i + 1, verdict: 'deny', guard: 'forbidden-path' }] : [],
+      ),
+    );
     const ev = chio(['sql', 'select count(*) as n from receipt_evidence', '--receipt-db', db, '--json']);
     expect(JSON.parse(ev.stdout).n).toBe(receipts.reduce((a, x) => a + (x.evidence?.length ?? 0), 0));
-    const sessions = chio(['sql', "select session_id, entries from session_summary order by session_id", '--receipt-db', db]);
+    const sessions = chio([
+      'sql',
+      'select session_id, entries from session_summary order by session_id',
+      '--receipt-db',
+      db,
+    ]);
     expect(sessions.stdout).toBe('session_id\tentries\ns1\t6\ns2\t4\n');
   });
 
@@ -187,7 +237,13 @@ describe('files that are not ledgers, through the CLI', () => {
   for (const [name, { path, code }] of Object.entries(files)) {
     it(`${name}: every reading command exits 2 with ${code} and leaves the file unchanged`, () => {
       const before = digest(path);
-      for (const args of [['ledger', 'verify'], ['ledger', 'stats'], ['receipt', 'list'], ['sql', 'select 1'], ['ledger', 'rebuild-projections']]) {
+      for (const args of [
+        ['ledger', 'verify'],
+        ['ledger', 'stats'],
+        ['receipt', 'list'],
+        ['sql', 'select 1'],
+        ['ledger', 'rebuild-projections'],
+      ]) {
         const r = chio([...args, '--receipt-db', path]);
         expect(r.status, args.join(' ')).toBe(2);
         expect(errorCode(r.stderr), args.join(' ')).toBe(code);
@@ -221,7 +277,13 @@ describe('a ledger in use', () => {
 
 describe('usage', () => {
   it('unknown commands and flags are CHIO-CLI-USAGE, exit 2', () => {
-    for (const args of [['frobnicate'], ['ledger', 'explode'], ['ledger', 'verify', '--bogus'], [], ['keys', 'generate']]) {
+    for (const args of [
+      ['frobnicate'],
+      ['ledger', 'explode'],
+      ['ledger', 'verify', '--bogus'],
+      [],
+      ['keys', 'generate'],
+    ]) {
       const r = chio(args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(errorCode(r.stderr), args.join(' ')).toBe('CHIO-CLI-USAGE');
@@ -230,6 +292,11 @@ describe('usage', () => {
 
   it('ledger stats reports counts and the head', () => {
     const r = chio(['ledger', 'stats', '--receipt-db', db, '--json']);
-    expect(JSON.parse(r.stdout)).toMatchObject({ entries: 12, sessions: 2, head: { seq: 12 }, kernelKeys: { [testSigner.publicKeyHex]: 12 } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      entries: 12,
+      sessions: 2,
+      head: { seq: 12 },
+      kernelKeys: { [testSigner.publicKeyHex]: 12 },
+    });
   });
 });

@@ -2,7 +2,16 @@
 // (and never an input, even with it); input files read whole are regular files under a size cap.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
@@ -21,7 +30,12 @@ const digest = (p: string) => createHash('sha256').update(readFileSync(p)).diges
 
 /** The built CLI, killed if it has not finished in 60 s: a read that never ends fails the test instead of hanging it. */
 function chio(args: string[]): CliResult {
-  const r = spawnSync(process.execPath, [CHIO_BIN, ...args], { encoding: 'utf8', cwd: dir, timeout: 60_000, env: { ...process.env, FORCE_COLOR: '0' } });
+  const r = spawnSync(process.execPath, [CHIO_BIN, ...args], {
+    encoding: 'utf8',
+    cwd: dir,
+    timeout: 60_000,
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -41,8 +55,32 @@ beforeAll(() => {
 });
 
 const generate = (output: string, ...extra: string[]) =>
-  chio(['cert', 'generate', '--session-id', 's1', '--receipt-db', db, '--authority-seed-file', authority, '--trusted-kernel-pubkey', kernelPub, '--output', output, ...extra]);
-const certVerify = (cert: string) => chio(['cert', 'verify', '--certificate', cert, '--trusted-kernel-pubkey', kernelPub, '--trusted-authority-pubkey', authorityPub]);
+  chio([
+    'cert',
+    'generate',
+    '--session-id',
+    's1',
+    '--receipt-db',
+    db,
+    '--authority-seed-file',
+    authority,
+    '--trusted-kernel-pubkey',
+    kernelPub,
+    '--output',
+    output,
+    ...extra,
+  ]);
+const certVerify = (cert: string) =>
+  chio([
+    'cert',
+    'verify',
+    '--certificate',
+    cert,
+    '--trusted-kernel-pubkey',
+    kernelPub,
+    '--trusted-authority-pubkey',
+    authorityPub,
+  ]);
 
 describe('cert generate --output', () => {
   it('writes a new file, which verifies', () => {
@@ -67,15 +105,35 @@ describe('cert generate --output', () => {
   it('is refused before anything is generated: an existing output and an empty session report the existing output', () => {
     const out = join(dir, 'first.txt');
     writeFileSync(out, 'x');
-    const r = chio(['cert', 'generate', '--session-id', 'no-such-session', '--receipt-db', db, '--authority-seed-file', authority, '--output', out]);
+    const r = chio([
+      'cert',
+      'generate',
+      '--session-id',
+      'no-such-session',
+      '--receipt-db',
+      db,
+      '--authority-seed-file',
+      authority,
+      '--output',
+      out,
+    ]);
     expectRefused(r, 'CHIO-CLI-FILE-EXISTS');
   });
 
   it('the receipt database itself, its -wal name, the seed and key files it reads: refused even with --force, all unchanged', () => {
     // Readers leave SQLite's -wal and -shm beside the file; whatever is there must stay as it is.
-    const state = () => [db, `${db}-wal`, `${db}-shm`, authority, kernelPub].map((p) => (existsSync(p) ? digest(p) : 'absent'));
+    const state = () =>
+      [db, `${db}-wal`, `${db}-shm`, authority, kernelPub].map((p) => (existsSync(p) ? digest(p) : 'absent'));
     const before = state();
-    for (const target of [db, `${db}-wal`, `${db}-shm`, `${db}-journal`, authority, kernelPub, join(dir, '.', 'receipts.sqlite')]) {
+    for (const target of [
+      db,
+      `${db}-wal`,
+      `${db}-shm`,
+      `${db}-journal`,
+      authority,
+      kernelPub,
+      join(dir, '.', 'receipts.sqlite'),
+    ]) {
       for (const force of [[], ['--force']]) {
         const r = generate(target, ...force);
         expectRefused(r, 'CHIO-CLI-FILE-EXISTS');
@@ -129,7 +187,9 @@ describe('input files are regular files under a cap', () => {
 
   it('cert verify --certificate /dev/zero, a FIFO with no writer, a directory: CHIO-CLI-INPUT-NOT-FILE (exit 2), no hang', () => {
     for (const path of ['/dev/zero', fifo, dir]) expectRefused(certVerify(path), 'CHIO-CLI-INPUT-NOT-FILE');
-    expect(certVerify('/dev/zero').stderr).toMatch(/^error\[CHIO-CLI-INPUT-NOT-FILE\]: certificate file \/dev\/zero is a character device/);
+    expect(certVerify('/dev/zero').stderr).toMatch(
+      /^error\[CHIO-CLI-INPUT-NOT-FILE\]: certificate file \/dev\/zero is a character device/,
+    );
   });
 
   it('cert verify: a certificate padded to exactly 1 MiB is read; one byte more is CHIO-CLI-INPUT-TOO-LARGE', () => {
@@ -149,13 +209,28 @@ describe('input files are regular files under a cap', () => {
   it('--policy and policy check: /dev/zero, a FIFO and an oversized policy are refused (exit 2); a normal policy still loads', () => {
     const big = join(dir, 'big-policy.yaml');
     writeFileSync(big, `# ${'x'.repeat(1024 * 1024)}\nschema: chio.policy.v1\n`);
-    for (const [path, code] of [['/dev/zero', 'CHIO-CLI-INPUT-NOT-FILE'], [fifo, 'CHIO-CLI-INPUT-NOT-FILE'], [big, 'CHIO-CLI-INPUT-TOO-LARGE']] as const) {
+    for (const [path, code] of [
+      ['/dev/zero', 'CHIO-CLI-INPUT-NOT-FILE'],
+      [fifo, 'CHIO-CLI-INPUT-NOT-FILE'],
+      [big, 'CHIO-CLI-INPUT-TOO-LARGE'],
+    ] as const) {
       expectRefused(chio(['check', '--policy', path, '--tool', 'read_file']), code);
       expectRefused(chio(['policy', 'check', path]), code);
     }
     // The edge refuses it before it starts anything: no upstream, no ledger.
     const edgeDb = join(dir, 'edge.sqlite');
-    const edge = chio(['mcp', 'serve', '--policy', '/dev/zero', '--receipt-db', edgeDb, '--', process.execPath, '-e', '']);
+    const edge = chio([
+      'mcp',
+      'serve',
+      '--policy',
+      '/dev/zero',
+      '--receipt-db',
+      edgeDb,
+      '--',
+      process.execPath,
+      '-e',
+      '',
+    ]);
     expectRefused(edge, 'CHIO-CLI-INPUT-NOT-FILE');
     expect(existsSync(edgeDb)).toBe(false);
     const small = join(dir, 'small-policy.json');
@@ -166,10 +241,30 @@ describe('input files are regular files under a cap', () => {
   it('seed and public key files: /dev/zero and oversized files are refused (exit 2)', () => {
     const bigSeed = join(dir, 'big.seed');
     writeFileSync(bigSeed, `${'ab'.repeat(32)}\n${' '.repeat(8192)}`);
-    for (const [path, code] of [['/dev/zero', 'CHIO-CLI-INPUT-NOT-FILE'], [bigSeed, 'CHIO-CLI-INPUT-TOO-LARGE']] as const) {
-      expectRefused(chio(['capability', 'revoke', 'cap-0190a1b2-0000-7000-8000-000000000000', '--kernel-seed-file', path, '--receipt-db', join(dir, 'revoke.sqlite')]), code);
-      expectRefused(chio(['cert', 'generate', '--session-id', 's1', '--receipt-db', db, '--authority-seed-file', path]), code);
-      expectRefused(chio(['cert', 'generate', '--session-id', 's1', '--receipt-db', db, '--kernel-seed-file', path]), code);
+    for (const [path, code] of [
+      ['/dev/zero', 'CHIO-CLI-INPUT-NOT-FILE'],
+      [bigSeed, 'CHIO-CLI-INPUT-TOO-LARGE'],
+    ] as const) {
+      expectRefused(
+        chio([
+          'capability',
+          'revoke',
+          'cap-0190a1b2-0000-7000-8000-000000000000',
+          '--kernel-seed-file',
+          path,
+          '--receipt-db',
+          join(dir, 'revoke.sqlite'),
+        ]),
+        code,
+      );
+      expectRefused(
+        chio(['cert', 'generate', '--session-id', 's1', '--receipt-db', db, '--authority-seed-file', path]),
+        code,
+      );
+      expectRefused(
+        chio(['cert', 'generate', '--session-id', 's1', '--receipt-db', db, '--kernel-seed-file', path]),
+        code,
+      );
       expectRefused(chio(['ledger', 'verify', '--receipt-db', db, '--trusted-kernel-pubkey', path]), code);
     }
     expect(existsSync(join(dir, 'revoke.sqlite'))).toBe(false);
@@ -177,7 +272,11 @@ describe('input files are regular files under a cap', () => {
 
   it('receipt verify: /dev/zero is refused; a pipe on stdin still works', () => {
     expectRefused(chio(['receipt', 'verify', '/dev/zero']), 'CHIO-CLI-INPUT-NOT-FILE');
-    const r = spawnSync(process.execPath, [CHIO_BIN, 'receipt', 'verify', '-'], { encoding: 'utf8', input: JSON.stringify(mixedReceipt(1)), timeout: 60_000 });
+    const r = spawnSync(process.execPath, [CHIO_BIN, 'receipt', 'verify', '-'], {
+      encoding: 'utf8',
+      input: JSON.stringify(mixedReceipt(1)),
+      timeout: 60_000,
+    });
     expect(r.status, r.stderr).toBe(0);
   });
 });

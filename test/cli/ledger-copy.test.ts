@@ -14,7 +14,8 @@ import { kernelLedger } from '../helpers/kernel-ledger.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir();
-const COLUMNS = 'seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body, timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer';
+const COLUMNS =
+  'seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body, timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer';
 const PROJECTIONS = [
   'SELECT session_id, first_seq, last_seq, entry_count, first_timestamp, last_timestamp, head_entry_hash FROM ledger_sessions ORDER BY session_id',
   'SELECT capability_id, kernel_key, seq, revoked_at FROM revoked_capabilities ORDER BY capability_id',
@@ -30,7 +31,13 @@ const sqliteRows = (path: string, sql: string) => {
   }
 };
 async function pgRows(url: string, sql: string) {
-  const client = new pg.Client({ connectionString: url, types: { getTypeParser: (oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) } as typeof pg.types });
+  const client = new pg.Client({
+    connectionString: url,
+    types: {
+      getTypeParser: (oid: number, format?: string) =>
+        oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text'),
+    } as typeof pg.types,
+  });
   await client.connect();
   try {
     return (await client.query(sql)).rows;
@@ -49,7 +56,9 @@ describe('chio ledger copy', () => {
     const { url } = await freshPgDatabase();
     const there = chio(['ledger', 'copy', '--from', source, '--to', url]);
     expect(there.status, there.stderr).toBe(0);
-    expect(there.stdout).toMatch(/^copied 31 entries; the target:\nOK: 31 entries verified, 3 sessions, signatures checked/);
+    expect(there.stdout).toMatch(
+      /^copied 31 entries; the target:\nOK: 31 entries verified, 3 sessions, signatures checked/,
+    );
     const back = join(dir, 'back.sqlite');
     const home = chio(['ledger', 'copy', '--from', url, '--to', back, '--json']);
     expect(home.status, home.stderr).toBe(0);
@@ -118,7 +127,12 @@ describe('chio ledger copy', () => {
     expect(errorCode(down.stderr)).toBe('CHIO-LEDGER-UNREACHABLE');
     expect(down.stderr).not.toContain('secret');
     // Every command says the server is unreachable, and none creates a file named after the URL.
-    for (const args of [['receipt', 'list'], ['ledger', 'stats'], ['ledger', 'rebuild-projections'], ['ledger', 'prove', '--consistency', '--old-size', '1']]) {
+    for (const args of [
+      ['receipt', 'list'],
+      ['ledger', 'stats'],
+      ['ledger', 'rebuild-projections'],
+      ['ledger', 'prove', '--consistency', '--old-size', '1'],
+    ]) {
       const r = chio([...args, '--receipt-db', 'postgres://chio@127.0.0.1:1/x'], { cwd: dir });
       expect(r.status, args.join(' ')).toBe(3);
       expect(errorCode(r.stderr), args.join(' ')).toBe('CHIO-LEDGER-UNREACHABLE');

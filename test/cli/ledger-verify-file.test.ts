@@ -24,7 +24,8 @@ const lines = (stdout: string) => stdout.trimEnd().split('\n');
 
 beforeAll(() => {
   const ledger = openLedger(pristine);
-  for (let i = 0; i < 30; i++) appendReceiptSync(ledger, { receipt: mixedReceipt(i), sessionId: i % 3 === 0 ? null : `s${i % 2}` });
+  for (let i = 0; i < 30; i++)
+    appendReceiptSync(ledger, { receipt: mixedReceipt(i), sessionId: i % 3 === 0 ? null : `s${i % 2}` });
   ledger.close(); // the last connection checkpoints the WAL: every page is in the file itself
 });
 
@@ -39,7 +40,11 @@ describe('a damaged file', () => {
   it('an index page overwritten inside the file → exit 1, one FAIL line naming the damage as SQLite reports it (and --json)', () => {
     const path = copy();
     const db = new Database(path, { readonly: true });
-    const index = db.prepare("SELECT name, rootpage FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'ledger_entries' ORDER BY rootpage LIMIT 1").get() as { name: string; rootpage: number };
+    const index = db
+      .prepare(
+        "SELECT name, rootpage FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'ledger_entries' ORDER BY rootpage LIMIT 1",
+      )
+      .get() as { name: string; rootpage: number };
     const pageSize = db.pragma('page_size', { simple: true }) as number;
     db.close();
     // The page's cell pointer array, right after its 8-byte header: every pointer now points outside the page.
@@ -50,7 +55,11 @@ describe('a damaged file', () => {
     const r = verify(path);
     expect(r.status, r.stdout + r.stderr).toBe(1);
     expect(lines(r.stdout)).toHaveLength(1);
-    expect(r.stdout).toMatch(new RegExp(`^FAIL: ledger: sqlite_integrity: SQLite reports the file damaged \\(PRAGMA quick_check\\): .*page ${index.rootpage}\\b`));
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^FAIL: ledger: sqlite_integrity: SQLite reports the file damaged \\(PRAGMA quick_check\\): .*page ${index.rootpage}\\b`,
+      ),
+    );
     const json = verify(path, '--json');
     expect(json.status).toBe(1);
     const out = JSON.parse(json.stdout);
@@ -65,7 +74,9 @@ describe('reservations without a receipt', () => {
   function withPending(rows: Array<[string, string, number, unknown, string]>): string {
     const path = copy();
     const db = new Database(path);
-    const insert = db.prepare('INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner) VALUES (?, ?, ?, ?, ?)');
+    const insert = db.prepare(
+      'INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner) VALUES (?, ?, ?, ?, ?)',
+    );
     for (const row of rows) insert.run(...row);
     db.close();
     return path;
@@ -83,10 +94,16 @@ describe('reservations without a receipt', () => {
     const out = lines(r.stdout);
     expect(out[0]).toMatch(/^OK: 30 entries verified/); // the chain itself is fine
     const fail = out.findIndex((l) => l.startsWith('FAIL: '));
-    expect(out[fail]).toBe('FAIL: 2 dispatched tool calls have no receipt (reserved more than 900 s ago and still in pending_calls)');
+    expect(out[fail]).toBe(
+      'FAIL: 2 dispatched tool calls have no receipt (reserved more than 900 s ago and still in pending_calls)',
+    );
     const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
-    expect(out[fail + 1]).toBe(`  request "req-disk-full"  capability "cap-0190a1b2-bbbb"  owner "host-b:77"  reserved ${iso(t - 2 * 86_400)} (${t - 2 * 86_400}), 2d 00h ago`);
-    expect(out[fail + 2]).toContain(`request "req-crashed"  capability "cap-0190a1b2-aaaa"  owner "host-a:4242"  reserved ${iso(t - 3 * 3600)}`);
+    expect(out[fail + 1]).toBe(
+      `  request "req-disk-full"  capability "cap-0190a1b2-bbbb"  owner "host-b:77"  reserved ${iso(t - 2 * 86_400)} (${t - 2 * 86_400}), 2d 00h ago`,
+    );
+    expect(out[fail + 2]).toContain(
+      `request "req-crashed"  capability "cap-0190a1b2-aaaa"  owner "host-a:4242"  reserved ${iso(t - 3 * 3600)}`,
+    );
     // The young one is in flight: reported, not a failure.
     const flight = out.findIndex((l) => l.startsWith('in flight: '));
     expect(flight).toBeGreaterThan(0);
@@ -97,9 +114,24 @@ describe('reservations without a receipt', () => {
     const json = verify(path, '--json');
     expect(json.status).toBe(1);
     const j = JSON.parse(json.stdout);
-    expect(j).toMatchObject({ ok: false, check: 'pending_calls', entries: 30, sqlite_integrity: { ok: true }, pending_calls: { max_age_seconds: 900 } });
-    expect(j.pending_calls.without_receipt.map((c: { request_id: string }) => c.request_id)).toEqual(['req-disk-full', 'req-crashed']);
-    expect(j.pending_calls.without_receipt[1]).toMatchObject({ capability_id: 'cap-0190a1b2-aaaa', grant_index: 0, owner: 'host-a:4242', reserved_at: t - 3 * 3600, reserved_at_iso: iso(t - 3 * 3600) });
+    expect(j).toMatchObject({
+      ok: false,
+      check: 'pending_calls',
+      entries: 30,
+      sqlite_integrity: { ok: true },
+      pending_calls: { max_age_seconds: 900 },
+    });
+    expect(j.pending_calls.without_receipt.map((c: { request_id: string }) => c.request_id)).toEqual([
+      'req-disk-full',
+      'req-crashed',
+    ]);
+    expect(j.pending_calls.without_receipt[1]).toMatchObject({
+      capability_id: 'cap-0190a1b2-aaaa',
+      grant_index: 0,
+      owner: 'host-a:4242',
+      reserved_at: t - 3 * 3600,
+      reserved_at_iso: iso(t - 3 * 3600),
+    });
     expect(j.pending_calls.without_receipt[1].age_seconds).toBeGreaterThanOrEqual(3 * 3600);
     expect(j.pending_calls.in_flight.map((c: { request_id: string }) => c.request_id)).toEqual(['req-running']);
   });
@@ -137,7 +169,11 @@ describe('reservations without a receipt', () => {
   it('a ledger without reservations verifies as before', () => {
     const r = verify(pristine, '--json');
     expect(r.status).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, entries: 30, pending_calls: { without_receipt: [], in_flight: [] } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: true,
+      entries: 30,
+      pending_calls: { without_receipt: [], in_flight: [] },
+    });
   });
 });
 

@@ -14,13 +14,21 @@ const ENTRIES = 12_000;
 beforeAll(async () => {
   const ledger = openLedger(db, { synchronous: 'NORMAL' });
   const writer = new LedgerWriter(ledger, { maxBatch: 4000 });
-  await Promise.all(Array.from({ length: ENTRIES }, (_, i) => writer.append({ receipt: mixedReceipt(i, undefined, `big-${i}`), sessionId: `s${i % 10}` })));
+  await Promise.all(
+    Array.from({ length: ENTRIES }, (_, i) =>
+      writer.append({ receipt: mixedReceipt(i, undefined, `big-${i}`), sessionId: `s${i % 10}` }),
+    ),
+  );
   ledger.close();
 });
 
 describe('progress bar', () => {
   it('appears on a TTY (util-linux `script` provides one) and is cleared at the end', () => {
-    const r = spawnSync('script', ['-qec', `${process.execPath} ${CHIO_BIN} ledger verify --receipt-db ${db}`, '/dev/null'], { encoding: 'utf8' });
+    const r = spawnSync(
+      'script',
+      ['-qec', `${process.execPath} ${CHIO_BIN} ledger verify --receipt-db ${db}`, '/dev/null'],
+      { encoding: 'utf8' },
+    );
     expect(r.status, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/verifying \[#*\.*\] +\d+% \d+\/12000 \(\d+\/s\)/);
     expect(r.stdout).toContain('\u001b[2K'); // line cleared before the result

@@ -21,7 +21,10 @@ beforeAll(async () => {
   for (const location of Object.values(stores)) {
     const ledger = await openAnyLedger(location);
     try {
-      await appendAny(ledger, receipts.map((receipt, i) => ({ receipt, sessionId: sessionOf(i) })));
+      await appendAny(
+        ledger,
+        receipts.map((receipt, i) => ({ receipt, sessionId: sessionOf(i) })),
+      );
     } finally {
       await closeAnyLedger(ledger);
     }
@@ -33,7 +36,14 @@ function list(store: string, flags: string[]): { ids: string[]; next: string; to
   expect(r.status, r.stderr).toBe(0);
   const m = /^next_cursor=(\S+) total_count=(\d+)\n$/.exec(r.stderr);
   expect(m, r.stderr).not.toBeNull();
-  return { ids: r.stdout.split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as Receipt).id), next: m![1]!, total: Number(m![2]) };
+  return {
+    ids: r.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => (JSON.parse(l) as Receipt).id),
+    next: m![1]!,
+    total: Number(m![2]),
+  };
 }
 
 const idsWhere = (keep: (r: Receipt, i: number) => boolean) => receipts.filter(keep).map((r) => r.id);
@@ -44,9 +54,15 @@ describe.each(['SQLite', 'PostgreSQL'])('chio receipt on %s', (name) => {
     const cases: Array<[string[], string[]]> = [
       [['--outcome', 'deny'], idsWhere((r) => r.decision?.verdict === 'deny')],
       [['--tool-name', 'read'], idsWhere((r) => r.tool_name === 'read')],
-      [['--tool-server', 'fs-srv', '--outcome', 'allow'], idsWhere((r) => r.tool_server === 'fs-srv' && r.decision?.verdict === 'allow')],
+      [
+        ['--tool-server', 'fs-srv', '--outcome', 'allow'],
+        idsWhere((r) => r.tool_server === 'fs-srv' && r.decision?.verdict === 'allow'),
+      ],
       [['--session-id', 's-1'], idsWhere((_, i) => sessionOf(i) === 's-1')],
-      [['--capability', 'cap-test', '--since', String(1_788_600_010), '--until', String(1_788_600_019)], idsWhere((r) => r.capability_id === 'cap-test' && r.timestamp >= 1_788_600_010 && r.timestamp <= 1_788_600_019)],
+      [
+        ['--capability', 'cap-test', '--since', String(1_788_600_010), '--until', String(1_788_600_019)],
+        idsWhere((r) => r.capability_id === 'cap-test' && r.timestamp >= 1_788_600_010 && r.timestamp <= 1_788_600_019),
+      ],
       [['--session-id', 'no-such-session'], []],
     ];
     for (const [flags, expected] of cases) {
@@ -77,7 +93,13 @@ describe.each(['SQLite', 'PostgreSQL'])('chio receipt on %s', (name) => {
     for (const id of [target.id, target.id.slice(0, 12)]) {
       const r = chio(['receipt', 'show', id, '--receipt-db', store, '--json']);
       expect(r.status, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ seq: 10, session_id: 's-0', session_prev_seq: 7, valid: true, receipt: { id: target.id } });
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        seq: 10,
+        session_id: 's-0',
+        session_prev_seq: 7,
+        valid: true,
+        receipt: { id: target.id },
+      });
     }
   });
 

@@ -19,7 +19,19 @@ import { tempDir } from '../helpers/tmp.js';
 
 const MARKER_SERVER = new URL('../helpers/marker-mcp-server.mjs', import.meta.url).pathname;
 /** The attacker's word list; the real password is in it, at neither end. */
-const WORDS = ['123456', 'password', 'qwerty', 'letmein', 'dragon', 'hunter2', 'monkey', 'swordfish', 'trustno1', 'iloveyou', 'correct horse battery staple'];
+const WORDS = [
+  '123456',
+  'password',
+  'qwerty',
+  'letmein',
+  'dragon',
+  'hunter2',
+  'monkey',
+  'swordfish',
+  'trustno1',
+  'iloveyou',
+  'correct horse battery staple',
+];
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -39,7 +51,9 @@ function dictionaryAttack(receipt: Receipt, redactedKey: string, whole?: (guess:
 function receipts(db: string): Receipt[] {
   const l = openLedger(db, { readonly: true });
   try {
-    return (l.db.prepare('SELECT body FROM ledger_entries ORDER BY seq').all() as Array<{ body: string }>).map((r) => JSON.parse(r.body) as Receipt);
+    return (l.db.prepare('SELECT body FROM ledger_entries ORDER BY seq').all() as Array<{ body: string }>).map(
+      (r) => JSON.parse(r.body) as Receipt,
+    );
   } finally {
     l.close();
   }
@@ -68,12 +82,31 @@ const policyFile = (name: string, redaction: unknown) => {
 function serve(db: string, args: string[]): StdioClientTransport {
   return new StdioClientTransport({
     command: process.execPath,
-    args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--kernel-seed-file', seed, '--server-id', 'marker', ...args, '--', process.execPath, MARKER_SERVER, markers],
+    args: [
+      CHIO_BIN,
+      'mcp',
+      'serve',
+      '--receipt-db',
+      db,
+      '--kernel-seed-file',
+      seed,
+      '--server-id',
+      'marker',
+      ...args,
+      '--',
+      process.execPath,
+      MARKER_SERVER,
+      markers,
+    ],
     stderr: 'pipe',
   });
 }
 
-async function callOnce(db: string, args: string[], calls: Array<{ name: string; arguments: Record<string, unknown> }>): Promise<void> {
+async function callOnce(
+  db: string,
+  args: string[],
+  calls: Array<{ name: string; arguments: Record<string, unknown> }>,
+): Promise<void> {
   const client = new Client({ name: 'chio-redaction-test', version: '1.0.0' }, { capabilities: {} });
   await client.connect(serve(db, args));
   for (const c of calls) expect((await client.callTool(c))._meta).toBeDefined();
@@ -100,7 +133,11 @@ describe('chio receipt redaction-key', () => {
     expect(errorCode(again.stderr)).toBe('CHIO-CLI-FILE-EXISTS');
     expect(readFileSync(key, 'utf8').trim()).toBe(hex);
     const shown = chio(['receipt', 'redaction-key', '--out', join(dir, 'third.key')]);
-    expect(shown.stdout).toContain(createHmac('sha256', Buffer.from(readFileSync(join(dir, 'third.key'), 'utf8').trim(), 'hex')).update('chio.redaction-key-id.v1').digest('hex'));
+    expect(shown.stdout).toContain(
+      createHmac('sha256', Buffer.from(readFileSync(join(dir, 'third.key'), 'utf8').trim(), 'hex'))
+        .update('chio.redaction-key-id.v1')
+        .digest('hex'),
+    );
     expect(shown.stdout).not.toContain(readFileSync(join(dir, 'third.key'), 'utf8').trim());
   });
 });
@@ -111,10 +148,14 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
   let echo: Receipt;
   let other: Receipt;
   beforeAll(async () => {
-    await callOnce(db, ['--policy', policy, '--redaction-key-file', key], [
-      { name: 'echo', arguments: { text: 'login ada', password: 'hunter2' } },
-      { name: 'echo', arguments: { text: 'login bob', password: 'swordfish' } },
-    ]);
+    await callOnce(
+      db,
+      ['--policy', policy, '--redaction-key-file', key],
+      [
+        { name: 'echo', arguments: { text: 'login ada', password: 'hunter2' } },
+        { name: 'echo', arguments: { text: 'login bob', password: 'swordfish' } },
+      ],
+    );
     const all = receipts(db);
     expect(all).toHaveLength(2);
     echo = all[0]!;
@@ -122,8 +163,14 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
   });
 
   it('the attack that worked on an unsalted hash finds no password in a salted receipt', () => {
-    expect(echo).toMatchObject({ redaction_mode: 'redacted', action: { parameters: { text: 'login ada', password: '[REDACTED]' } } });
-    expect(echo.metadata!['chio_parameter_salt']).toEqual({ key_id: expect.stringMatching(/^[0-9a-f]{64}$/), scheme: 'chio.parameter-salt.v1' });
+    expect(echo).toMatchObject({
+      redaction_mode: 'redacted',
+      action: { parameters: { text: 'login ada', password: '[REDACTED]' } },
+    });
+    expect(echo.metadata!['chio_parameter_salt']).toEqual({
+      key_id: expect.stringMatching(/^[0-9a-f]{64}$/),
+      scheme: 'chio.parameter-salt.v1',
+    });
     expect(dictionaryAttack(echo, 'password')).toEqual([]);
     expect(dictionaryAttack(other, 'password')).toEqual([]);
     // Nor does the bare value, or the value in any member the receipt keeps.
@@ -136,33 +183,68 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
     const [r] = receipts(plain);
     expect(r!.redaction_mode).toBe('none');
     // Hide the value as redact_keys would: the unsalted hash alone gives it back.
-    const hidden = { ...r!, action: { ...r!.action, parameters: { ...(r!.action.parameters as object), password: '[REDACTED]' } } };
+    const hidden = {
+      ...r!,
+      action: { ...r!.action, parameters: { ...(r!.action.parameters as object), password: '[REDACTED]' } },
+    };
     expect(dictionaryAttack(hidden, 'password')).toEqual(['hunter2']);
     // `none` keeps today's unsalted H(parameters), checked by `chio receipt verify`.
     expect(r!.action.parameter_hash).toBe(sha256(canonicalJson(r!.action.parameters)));
     expect(r!.metadata!['chio_parameter_salt']).toBeUndefined();
   });
 
-  it('disclose-salt prints the salt; check-disclosure exits 0 for the right value and 1 for a wrong password, a wrong salt, or another receipt\'s salt', () => {
+  it("disclose-salt prints the salt; check-disclosure exits 0 for the right value and 1 for a wrong password, a wrong salt, or another receipt's salt", () => {
     const d = chio(['--receipt-db', db, 'receipt', 'disclose-salt', echo.id, '--redaction-key-file', key]);
     expect(d.status, d.stderr).toBe(0);
     const salt = d.stdout.trim();
     expect(salt).toMatch(/^[0-9a-f]{64}$/);
     // The salt is HMAC-SHA-256(key, JCS({capability_id, purpose, signing_nonce, timestamp})), recomputed here without chio.
     const saltInput = `{"capability_id":${JSON.stringify(echo.capability_id)},"purpose":"chio.parameter-salt.v1","signing_nonce":${JSON.stringify(echo.metadata!['chio_receipt_signing_nonce'])},"timestamp":${echo.timestamp}}`;
-    expect(salt).toBe(createHmac('sha256', Buffer.from(readFileSync(key, 'utf8').trim(), 'hex')).update(saltInput).digest('hex'));
-    expect(echo.action.parameter_hash).toBe(sha256(`{"parameters":${canonicalJson({ text: 'login ada', password: 'hunter2' })},"salt":"${salt}"}`));
+    expect(salt).toBe(
+      createHmac('sha256', Buffer.from(readFileSync(key, 'utf8').trim(), 'hex'))
+        .update(saltInput)
+        .digest('hex'),
+    );
+    expect(echo.action.parameter_hash).toBe(
+      sha256(`{"parameters":${canonicalJson({ text: 'login ada', password: 'hunter2' })},"salt":"${salt}"}`),
+    );
 
-    const check = (s: string, parameters: unknown, id = echo.id) => chio(['--receipt-db', db, 'receipt', 'check-disclosure', id, '--salt', s, '--parameters', JSON.stringify(parameters), '--trusted-kernel-pubkey', pub]);
+    const check = (s: string, parameters: unknown, id = echo.id) =>
+      chio([
+        '--receipt-db',
+        db,
+        'receipt',
+        'check-disclosure',
+        id,
+        '--salt',
+        s,
+        '--parameters',
+        JSON.stringify(parameters),
+        '--trusted-kernel-pubkey',
+        pub,
+      ]);
     const ok = check(salt, { password: 'hunter2', text: 'login ada' });
     expect(ok.status, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/^OK: receipt [0-9a-f]{64} \(redaction_mode redacted\)/);
-    for (const wrong of [{ text: 'login ada', password: 'hunter3' }, { text: 'login ada', password: '[REDACTED]' }, { text: 'login ada' }, { text: 'login ada', password: 'hunter2', extra: 1 }]) {
+    for (const wrong of [
+      { text: 'login ada', password: 'hunter3' },
+      { text: 'login ada', password: '[REDACTED]' },
+      { text: 'login ada' },
+      { text: 'login ada', password: 'hunter2', extra: 1 },
+    ]) {
       const r = check(salt, wrong);
       expect(r.status, JSON.stringify(wrong)).toBe(1);
       expect(r.stdout).toMatch(/^FAIL: receipt [0-9a-f]{64}: sha256\(JCS\(\{parameters, salt\}\)\)/);
     }
-    const otherSalt = chio(['--receipt-db', db, 'receipt', 'disclose-salt', other.id.slice(0, 12), '--redaction-key-file', key]).stdout.trim();
+    const otherSalt = chio([
+      '--receipt-db',
+      db,
+      'receipt',
+      'disclose-salt',
+      other.id.slice(0, 12),
+      '--redaction-key-file',
+      key,
+    ]).stdout.trim();
     expect(otherSalt).toMatch(/^[0-9a-f]{64}$/);
     expect(otherSalt).not.toBe(salt);
     expect(check(otherSalt, { text: 'login ada', password: 'hunter2' }).status).toBe(1);
@@ -172,9 +254,24 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
     // --parameters-file and --json.
     const file = join(dir, 'disclosed.json');
     writeFileSync(file, JSON.stringify({ text: 'login ada', password: 'hunter2' }));
-    const viaFile = chio(['--receipt-db', db, '--json', 'receipt', 'check-disclosure', echo.id, '--salt', salt, '--parameters-file', file]);
+    const viaFile = chio([
+      '--receipt-db',
+      db,
+      '--json',
+      'receipt',
+      'check-disclosure',
+      echo.id,
+      '--salt',
+      salt,
+      '--parameters-file',
+      file,
+    ]);
     expect(viaFile.status, viaFile.stderr).toBe(0);
-    expect(JSON.parse(viaFile.stdout)).toEqual({ ok: true, receipt_id: echo.id, parameter_hash: echo.action.parameter_hash });
+    expect(JSON.parse(viaFile.stdout)).toEqual({
+      ok: true,
+      receipt_id: echo.id,
+      parameter_hash: echo.action.parameter_hash,
+    });
   });
 
   it('bad input is refused with a usage error, not a verdict: a malformed salt, no parameters, both, parameters that are not JSON', () => {
@@ -183,14 +280,27 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
       [['--salt', 'ABC', '--parameters', '{}'], 'CHIO-CLI-USAGE'],
       [['--salt', 'A'.repeat(64), '--parameters', '{}'], 'CHIO-CLI-USAGE'],
       [['--salt', '0'.repeat(64)], 'CHIO-CLI-USAGE'],
-      [['--salt', '0'.repeat(64), '--parameters', '{}', '--parameters-file', join(dir, 'disclosed.json')], 'CHIO-CLI-USAGE'],
+      [
+        ['--salt', '0'.repeat(64), '--parameters', '{}', '--parameters-file', join(dir, 'disclosed.json')],
+        'CHIO-CLI-USAGE',
+      ],
       [['--salt', '0'.repeat(64), '--parameters', '{"password":'], 'CHIO-CLI-BAD-JSON'],
     ] as const) {
       const r = chio([...base, ...args]);
       expect(r.status, r.stderr).toBe(2);
       expect(errorCode(r.stderr), r.stderr).toBe(code);
     }
-    const missing = chio(['--receipt-db', db, 'receipt', 'check-disclosure', 'f'.repeat(64), '--salt', '0'.repeat(64), '--parameters', '{}']);
+    const missing = chio([
+      '--receipt-db',
+      db,
+      'receipt',
+      'check-disclosure',
+      'f'.repeat(64),
+      '--salt',
+      '0'.repeat(64),
+      '--parameters',
+      '{}',
+    ]);
     expect(errorCode(missing.stderr)).toBe('CHIO-CLI-RECEIPT-NOT-FOUND');
   });
 
@@ -203,15 +313,43 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
 
     const plainDb = join(dir, 'none.sqlite');
     const plain = receipts(plainDb)[0]!;
-    const notSalted = chio(['--receipt-db', plainDb, 'receipt', 'disclose-salt', plain.id, '--redaction-key-file', key]);
+    const notSalted = chio([
+      '--receipt-db',
+      plainDb,
+      'receipt',
+      'disclose-salt',
+      plain.id,
+      '--redaction-key-file',
+      key,
+    ]);
     expect(errorCode(notSalted.stderr)).toBe('CHIO-REDACTION-NOT-SALTED');
-    const checkPlain = chio(['--receipt-db', plainDb, 'receipt', 'check-disclosure', plain.id, '--salt', '0'.repeat(64), '--parameters', '{}']);
+    const checkPlain = chio([
+      '--receipt-db',
+      plainDb,
+      'receipt',
+      'check-disclosure',
+      plain.id,
+      '--salt',
+      '0'.repeat(64),
+      '--parameters',
+      '{}',
+    ]);
     expect(checkPlain.status).toBe(2);
     expect(errorCode(checkPlain.stderr)).toBe('CHIO-REDACTION-NOT-SALTED');
 
     const strangerPub = join(dir, 'stranger.pub');
     writeFileSync(strangerPub, `${signerFromSeed(fromHex('99'.repeat(32))).publicKeyHex}\n`);
-    const unpinned = chio(['--receipt-db', db, 'receipt', 'disclose-salt', echo.id, '--redaction-key-file', key, '--trusted-kernel-pubkey', strangerPub]);
+    const unpinned = chio([
+      '--receipt-db',
+      db,
+      'receipt',
+      'disclose-salt',
+      echo.id,
+      '--redaction-key-file',
+      key,
+      '--trusted-kernel-pubkey',
+      strangerPub,
+    ]);
     expect(errorCode(unpinned.stderr)).toBe('CHIO-REDACTION-RECEIPT-REFUSED');
     expect(unpinned.stdout).toBe('');
   });
@@ -230,22 +368,28 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
 
   it('neither the key nor any salt is stored anywhere in the ledger files', () => {
     const keyHex = readFileSync(key, 'utf8').trim();
-    const salts = [echo, other].map((r) => chio(['--receipt-db', db, 'receipt', 'disclose-salt', r.id, '--redaction-key-file', key]).stdout.trim());
+    const salts = [echo, other].map((r) =>
+      chio(['--receipt-db', db, 'receipt', 'disclose-salt', r.id, '--redaction-key-file', key]).stdout.trim(),
+    );
     const files = readdirSync(dir).filter((f) => f.startsWith('redact-keys.sqlite'));
     expect(files).toContain('redact-keys.sqlite');
     for (const f of files) {
       const bytes = readFileSync(join(dir, f)).toString('latin1');
-      for (const secret of [keyHex, ...salts, 'hunter2', 'swordfish']) expect(bytes.includes(secret), `${f} holds ${secret.slice(0, 8)}…`).toBe(false);
+      for (const secret of [keyHex, ...salts, 'hunter2', 'swordfish'])
+        expect(bytes.includes(secret), `${f} holds ${secret.slice(0, 8)}…`).toBe(false);
     }
   });
 
-  it('a receipt forged to copy another one\'s salt input (signed by another key) gets no salt, and neither does the original any more', () => {
+  it("a receipt forged to copy another one's salt input (signed by another key) gets no salt, and neither does the original any more", () => {
     const forgedDb = join(dir, 'forged.sqlite');
     // A copy of the ledger an attacker could write to: the real receipts, then a forgery.
     const l = openLedger(forgedDb);
     for (const r of receipts(db)) appendReceiptSync(l, { receipt: r, producer: 'copy' });
     const { id: _id, signature: _s, kernel_key: _k, ...draft } = echo;
-    const forged = signReceipt({ ...draft, tool_name: 'something-else' } as never, signerFromSeed(fromHex('99'.repeat(32))));
+    const forged = signReceipt(
+      { ...draft, tool_name: 'something-else' } as never,
+      signerFromSeed(fromHex('99'.repeat(32))),
+    );
     expect(forged.metadata!['chio_receipt_signing_nonce']).toBe(echo.metadata!['chio_receipt_signing_nonce']);
     appendReceiptSync(l, { receipt: forged, producer: 'attacker' });
     l.close();
@@ -257,16 +401,33 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
       expect(r.stdout).toBe('');
     }
     // The other receipt, whose salt input is its own, is still disclosed.
-    expect(chio(['--receipt-db', forgedDb, 'receipt', 'disclose-salt', other.id, '--redaction-key-file', key]).status).toBe(0);
+    expect(
+      chio(['--receipt-db', forgedDb, 'receipt', 'disclose-salt', other.id, '--redaction-key-file', key]).status,
+    ).toBe(0);
   });
 
   it('on a PostgreSQL copy of the ledger, disclose-salt gives the same salt and check-disclosure opens the same receipt', async () => {
     const { url } = await freshPgDatabase();
     expect(chio(['ledger', 'copy', '--from', db, '--to', url]).status).toBe(0);
-    const [lite, post] = [db, url].map((store) => chio(['--receipt-db', store, 'receipt', 'disclose-salt', echo.id.slice(0, 12), '--redaction-key-file', key]));
+    const [lite, post] = [db, url].map((store) =>
+      chio(['--receipt-db', store, 'receipt', 'disclose-salt', echo.id.slice(0, 12), '--redaction-key-file', key]),
+    );
     expect(post!.status, post!.stderr).toBe(0);
     expect(post!.stdout).toBe(lite!.stdout);
-    const check = (parameters: unknown) => chio(['--receipt-db', url, 'receipt', 'check-disclosure', echo.id, '--salt', post!.stdout.trim(), '--parameters', JSON.stringify(parameters), '--trusted-kernel-pubkey', pub]);
+    const check = (parameters: unknown) =>
+      chio([
+        '--receipt-db',
+        url,
+        'receipt',
+        'check-disclosure',
+        echo.id,
+        '--salt',
+        post!.stdout.trim(),
+        '--parameters',
+        JSON.stringify(parameters),
+        '--trusted-kernel-pubkey',
+        pub,
+      ]);
     expect(check({ password: 'hunter2', text: 'login ada' }).status).toBe(0);
     expect(check({ password: 'hunter3', text: 'login ada' }).status).toBe(1);
   });
@@ -275,22 +436,76 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
 describe('hash_only: guessable parameters are not confirmable without the salt', () => {
   it('a word list over the whole parameters finds nothing; the disclosed salt opens the hash', async () => {
     const db = join(dir, 'hash-only.sqlite');
-    await callOnce(db, ['--policy', policyFile('hash-only', { mode: 'hash_only' }), '--redaction-key-file', key], [{ name: 'echo', arguments: { text: 'hunter2' } }]);
+    await callOnce(
+      db,
+      ['--policy', policyFile('hash-only', { mode: 'hash_only' }), '--redaction-key-file', key],
+      [{ name: 'echo', arguments: { text: 'hunter2' } }],
+    );
     const [r] = receipts(db);
     expect(r).toMatchObject({ redaction_mode: 'summary', action: { parameters: null } });
     expect(dictionaryAttack(r!, 'text', (guess) => ({ text: guess }))).toEqual([]);
     // What main wrote: H(parameters) unsalted, which the same attack opens.
-    expect(WORDS.filter((g) => sha256(canonicalJson({ text: g })) === sha256(canonicalJson({ text: 'hunter2' })))).toEqual(['hunter2']);
-    const salt = chio(['--receipt-db', db, 'receipt', 'disclose-salt', r!.id, '--redaction-key-file', key]).stdout.trim();
-    expect(chio(['--receipt-db', db, 'receipt', 'check-disclosure', r!.id, '--salt', salt, '--parameters', '{"text":"hunter2"}']).status).toBe(0);
-    expect(chio(['--receipt-db', db, 'receipt', 'check-disclosure', r!.id, '--salt', salt, '--parameters', '{"text":"hunter3"}']).status).toBe(1);
+    expect(
+      WORDS.filter((g) => sha256(canonicalJson({ text: g })) === sha256(canonicalJson({ text: 'hunter2' }))),
+    ).toEqual(['hunter2']);
+    const salt = chio([
+      '--receipt-db',
+      db,
+      'receipt',
+      'disclose-salt',
+      r!.id,
+      '--redaction-key-file',
+      key,
+    ]).stdout.trim();
+    expect(
+      chio([
+        '--receipt-db',
+        db,
+        'receipt',
+        'check-disclosure',
+        r!.id,
+        '--salt',
+        salt,
+        '--parameters',
+        '{"text":"hunter2"}',
+      ]).status,
+    ).toBe(0);
+    expect(
+      chio([
+        '--receipt-db',
+        db,
+        'receipt',
+        'check-disclosure',
+        r!.id,
+        '--salt',
+        salt,
+        '--parameters',
+        '{"text":"hunter3"}',
+      ]).status,
+    ).toBe(1);
   });
 });
 
 describe('a redacting producer without a redaction key', () => {
   it('chio mcp serve refuses to govern calls (exit 2, CHIO-REDACTION-KEY-REQUIRED) and writes no receipt', () => {
     const db = join(dir, 'no-key.sqlite');
-    const r = chio(['--receipt-db', db, 'mcp', 'serve', '--kernel-seed-file', seed, '--policy', policyFile('no-key', { mode: 'redact_keys', keys: ['password'] }), '--', process.execPath, MARKER_SERVER, markers], { input: '' });
+    const r = chio(
+      [
+        '--receipt-db',
+        db,
+        'mcp',
+        'serve',
+        '--kernel-seed-file',
+        seed,
+        '--policy',
+        policyFile('no-key', { mode: 'redact_keys', keys: ['password'] }),
+        '--',
+        process.execPath,
+        MARKER_SERVER,
+        markers,
+      ],
+      { input: '' },
+    );
     expect(r.status, r.stderr).toBe(2);
     expect(errorCode(r.stderr)).toBe('CHIO-REDACTION-KEY-REQUIRED');
     expect(!existsSync(db) || receipts(db).length === 0).toBe(true);
@@ -299,7 +514,15 @@ describe('a redacting producer without a redaction key', () => {
   it('a key file that is not 64 hex characters is refused without echoing its contents', () => {
     const bad = join(dir, 'bad.key');
     writeFileSync(bad, 'not-a-key-but-a-secret-passphrase\n');
-    const r = chio(['--receipt-db', join(dir, 'bad-key.sqlite'), 'receipt', 'disclose-salt', 'f'.repeat(64), '--redaction-key-file', bad]);
+    const r = chio([
+      '--receipt-db',
+      join(dir, 'bad-key.sqlite'),
+      'receipt',
+      'disclose-salt',
+      'f'.repeat(64),
+      '--redaction-key-file',
+      bad,
+    ]);
     expect(r.status).toBe(2);
     expect(errorCode(r.stderr)).toBe('CHIO-REDACTION-KEY-INVALID');
     expect(r.stderr).not.toContain('passphrase');
@@ -314,12 +537,19 @@ describe('a call whose producer is killed mid-call is recovered with the salted 
 
   it('SIGKILL while the tool runs; the next serve settles it as incomplete; disclose-salt and check-disclosure open it', async () => {
     const db = join(dir, 'recovered.sqlite');
-    const args = ['--policy', policyFile('recovery', { mode: 'redact_keys', keys: ['password'] }), '--redaction-key-file', key];
+    const args = [
+      '--policy',
+      policyFile('recovery', { mode: 'redact_keys', keys: ['password'] }),
+      '--redaction-key-file',
+      key,
+    ];
     const transport = serve(db, args);
     children.push(transport);
     const client = new Client({ name: 'chio-redaction-test', version: '1.0.0' }, { capabilities: {} });
     await client.connect(transport);
-    const mark = client.callTool({ name: 'mark', arguments: { name: 'r-1', password: 'trustno1' } }).catch((e: unknown) => e);
+    const mark = client
+      .callTool({ name: 'mark', arguments: { name: 'r-1', password: 'trustno1' } })
+      .catch((e: unknown) => e);
     await until(() => existsSync(join(markers, 'r-1')), 'the tool to run');
     const pid = transport.pid!;
     process.kill(pid, 'SIGKILL');
@@ -338,17 +568,55 @@ describe('a call whose producer is killed mid-call is recovered with the salted 
     await callOnce(db, args, []);
     const [recovered] = receipts(db);
     expect(recovered).toMatchObject({
-      decision: { verdict: 'incomplete' }, redaction_mode: 'redacted',
+      decision: { verdict: 'incomplete' },
+      redaction_mode: 'redacted',
       action: { parameters: { name: 'r-1', password: '[REDACTED]' } },
-      metadata: { chio_recovery: { facts: 'stored', cause: 'producer_gone' }, chio_parameter_salt: { scheme: 'chio.parameter-salt.v1' } },
+      metadata: {
+        chio_recovery: { facts: 'stored', cause: 'producer_gone' },
+        chio_parameter_salt: { scheme: 'chio.parameter-salt.v1' },
+      },
     });
     expect(dictionaryAttack(recovered!, 'password')).toEqual([]);
-    const salt = chio(['--receipt-db', db, 'receipt', 'disclose-salt', recovered!.id, '--redaction-key-file', key]).stdout.trim();
+    const salt = chio([
+      '--receipt-db',
+      db,
+      'receipt',
+      'disclose-salt',
+      recovered!.id,
+      '--redaction-key-file',
+      key,
+    ]).stdout.trim();
     // The same salt and hash the original receipt would have carried: its capability, timestamp and nonce.
-    expect(recovered!.action.parameter_hash).toBe(sha256(`{"parameters":${canonicalJson({ name: 'r-1', password: 'trustno1' })},"salt":"${salt}"}`));
-    const ok = chio(['--receipt-db', db, 'receipt', 'check-disclosure', recovered!.id, '--salt', salt, '--parameters', '{"name":"r-1","password":"trustno1"}', '--trusted-kernel-pubkey', pub]);
+    expect(recovered!.action.parameter_hash).toBe(
+      sha256(`{"parameters":${canonicalJson({ name: 'r-1', password: 'trustno1' })},"salt":"${salt}"}`),
+    );
+    const ok = chio([
+      '--receipt-db',
+      db,
+      'receipt',
+      'check-disclosure',
+      recovered!.id,
+      '--salt',
+      salt,
+      '--parameters',
+      '{"name":"r-1","password":"trustno1"}',
+      '--trusted-kernel-pubkey',
+      pub,
+    ]);
     expect(ok.status, ok.stdout + ok.stderr).toBe(0);
-    expect(chio(['--receipt-db', db, 'receipt', 'check-disclosure', recovered!.id, '--salt', salt, '--parameters', '{"name":"r-1","password":"trustno2"}']).status).toBe(1);
+    expect(
+      chio([
+        '--receipt-db',
+        db,
+        'receipt',
+        'check-disclosure',
+        recovered!.id,
+        '--salt',
+        salt,
+        '--parameters',
+        '{"name":"r-1","password":"trustno2"}',
+      ]).status,
+    ).toBe(1);
     expect(chio(['--receipt-db', db, 'ledger', 'verify', '--trusted-kernel-pubkey', pub]).status).toBe(0);
   });
 });

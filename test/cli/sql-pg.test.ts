@@ -23,7 +23,10 @@ describe('chio sql on PostgreSQL', () => {
   });
 
   it('the receipts and session_summary views answer as on SQLite', () => {
-    for (const query of ['SELECT seq, receipt_id, time_utc, verdict, reason, guard FROM receipts ORDER BY seq', 'SELECT session_id, entries, allowed, denied, observations, first_seq, last_seq FROM session_summary ORDER BY session_id']) {
+    for (const query of [
+      'SELECT seq, receipt_id, time_utc, verdict, reason, guard FROM receipts ORDER BY seq',
+      'SELECT session_id, entries, allowed, denied, observations, first_seq, last_seq FROM session_summary ORDER BY session_id',
+    ]) {
       const pg = chio(['sql', query, '--receipt-db', url]);
       const lite = chio(['sql', query, '--receipt-db', file]);
       expect(pg.status, pg.stderr).toBe(0);
@@ -33,11 +36,15 @@ describe('chio sql on PostgreSQL', () => {
   });
 
   it('refuses every write, and the ledger is unchanged', async () => {
-    const before = (await admin('SELECT count(*)::int AS n, max(entry_hash) AS h FROM ledger_entries', [], name)).rows[0];
+    const before = (await admin('SELECT count(*)::int AS n, max(entry_hash) AS h FROM ledger_entries', [], name))
+      .rows[0];
     const sessions = (await admin('SELECT count(*)::int AS n FROM ledger_sessions', [], name)).rows[0].n;
     const attempts: Array<[string, string]> = [
       ['DELETE FROM ledger_sessions', 'CHIO-CLI-SQL-WRITE'],
-      ["INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner) VALUES ('x', 'c', 0, 1, 'o')", 'CHIO-CLI-SQL-WRITE'],
+      [
+        "INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner) VALUES ('x', 'c', 0, 1, 'o')",
+        'CHIO-CLI-SQL-WRITE',
+      ],
       ['WITH gone AS (DELETE FROM ledger_sessions RETURNING 1) SELECT count(*) FROM gone', 'CHIO-CLI-SQL-WRITE'],
       ['SELECT 1; DELETE FROM ledger_sessions', 'CHIO-CLI-SQL-ERROR'],
       ['SET TRANSACTION READ WRITE', 'CHIO-CLI-SQL-ERROR'],
@@ -48,9 +55,13 @@ describe('chio sql on PostgreSQL', () => {
       expect(r.status, query).not.toBe(0);
       expect(errorCode(r.stderr), query).toBe(code);
     }
-    expect((await admin('SELECT count(*)::int AS n, max(entry_hash) AS h FROM ledger_entries', [], name)).rows[0]).toEqual(before);
+    expect(
+      (await admin('SELECT count(*)::int AS n, max(entry_hash) AS h FROM ledger_entries', [], name)).rows[0],
+    ).toEqual(before);
     expect((await admin('SELECT count(*)::int AS n FROM ledger_sessions', [], name)).rows[0].n).toBe(sessions);
-    expect((await admin("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'sneaky'", [], name)).rows[0].n).toBe(0);
+    expect(
+      (await admin("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'sneaky'", [], name)).rows[0].n,
+    ).toBe(0);
     expect((await admin('SELECT count(*)::int AS n FROM pending_calls', [], name)).rows[0].n).toBe(0);
   });
 });

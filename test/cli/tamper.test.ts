@@ -27,11 +27,16 @@ beforeAll(() => {
 });
 
 /** A copy of the pristine ledger with the triggers dropped, edited by `edit`. */
-const tampered = (edit: (db: Database.Database) => void): string => tamperedCopy(pristine, join(dir, `copy-${++copies}.sqlite`), edit);
+const tampered = (edit: (db: Database.Database) => void): string =>
+  tamperedCopy(pristine, join(dir, `copy-${++copies}.sqlite`), edit);
 
 function setBody(db: Database.Database, seq: number, receipt: Row): void {
-  db.prepare('UPDATE ledger_entries SET body = ?, receipt_id = ?, kernel_key = ? WHERE seq = ?')
-    .run(bodyText(canonicalMembers(receipt)), receipt['id'], receipt['kernel_key'], seq);
+  db.prepare('UPDATE ledger_entries SET body = ?, receipt_id = ?, kernel_key = ? WHERE seq = ?').run(
+    bodyText(canonicalMembers(receipt)),
+    receipt['id'],
+    receipt['kernel_key'],
+    seq,
+  );
 }
 
 /** Seq 5's path rewritten with a matching parameter_hash and id (the signature no longer fits), the chain re-hashed. */
@@ -87,12 +92,16 @@ describe('chio ledger verify on a tampered ledger', () => {
   });
 
   it('an edited prev_hash → prev_hash at that seq', () => {
-    const path = tampered((db) => db.prepare("UPDATE ledger_entries SET prev_hash = ? WHERE seq = 6").run('ab'.repeat(32)));
+    const path = tampered((db) =>
+      db.prepare('UPDATE ledger_entries SET prev_hash = ? WHERE seq = 6').run('ab'.repeat(32)),
+    );
     expectFail(path, 6, 'prev_hash');
   });
 
   it('an edited entry_hash → entry_hash at that seq', () => {
-    const path = tampered((db) => db.prepare("UPDATE ledger_entries SET entry_hash = ? WHERE seq = 6").run('cd'.repeat(32)));
+    const path = tampered((db) =>
+      db.prepare('UPDATE ledger_entries SET entry_hash = ? WHERE seq = 6').run('cd'.repeat(32)),
+    );
     expectFail(path, 6, 'entry_hash');
   });
 
@@ -119,9 +128,13 @@ describe('chio ledger verify on a tampered ledger', () => {
       const r3 = row(db, 3);
       const r4 = row(db, 4);
       const cols = Object.keys(r3).filter((c) => c !== 'seq');
-      const set = db.prepare(`UPDATE ledger_entries SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE seq = @seq`);
+      const set = db.prepare(
+        `UPDATE ledger_entries SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE seq = @seq`,
+      );
       // Move both out of the way first: receipt_id and entry_hash are UNIQUE.
-      db.prepare("UPDATE ledger_entries SET receipt_id = 'tmp' || seq, entry_hash = printf('%064d', seq) WHERE seq IN (3, 4)").run();
+      db.prepare(
+        "UPDATE ledger_entries SET receipt_id = 'tmp' || seq, entry_hash = printf('%064d', seq) WHERE seq IN (3, 4)",
+      ).run();
       set.run({ ...r4, seq: 3 });
       set.run({ ...r3, seq: 4 });
     });
@@ -176,7 +189,9 @@ describe('chio ledger verify on a tampered ledger', () => {
     const path = tampered((db) => editPathAndRehash(db, { subtrees: false }));
     const r = chio(['ledger', 'verify', '--receipt-db', path, '--no-signatures']);
     expect(r.status).toBe(1);
-    expect(r.stdout).toMatch(/FAIL: ledger: subtrees: the stored subtree at level 1, index 2 does not match the entries/);
+    expect(r.stdout).toMatch(
+      /FAIL: ledger: subtrees: the stored subtree at level 1, index 2 does not match the entries/,
+    );
   });
 
   it('a projected column edited → projection at that seq', () => {
@@ -187,7 +202,10 @@ describe('chio ledger verify on a tampered ledger', () => {
 
 describe('chio ledger verify on a tampered Merkle subtree table', () => {
   it('a subtree row rewritten with a text value or a fractional level is a subtrees failure (exit 1), not a crash', () => {
-    for (const edit of ["UPDATE merkle_subtrees SET hash = printf('%032d', 7) WHERE level = 1 AND idx = 0", 'UPDATE merkle_subtrees SET level = 1.5 WHERE level = 2 AND idx = 0']) {
+    for (const edit of [
+      "UPDATE merkle_subtrees SET hash = printf('%032d', 7) WHERE level = 1 AND idx = 0",
+      'UPDATE merkle_subtrees SET level = 1.5 WHERE level = 2 AND idx = 0',
+    ]) {
       const path = tampered((db) => db.prepare(edit).run());
       const r = chio(['ledger', 'verify', '--receipt-db', path]);
       expect(r.status, r.stdout + r.stderr).toBe(1);

@@ -9,7 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conformanceVersion, listServerScenarios, runServerScenario, runServerSuite, type ScenarioResult } from '../helpers/conformance.js';
+import {
+  conformanceVersion,
+  listServerScenarios,
+  runServerScenario,
+  runServerSuite,
+  type ScenarioResult,
+} from '../helpers/conformance.js';
 
 const SERVER = fileURLToPath(new URL('../helpers/conformance-server.mjs', import.meta.url));
 // @modelcontextprotocol/conformance 0.1.16 lists 32 server scenarios (30 active, 2 pending).
@@ -96,22 +102,45 @@ describe('MCP conformance suite against the reference server (Streamable HTTP)',
     const init = await fetch(server.url, {
       method: 'POST',
       headers: h,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'resume', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'resume', version: '1' } },
+      }),
     });
     const sid = init.headers.get('mcp-session-id')!;
     await init.text();
     const session = { ...h, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
-    await (await fetch(server.url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+    await (
+      await fetch(server.url, {
+        method: 'POST',
+        headers: session,
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      })
+    ).text();
     const post = await fetch(server.url, {
       method: 'POST',
       headers: session,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'test_reconnection', arguments: {} } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'test_reconnection', arguments: {} },
+      }),
     });
     const first = await post.text(); // ends when the tool closes the stream
     expect(first).toMatch(/^id: \S+\nretry: \d+\ndata: \n\n$/);
     expect(first).not.toContain('"result"');
     const lastEventId = /^id: (\S+)$/m.exec(first)![1]!;
-    const get = await fetch(server.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25', 'last-event-id': lastEventId } });
+    const get = await fetch(server.url, {
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': sid,
+        'mcp-protocol-version': '2025-11-25',
+        'last-event-id': lastEventId,
+      },
+    });
     expect(get.status).toBe(200);
     const reader = get.body!.getReader();
     let replay = '';
@@ -131,14 +160,32 @@ describe('MCP conformance suite against the reference server (Streamable HTTP)',
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(
-        { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { host: 'evil.example.com', origin: 'http://evil.example.com', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/mcp',
+          method: 'POST',
+          headers: {
+            host: 'evil.example.com',
+            origin: 'http://evil.example.com',
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        },
         (res) => {
           res.resume();
           resolve(res.statusCode!);
         },
       );
       req.on('error', reject);
-      req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'evil', version: '1' } } }));
+      req.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'evil', version: '1' } },
+        }),
+      );
     });
     expect(status).toBe(403);
   });
@@ -147,12 +194,19 @@ describe('MCP conformance suite against the reference server (Streamable HTTP)',
 describe('the reference server over stdio (--stdio)', () => {
   it('serves the same tools to an SDK client on stdin/stdout', async () => {
     const client = new Client({ name: 'stdio-check', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER, '--stdio'], stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [SERVER, '--stdio'], stderr: 'pipe' }),
+    );
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['test_simple_text', 'test_sampling', 'test_elicitation', 'json_schema_2020_12_tool']));
+      expect(tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['test_simple_text', 'test_sampling', 'test_elicitation', 'json_schema_2020_12_tool']),
+      );
       const json = tools.find((t) => t.name === 'json_schema_2020_12_tool')!;
-      expect(json.inputSchema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', additionalProperties: false });
+      expect(json.inputSchema).toMatchObject({
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        additionalProperties: false,
+      });
       const r = await client.callTool({ name: 'test_simple_text', arguments: {} });
       expect(r.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
       // No sampling capability declared by this client: the tool says so instead of asking.

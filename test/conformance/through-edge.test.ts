@@ -42,9 +42,26 @@ describe('MCP conformance suite through chio mcp serve-http', () => {
   beforeAll(async () => {
     reference = await startReference();
     direct = (await runServerSuite(reference.url, 'all')).results;
-    through.stdio.edge = await startHttpEdge(['--receipt-db', through.stdio.db, '--server-id', 'conformance', '--', process.execPath, SERVER, '--stdio']);
-    through.http.edge = await startHttpEdge(['--receipt-db', through.http.db, '--server-id', 'conformance', '--upstream-url', reference.url]);
-    for (const kind of ['stdio', 'http'] as const) through[kind].results = (await runServerSuite(through[kind].edge!.url.href, 'all')).results;
+    through.stdio.edge = await startHttpEdge([
+      '--receipt-db',
+      through.stdio.db,
+      '--server-id',
+      'conformance',
+      '--',
+      process.execPath,
+      SERVER,
+      '--stdio',
+    ]);
+    through.http.edge = await startHttpEdge([
+      '--receipt-db',
+      through.http.db,
+      '--server-id',
+      'conformance',
+      '--upstream-url',
+      reference.url,
+    ]);
+    for (const kind of ['stdio', 'http'] as const)
+      through[kind].results = (await runServerSuite(through[kind].edge!.url.href, 'all')).results;
   }, 600_000);
 
   afterAll(async () => {
@@ -55,7 +72,9 @@ describe('MCP conformance suite through chio mcp serve-http', () => {
 
   it('the suite lists scenarios, and the reference server passes every one of them directly', () => {
     expect(scenarios.length).toBeGreaterThanOrEqual(32);
-    expect(scenarios.filter((s) => direct.get(s)?.ok !== true).map((s) => `${s}: ${failures(direct.get(s))}`)).toEqual([]);
+    expect(scenarios.filter((s) => direct.get(s)?.ok !== true).map((s) => `${s}: ${failures(direct.get(s))}`)).toEqual(
+      [],
+    );
   });
 
   for (const kind of ['stdio', 'http'] as const) {
@@ -71,9 +90,12 @@ describe('MCP conformance suite through chio mcp serve-http', () => {
         const ledger = openLedger(through[kind].db, { readonly: true });
         try {
           expect(verifyChain(ledger)).toMatchObject({ ok: true });
-          const rows = ledger.db.prepare("SELECT tool_name, verdict, receipt_kind AS kind FROM ledger_entries").all() as Array<{ tool_name: string; verdict: string | null; kind: string }>;
+          const rows = ledger.db
+            .prepare('SELECT tool_name, verdict, receipt_kind AS kind FROM ledger_entries')
+            .all() as Array<{ tool_name: string; verdict: string | null; kind: string }>;
           const names = new Set(rows.map((r) => r.tool_name));
-          for (const tool of ['test_simple_text', 'test_sampling', 'test_elicitation', 'resources/read', 'prompts/get']) expect(names, tool).toContain(tool);
+          for (const tool of ['test_simple_text', 'test_sampling', 'test_elicitation', 'resources/read', 'prompts/get'])
+            expect(names, tool).toContain(tool);
           const observed = rows.filter((r) => r.kind === 'trace_observation').map((r) => r.tool_name);
           expect(observed).toContain('sampling/createMessage');
           expect(observed).toContain('elicitation/create');

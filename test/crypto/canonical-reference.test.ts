@@ -10,7 +10,8 @@ import { ChioError } from '../../src/errors.js';
 
 /** Why JCS text of `value` would not mean one thing in every language, or undefined. */
 function lossy(value: unknown): string | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) && !Number.isSafeInteger(value) ? 'unsafe integer' : undefined;
+  if (typeof value === 'number')
+    return Number.isInteger(value) && !Number.isSafeInteger(value) ? 'unsafe integer' : undefined;
   if (typeof value === 'string') return value.isWellFormed() ? undefined : 'lone surrogate';
   if (Array.isArray(value)) return value.map(lossy).find((r) => r !== undefined);
   if (value !== null && typeof value === 'object') {
@@ -25,14 +26,17 @@ function lossy(value: unknown): string | undefined {
 
 describe('canonicalJson refuses exactly the lossy JSON values', () => {
   it('same text for every accepted JSON value, refusal exactly for the lossy ones (random values, full Unicode)', () => {
-    fc.assert(fc.property(fc.jsonValue({ maxDepth: 6, stringUnit: 'binary' }), (value) => {
-      const reason = lossy(value);
-      if (reason === undefined) {
-        expect(canonicalJson(value)).toBe(canonicalize(value));
-      } else {
-        expect(() => canonicalJson(value)).toThrow(ChioError);
-      }
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6, stringUnit: 'binary' }), (value) => {
+        const reason = lossy(value);
+        if (reason === undefined) {
+          expect(canonicalJson(value)).toBe(canonicalize(value));
+        } else {
+          expect(() => canonicalJson(value)).toThrow(ChioError);
+        }
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('same text for member names that sort differently by code point and by UTF-16 code unit', () => {

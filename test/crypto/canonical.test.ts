@@ -53,7 +53,7 @@ describe('RFC 8785 §3.2.2 / §3.2.4 main example', () => {
 describe('RFC 8785 §3.2.3 sorting example', () => {
   it('emits the members in UTF-16 code-unit order', () => {
     const out = canonicalJson(JSON.parse(v.sorting_example_input));
-    const keys = [...(out.matchAll(/"((?:[^"\\]|\\.)*)":/g))].map((m) => JSON.parse(`"${m[1]}"`));
+    const keys = [...out.matchAll(/"((?:[^"\\]|\\.)*)":/g)].map((m) => JSON.parse(`"${m[1]}"`));
     expect(keys).toEqual(v.sorting_example_expected_key_order);
     expect(keys).toHaveLength(7);
   });
@@ -74,7 +74,13 @@ describe('RFC 8785 Appendix B number serialization', () => {
     expect(unsafeInts).toHaveLength(11);
     expect(nonFinite).toHaveLength(2);
     expect(unsafeInts.map((r) => r.expected)).toEqual(
-      expect.arrayContaining(['1e+21', '9007199254740992', '-9007199254740992', '295147905179352830000', '1.7976931348623157e+308']),
+      expect.arrayContaining([
+        '1e+21',
+        '9007199254740992',
+        '-9007199254740992',
+        '295147905179352830000',
+        '1.7976931348623157e+308',
+      ]),
     );
   });
 
@@ -117,7 +123,7 @@ describe('refusals name the offending path', () => {
 
   it('a cycle', () => {
     const a: Record<string, unknown> = { b: { list: [] as unknown[] } };
-    ((a.b as { list: unknown[] }).list).push(a);
+    (a.b as { list: unknown[] }).list.push(a);
     expectRefused(a, '$.b.list[0]', /circular reference/);
   });
 
@@ -133,7 +139,9 @@ describe('refusals name the offending path', () => {
   }
 
   it(`nesting of MAX_JSON_DEPTH - 1 (${MAX_JSON_DEPTH - 1}) and MAX_JSON_DEPTH levels is accepted`, () => {
-    expect(canonicalJson(nested(MAX_JSON_DEPTH - 1))).toBe('['.repeat(MAX_JSON_DEPTH - 1) + '0' + ']'.repeat(MAX_JSON_DEPTH - 1));
+    expect(canonicalJson(nested(MAX_JSON_DEPTH - 1))).toBe(
+      '['.repeat(MAX_JSON_DEPTH - 1) + '0' + ']'.repeat(MAX_JSON_DEPTH - 1),
+    );
     expect(canonicalJson(nested(MAX_JSON_DEPTH))).toBe('['.repeat(MAX_JSON_DEPTH) + '0' + ']'.repeat(MAX_JSON_DEPTH));
   });
 
@@ -153,7 +161,8 @@ describe('properties', () => {
       return Number.isInteger(x) && !Number.isSafeInteger(x) ? String(x) : x;
     }
     if (Array.isArray(x)) return x.map(sanitize);
-    if (x !== null && typeof x === 'object') return Object.fromEntries(Object.entries(x).map(([k, e]) => [k, sanitize(e)]));
+    if (x !== null && typeof x === 'object')
+      return Object.fromEntries(Object.entries(x).map(([k, e]) => [k, sanitize(e)]));
     return x as J;
   }
 

@@ -3,7 +3,13 @@
 // makes parse or verify throw; and no single-character change to a signed note still verifies.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkpointText, parseCheckpointNote, signCheckpoint, signerFromSeed, verifyCheckpointNote } from '../../src/crypto/index.js';
+import {
+  checkpointText,
+  parseCheckpointNote,
+  signCheckpoint,
+  signerFromSeed,
+  verifyCheckpointNote,
+} from '../../src/crypto/index.js';
 import type { CheckpointBody } from '../../src/crypto/index.js';
 
 const RUNS = { numRuns: 300 };
@@ -31,7 +37,11 @@ describe('checkpoint note properties', () => {
         if (!parsed.ok) return;
         expect(parsed.signatures).toHaveLength(1);
         expect(parsed.signatures[0]!.keyName).toBe(keyName ?? b.origin);
-        expect(verifyCheckpointNote(note, [signer.publicKeyHex], keyName === undefined ? {} : { keyName })).toEqual({ ok: true, body: b, signerKey: signer.publicKeyHex });
+        expect(verifyCheckpointNote(note, [signer.publicKeyHex], keyName === undefined ? {} : { keyName })).toEqual({
+          ok: true,
+          body: b,
+          signerKey: signer.publicKeyHex,
+        });
       }),
       RUNS,
     );
@@ -49,7 +59,10 @@ describe('checkpoint note properties', () => {
           seen.refused++;
           return;
         }
-        const note = signCheckpoint({ origin: o, treeSize: 1, rootHash: new Uint8Array(32) }, signerFromSeed(new Uint8Array(32)));
+        const note = signCheckpoint(
+          { origin: o, treeSize: 1, rootHash: new Uint8Array(32) },
+          signerFromSeed(new Uint8Array(32)),
+        );
         expect(note.startsWith(text)).toBe(true);
         expect(parseCheckpointNote(note)).toMatchObject({ ok: true, body: { origin: o } });
         seen.accepted++;
@@ -62,9 +75,31 @@ describe('checkpoint note properties', () => {
   });
 
   it('parse and verify never throw, whatever the string or bytes', () => {
-    const note = signCheckpoint({ origin: 'chio-ledger/x', treeSize: 7, rootHash: new Uint8Array(32).fill(1) }, signerFromSeed(new Uint8Array(32)));
-    const pieces = fc.constantFrom('\n', '\n\n', '\u2014 ', ' ', '+', '=', '\r', '\u0000', '\ufffd', '\ud800', 'AAAA', '0', '01', 'chio-ledger/x', note);
-    const texts = fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.array(pieces, { maxLength: 12 }).map((p) => p.join('')));
+    const note = signCheckpoint(
+      { origin: 'chio-ledger/x', treeSize: 7, rootHash: new Uint8Array(32).fill(1) },
+      signerFromSeed(new Uint8Array(32)),
+    );
+    const pieces = fc.constantFrom(
+      '\n',
+      '\n\n',
+      '\u2014 ',
+      ' ',
+      '+',
+      '=',
+      '\r',
+      '\u0000',
+      '\ufffd',
+      '\ud800',
+      'AAAA',
+      '0',
+      '01',
+      'chio-ledger/x',
+      note,
+    );
+    const texts = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 200 }),
+      fc.array(pieces, { maxLength: 12 }).map((p) => p.join('')),
+    );
     fc.assert(
       fc.property(fc.oneof(texts, fc.uint8Array({ maxLength: 300 })), (input) => {
         const parsed = parseCheckpointNote(input);

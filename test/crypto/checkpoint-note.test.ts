@@ -29,7 +29,12 @@ const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
 /** SHA-256(name || 0x0A || 0x01 || key)[:4], computed without the product's code. */
 function keyHashByHand(name: string, publicKey: Uint8Array): Uint8Array {
-  return new Uint8Array(createHash('sha256').update(Buffer.concat([Buffer.from(name, 'utf8'), Buffer.of(0x0a, 0x01), publicKey])).digest().subarray(0, 4));
+  return new Uint8Array(
+    createHash('sha256')
+      .update(Buffer.concat([Buffer.from(name, 'utf8'), Buffer.of(0x0a, 0x01), publicKey]))
+      .digest()
+      .subarray(0, 4),
+  );
 }
 
 /** A signature line by `signer` under `name` over `text`, built by hand (any text, any name). */
@@ -92,9 +97,28 @@ describe('the note Chio signs', () => {
 
   it('round trips through parse and verifies under the kernel key', () => {
     const parsed = parseCheckpointNote(note);
-    expect(parsed).toEqual({ ok: true, body: BODY, text, signatures: [{ keyName: ORIGIN, keyHash: keyHashByHand(ORIGIN, fromHex(kernel.publicKeyHex)), signature: expect.any(Uint8Array) }] });
-    expect(verifyCheckpointNote(note, [kernel.publicKeyHex])).toEqual({ ok: true, body: BODY, signerKey: kernel.publicKeyHex });
-    expect(verifyCheckpointNote(Buffer.from(note, 'utf8'), [kernel.publicKeyHex.toUpperCase()])).toEqual({ ok: true, body: BODY, signerKey: kernel.publicKeyHex });
+    expect(parsed).toEqual({
+      ok: true,
+      body: BODY,
+      text,
+      signatures: [
+        {
+          keyName: ORIGIN,
+          keyHash: keyHashByHand(ORIGIN, fromHex(kernel.publicKeyHex)),
+          signature: expect.any(Uint8Array),
+        },
+      ],
+    });
+    expect(verifyCheckpointNote(note, [kernel.publicKeyHex])).toEqual({
+      ok: true,
+      body: BODY,
+      signerKey: kernel.publicKeyHex,
+    });
+    expect(verifyCheckpointNote(Buffer.from(note, 'utf8'), [kernel.publicKeyHex.toUpperCase()])).toEqual({
+      ok: true,
+      body: BODY,
+      signerKey: kernel.publicKeyHex,
+    });
   });
 
   it('uses another key name when asked, and the verifier must then be told that name', () => {
@@ -102,22 +126,45 @@ describe('the note Chio signs', () => {
     expect(named).toContain('\n\u2014 kernel.example/k1 ');
     expect(verifyCheckpointNote(named, [kernel.publicKeyHex], { keyName: 'kernel.example/k1' }).ok).toBe(true);
     const byOrigin = verifyCheckpointNote(named, [kernel.publicKeyHex]);
-    expect(byOrigin).toMatchObject({ ok: false, reason: expect.stringContaining('no signature line is by a trusted key') });
+    expect(byOrigin).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('no signature line is by a trusted key'),
+    });
   });
 
-  it('the default origin is chio-ledger/ and the first 32 hex characters of seq 1\'s entry_hash', () => {
+  it("the default origin is chio-ledger/ and the first 32 hex characters of seq 1's entry_hash", () => {
     expect(defaultOrigin('1e8bdfb75ab6e61a1c2e27e7a4e3f115365e3bea2909a00eb4664d69c0680a6a')).toBe(ORIGIN);
-    for (const bad of ['', '1e8b', '1E8BDFB75AB6E61A1C2E27E7A4E3F115365E3BEA2909A00EB4664D69C0680A6A', `${'0'.repeat(64)}0`]) {
+    for (const bad of [
+      '',
+      '1e8b',
+      '1E8BDFB75AB6E61A1C2E27E7A4E3F115365E3BEA2909A00EB4664D69C0680A6A',
+      `${'0'.repeat(64)}0`,
+    ]) {
       expect(() => defaultOrigin(bad)).toThrow(RangeError);
     }
   });
 
   it('refuses to write a checkpoint it could not parse back (RangeError)', () => {
     const bad: Array<Partial<CheckpointBody>> = [
-      { origin: '' }, { origin: 'a b' }, { origin: 'a+b' }, { origin: 'a\nb' }, { origin: 'a\u0000b' }, { origin: 'a\u00a0b' },
-      { origin: 'a\u2028b' }, { origin: 'a\u007fb' }, { origin: 'a\ufffdb' }, { origin: 'a\ud800b' }, { origin: 'x'.repeat(1025) },
-      { treeSize: -1 }, { treeSize: 1.5 }, { treeSize: 2 ** 53 }, { treeSize: Number.NaN }, { treeSize: '3' as unknown as number },
-      { rootHash: new Uint8Array(31) }, { rootHash: new Uint8Array(33) }, { rootHash: Array.from(ROOT) as unknown as Uint8Array },
+      { origin: '' },
+      { origin: 'a b' },
+      { origin: 'a+b' },
+      { origin: 'a\nb' },
+      { origin: 'a\u0000b' },
+      { origin: 'a\u00a0b' },
+      { origin: 'a\u2028b' },
+      { origin: 'a\u007fb' },
+      { origin: 'a\ufffdb' },
+      { origin: 'a\ud800b' },
+      { origin: 'x'.repeat(1025) },
+      { treeSize: -1 },
+      { treeSize: 1.5 },
+      { treeSize: 2 ** 53 },
+      { treeSize: Number.NaN },
+      { treeSize: '3' as unknown as number },
+      { rootHash: new Uint8Array(31) },
+      { rootHash: new Uint8Array(33) },
+      { rootHash: Array.from(ROOT) as unknown as Uint8Array },
     ];
     for (const change of bad) {
       expect(() => checkpointText({ ...BODY, ...change }), JSON.stringify(change)).toThrow(RangeError);
@@ -142,32 +189,50 @@ describe('verification under trusted keys', () => {
     expect(result.reason).toContain(toHex(keyHashByHand(ORIGIN, fromHex(kernel.publicKeyHex))));
   });
 
-  it('the trusted key\'s signature over a tampered size, root or origin fails', () => {
+  it("the trusted key's signature over a tampered size, root or origin fails", () => {
     const tamper = (from: string, to: string) => note.replace(from, to);
     const otherRoot = b64(ROOT.map((b, i) => (i === 0 ? b ^ 1 : b)));
     for (const forged of [tamper('\n3\n', '\n2\n'), tamper('\n3\n', '\n4\n'), tamper(b64(ROOT), otherRoot)]) {
       expect(forged).not.toBe(note);
       expect(parseCheckpointNote(forged).ok).toBe(true);
       const result = verifyCheckpointNote(forged, [kernel.publicKeyHex]);
-      expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(/is by trusted key [0-9a-f]{64} but does not verify/) });
+      expect(result).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/is by trusted key [0-9a-f]{64} but does not verify/),
+      });
     }
     // Another origin is another default key name, so the line is not even by the expected key…
     const moved = `chio-ledger/ffffffffffffffffffffffffffffffff${note.slice(ORIGIN.length)}`;
-    expect(verifyCheckpointNote(moved, [kernel.publicKeyHex])).toMatchObject({ ok: false, reason: expect.stringContaining('no signature line is by a trusted key') });
+    expect(verifyCheckpointNote(moved, [kernel.publicKeyHex])).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('no signature line is by a trusted key'),
+    });
     // …and naming the original key explicitly shows the signature does not cover the new origin.
-    expect(verifyCheckpointNote(moved, [kernel.publicKeyHex], { keyName: ORIGIN })).toMatchObject({ ok: false, reason: expect.stringContaining('does not verify') });
+    expect(verifyCheckpointNote(moved, [kernel.publicKeyHex], { keyName: ORIGIN })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('does not verify'),
+    });
   });
 
-  it('a line with the trusted key\'s name and key hash but a bad signature fails the note, even beside a good one', () => {
+  it("a line with the trusted key's name and key hash but a bad signature fails the note, even beside a good one", () => {
     const raw = Buffer.from(sigLine.trimEnd().split(' ')[2]!, 'base64');
     raw[40]! ^= 0x01;
     const bad = `\u2014 ${ORIGIN} ${b64(raw)}\n`;
-    expect(verifyCheckpointNote(`${text}\n${bad}`, [kernel.publicKeyHex])).toMatchObject({ ok: false, reason: expect.stringContaining('signature line 1') });
-    expect(verifyCheckpointNote(`${text}\n${sigLine}${bad}`, [kernel.publicKeyHex])).toMatchObject({ ok: false, reason: expect.stringContaining('signature line 2') });
+    expect(verifyCheckpointNote(`${text}\n${bad}`, [kernel.publicKeyHex])).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('signature line 1'),
+    });
+    expect(verifyCheckpointNote(`${text}\n${sigLine}${bad}`, [kernel.publicKeyHex])).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('signature line 2'),
+    });
     expect(verifyCheckpointNote(`${text}\n${bad}${sigLine}`, [kernel.publicKeyHex]).ok).toBe(false);
     // a known key whose line holds something other than a 64-byte Ed25519 signature
     const short = `\u2014 ${ORIGIN} ${b64(Buffer.concat([raw.subarray(0, 4), raw.subarray(4, 40)]))}\n`;
-    expect(verifyCheckpointNote(`${text}\n${sigLine}${short}`, [kernel.publicKeyHex])).toMatchObject({ ok: false, reason: expect.stringContaining('not a 64-byte Ed25519 signature') });
+    expect(verifyCheckpointNote(`${text}\n${sigLine}${short}`, [kernel.publicKeyHex])).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('not a 64-byte Ed25519 signature'),
+    });
   });
 
   it('signature lines by unknown keys are ignored, even sharing the name or the key hash (not both) with a trusted key', () => {
@@ -178,27 +243,48 @@ describe('verification under trusted keys', () => {
     const otherType = `\u2014 pq.example ${b64(new Uint8Array(4 + 2420).fill(9))}\n`;
     const full = `${text}\n${witness}${sameNameOtherKey}${sameHashOtherName}${otherType}${sigLine}${witness}`;
     expect(parseCheckpointNote(full)).toMatchObject({ ok: true, signatures: { length: 6 } });
-    expect(verifyCheckpointNote(full, [kernel.publicKeyHex])).toEqual({ ok: true, body: BODY, signerKey: kernel.publicKeyHex });
+    expect(verifyCheckpointNote(full, [kernel.publicKeyHex])).toEqual({
+      ok: true,
+      body: BODY,
+      signerKey: kernel.publicKeyHex,
+    });
     // Both keys trusted: the first verifying line in note order names the signer.
-    expect(verifyCheckpointNote(full, [kernel.publicKeyHex, other.publicKeyHex])).toMatchObject({ ok: true, signerKey: other.publicKeyHex });
+    expect(verifyCheckpointNote(full, [kernel.publicKeyHex, other.publicKeyHex])).toMatchObject({
+      ok: true,
+      signerKey: other.publicKeyHex,
+    });
     // Without the trusted key's own line, the unknown ones prove nothing.
-    expect(verifyCheckpointNote(`${text}\n${witness}${sameNameOtherKey}${sameHashOtherName}`, [kernel.publicKeyHex]).ok).toBe(false);
+    expect(
+      verifyCheckpointNote(`${text}\n${witness}${sameNameOtherKey}${sameHashOtherName}`, [kernel.publicKeyHex]).ok,
+    ).toBe(false);
   });
 
   it('accepts up to 100 signature lines (C2SP: at least 16) and refuses 101', () => {
     const witness = lineByHand('witness.example/w1', other, text);
     expect(verifyCheckpointNote(`${text}\n${witness.repeat(15)}${sigLine}`, [kernel.publicKeyHex]).ok).toBe(true);
     expect(verifyCheckpointNote(`${text}\n${witness.repeat(99)}${sigLine}`, [kernel.publicKeyHex]).ok).toBe(true);
-    expect(verifyCheckpointNote(`${text}\n${witness.repeat(100)}${sigLine}`, [kernel.publicKeyHex])).toMatchObject({ ok: false, reason: expect.stringContaining('101 signature lines') });
+    expect(verifyCheckpointNote(`${text}\n${witness.repeat(100)}${sigLine}`, [kernel.publicKeyHex])).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('101 signature lines'),
+    });
   });
 
   it('bad trusted keys and names are refused as values, never thrown', () => {
-    expect(verifyCheckpointNote(note, [])).toMatchObject({ ok: false, reason: expect.stringContaining('no trusted keys') });
-    expect(verifyCheckpointNote(note, [kernel.publicKeyHex, 'zz'])).toMatchObject({ ok: false, reason: expect.stringContaining('trusted key 2') });
+    expect(verifyCheckpointNote(note, [])).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('no trusted keys'),
+    });
+    expect(verifyCheckpointNote(note, [kernel.publicKeyHex, 'zz'])).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('trusted key 2'),
+    });
     expect(verifyCheckpointNote(note, [` ${kernel.publicKeyHex}`]).ok).toBe(false);
     expect(verifyCheckpointNote(note, [42 as unknown as string]).ok).toBe(false);
     expect(verifyCheckpointNote(note, 'abc' as unknown as string[]).ok).toBe(false);
-    expect(verifyCheckpointNote(note, [kernel.publicKeyHex], { keyName: 'a b' })).toMatchObject({ ok: false, reason: expect.stringContaining('spaces') });
+    expect(verifyCheckpointNote(note, [kernel.publicKeyHex], { keyName: 'a b' })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('spaces'),
+    });
     // A small-order "key" (the identity point) is trusted by mistake: it verifies nothing.
     const identity = `01${'00'.repeat(31)}`;
     const forged = `${text}\n\u2014 ${ORIGIN} ${b64(Buffer.concat([keyHashByHand(ORIGIN, fromHex(identity)), fromHex(identity), new Uint8Array(32)]))}\n`;
@@ -217,7 +303,10 @@ describe('hostile notes are refused with a reason, never thrown', () => {
   // A root whose base64 has '+' and '/' (fb ef be → "++++", ff ff ff → "////"), written URL-safe.
   const slashy = Uint8Array.from({ length: 32 }, (_, i) => [0xfb, 0xef, 0xbe, 0xff, 0xff, 0xff][i] ?? 0);
   const slashyRoot = b64(slashy);
-  const urlSafe = signCheckpoint({ ...BODY, rootHash: slashy }, kernel).replace(slashyRoot, slashyRoot.replaceAll('+', '-').replaceAll('/', '_'));
+  const urlSafe = signCheckpoint({ ...BODY, rootHash: slashy }, kernel).replace(
+    slashyRoot,
+    slashyRoot.replaceAll('+', '-').replaceAll('/', '_'),
+  );
   const nonUtf8 = Buffer.concat([Buffer.from(note.slice(0, 5)), Buffer.of(0xff, 0xfe), Buffer.from(note.slice(5))]);
 
   const cases: Array<[string, unknown, RegExp]> = [
@@ -241,10 +330,18 @@ describe('hostile notes are refused with a reason, never thrown', () => {
     ['root without padding', note.replace(root, root.slice(0, -1)), /root hash.*not canonical/],
     ['a 31-byte root', note.replace(root, b64(ROOT.subarray(1))), /root hash is 31 bytes/],
     ['a space in the root', note.replace(root, `${root.slice(0, 4)} ${root.slice(4)}`), /root hash.*not canonical/],
-    ['an extension line', note.replace(`${root}\n`, `${root}\nextra\n`), /1 line\(s\) after the root hash: extension lines are refused/],
+    [
+      'an extension line',
+      note.replace(`${root}\n`, `${root}\nextra\n`),
+      /1 line\(s\) after the root hash: extension lines are refused/,
+    ],
     ['only two lines', note.replace(`\n${root}\n`, '\n'), /2 line\(s\)/],
     ['an empty origin', note.slice(ORIGIN.length), /origin \(line 1\) of the note text is empty/],
-    ['an empty line inside the text', note.replace('\n3\n', '\n\n3\n'), /tree size \(line 2\) of the note text is empty/],
+    [
+      'an empty line inside the text',
+      note.replace('\n3\n', '\n\n3\n'),
+      /tree size \(line 2\) of the note text is empty/,
+    ],
     ['a NUL', note.replace('\n3\n', '\n3\u0000\n'), /control character U\+0000/],
     ['a tab', note.replace(ORIGIN, `${ORIGIN}\t`), /control character U\+0009/],
     ['an escape sequence', note.replace(ORIGIN, `\u001b[31m${ORIGIN}`), /control character U\+001B/],
@@ -253,18 +350,30 @@ describe('hostile notes are refused with a reason, never thrown', () => {
     ['a lone surrogate', note.replace(ORIGIN, `${ORIGIN}\ud800`), /lone surrogate/],
     ['1 MB of text', `${'a'.repeat(1 << 20)}${note}`, /at most 131072/],
     ['1 MB as bytes', Buffer.alloc(1 << 20, 0x61), /at most 131072/],
-    ['127 KiB of 4-byte characters (over the byte bound, under it in code units)', `${'😀'.repeat(MAX_NOTE_BYTES / 4 - 10)}${note}`, /at most 131072/],
+    [
+      '127 KiB of 4-byte characters (over the byte bound, under it in code units)',
+      `${'😀'.repeat(MAX_NOTE_BYTES / 4 - 10)}${note}`,
+      /at most 131072/,
+    ],
     ['a hyphen for the em dash', note.replace('\u2014 ', '- '), /em dash/],
     ['an en dash for the em dash', note.replace('\u2014 ', '\u2013 '), /em dash/],
     ['two spaces after the em dash', note.replace('\u2014 ', '\u2014  '), /invalid key name/],
     ['no space before the signature', note.replace(`${ORIGIN} `, ORIGIN), /no space between/],
     ['a + in the key name', note.replace(`\u2014 ${ORIGIN}`, '\u2014 a+b'), /invalid key name/],
     ['a no-break space in the key name', note.replace(`\u2014 ${ORIGIN}`, '\u2014 a\u00a0b'), /invalid key name/],
-    ['base64 garbage in the signature', `${text}\n\u2014 ${ORIGIN} %%%%\n`, /signature is not canonical standard base64/],
+    [
+      'base64 garbage in the signature',
+      `${text}\n\u2014 ${ORIGIN} %%%%\n`,
+      /signature is not canonical standard base64/,
+    ],
     ['a trailing space after the signature', note.replace(/\n$/, ' \n'), /not canonical standard base64/],
     ['an empty signature', `${text}\n\u2014 ${ORIGIN} \n`, /4-byte key ID|not canonical/],
     ['a 4-byte signature', `${text}\n\u2014 ${ORIGIN} AAAAAA==\n`, /4-byte key ID/],
-    ['a blank line between signature lines', `${text}\n${sigLine}\n${sigLine}`, /line 4 of the note text is empty.*last blank line/],
+    [
+      'a blank line between signature lines',
+      `${text}\n${sigLine}\n${sigLine}`,
+      /line 4 of the note text is empty.*last blank line/,
+    ],
     ['null', null, /a note is text/],
     ['a number', 42, /a note is text/],
     ['an object', { toString: () => note }, /a note is text/],
@@ -304,17 +413,35 @@ describe('notes made by the Go implementations', () => {
   // over the same text from the BenchmarkParse cases (the random1/random2 lines are unknown keys
   // reusing the witness signature bytes).
   const SUMDB_VKEY = 'sum.golang.org+033de0ae+Ac4zctda0e5eza+HJyk9SxEdh+s3Ux18htTTAD8OuAn8';
-  const SUMDB_NOTE = 'go.sum database tree\n6476701\nmb8QLQIs0Z0yP5Cstq6guj87oXWeC9gEM8oVikmm9Wk=\n\n\u2014 sum.golang.org Az3grsLX85Gz+s1SiTbgkuqxgItqFq7gsMUEyVnrsa9LM7Us9S+1xbFIGu95949rj4nPRYfvimWEPWL+o3GeoWwOoAw=\n';
+  const SUMDB_NOTE =
+    'go.sum database tree\n6476701\nmb8QLQIs0Z0yP5Cstq6guj87oXWeC9gEM8oVikmm9Wk=\n\n\u2014 sum.golang.org Az3grsLX85Gz+s1SiTbgkuqxgItqFq7gsMUEyVnrsa9LM7Us9S+1xbFIGu95949rj4nPRYfvimWEPWL+o3GeoWwOoAw=\n';
   const WITNESSES = [
-    ['monkeys+db4d9f7e+AULaJMvTtDLHPUcUrjdDad9vDlh/PTfC2VV60JUtCfWT', '\u2014 monkeys 202ffh9ve46Mqbhuyb4wnC2Pwdan5EsXQym/tF1ggXJqhjGosU4T5intH4iKMRgDLxrnXuIjRaU2NbvAnaepM6Y+8ww='],
-    ['bananas+cf639f13+AaPjhFnPCQnid/Ql32KWhmh+uk72FVRfK+2DLmO3BI3M', '\u2014 bananas z2OfE+2bbsBZ7NLgfuslc0v7NFW2QyexJ7fhePpoL2N/P7N/COd5S+JNHbQEAlYzz2C5sg0E+x/MggS1mDR6t3/9rQw='],
-    ['witness+f13a86db+AdYV1Ztajd9BvyjP2HgpwrqYL6TjOwIjGMOq8Bu42xbN', '\u2014 witness 8TqG25yWGFLdT7WPf/WoyeG3LwqtkXP+8S3yykOVm6EMh4hPgCke6eSVPU4BdtXNMPJBXKF+UpDbGgCdcpR8SVSoqAU='],
+    [
+      'monkeys+db4d9f7e+AULaJMvTtDLHPUcUrjdDad9vDlh/PTfC2VV60JUtCfWT',
+      '\u2014 monkeys 202ffh9ve46Mqbhuyb4wnC2Pwdan5EsXQym/tF1ggXJqhjGosU4T5intH4iKMRgDLxrnXuIjRaU2NbvAnaepM6Y+8ww=',
+    ],
+    [
+      'bananas+cf639f13+AaPjhFnPCQnid/Ql32KWhmh+uk72FVRfK+2DLmO3BI3M',
+      '\u2014 bananas z2OfE+2bbsBZ7NLgfuslc0v7NFW2QyexJ7fhePpoL2N/P7N/COd5S+JNHbQEAlYzz2C5sg0E+x/MggS1mDR6t3/9rQw=',
+    ],
+    [
+      'witness+f13a86db+AdYV1Ztajd9BvyjP2HgpwrqYL6TjOwIjGMOq8Bu42xbN',
+      '\u2014 witness 8TqG25yWGFLdT7WPf/WoyeG3LwqtkXP+8S3yykOVm6EMh4hPgCke6eSVPU4BdtXNMPJBXKF+UpDbGgCdcpR8SVSoqAU=',
+    ],
   ] as const;
-  const UNKNOWN = ['\u2014 random1 8TqG25yWGFLdT7WPf/WoyeG3LwqtkXP+8S3yykOVm6EMh4hPgCke6eSVPU4BdtXNMPJBXKF+UpDbGgCdcpR8SVSoqAU=', '\u2014 random2 8TqG25yWGFLdT7WPf/WoyeG3LwqtkXP+8S3yykOVm6EMh4hPgCke6eSVPU4BdtXNMPJBXKF+UpDbGgCdcpR8SVSoqAU='];
+  const UNKNOWN = [
+    '\u2014 random1 8TqG25yWGFLdT7WPf/WoyeG3LwqtkXP+8S3yykOVm6EMh4hPgCke6eSVPU4BdtXNMPJBXKF+UpDbGgCdcpR8SVSoqAU=',
+    '\u2014 random2 8TqG25yWGFLdT7WPf/WoyeG3LwqtkXP+8S3yykOVm6EMh4hPgCke6eSVPU4BdtXNMPJBXKF+UpDbGgCdcpR8SVSoqAU=',
+  ];
   const cosigned = `${SUMDB_NOTE}${[...WITNESSES.map(([, line]) => line), ...UNKNOWN].join('\n')}\n`;
 
   it('the key hashes of Go vkeys are the ones Chio computes', () => {
-    for (const vkey of [SUMDB_VKEY, ...WITNESSES.map(([v]) => v), 'PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW', 'Log+2271c621+AemuH5ooBpEPcr+W8onrjA1NfuzBVHdezakU81Ekarvs']) {
+    for (const vkey of [
+      SUMDB_VKEY,
+      ...WITNESSES.map(([v]) => v),
+      'PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW',
+      'Log+2271c621+AemuH5ooBpEPcr+W8onrjA1NfuzBVHdezakU81Ekarvs',
+    ]) {
       const { name, hash, key } = parseVkey(vkey);
       expect(toHex(noteKeyHash(name, key)), vkey).toBe(hash);
     }
@@ -323,16 +450,33 @@ describe('notes made by the Go implementations', () => {
   it('verifies the sum.golang.org checkpoint under its key, told the key name (the origin has spaces)', () => {
     const { name, key } = parseVkey(SUMDB_VKEY);
     const result = verifyCheckpointNote(SUMDB_NOTE, [toHex(key)], { keyName: name });
-    expect(result).toEqual({ ok: true, body: { origin: 'go.sum database tree', treeSize: 6476701, rootHash: new Uint8Array(Buffer.from('mb8QLQIs0Z0yP5Cstq6guj87oXWeC9gEM8oVikmm9Wk=', 'base64')) }, signerKey: toHex(key) });
-    expect(verifyCheckpointNote(SUMDB_NOTE, [toHex(key)])).toMatchObject({ ok: false, reason: expect.stringContaining('give the expected key name') });
-    expect(verifyCheckpointNote(SUMDB_NOTE.replace('6476701', '6476702'), [toHex(key)], { keyName: name })).toMatchObject({ ok: false, reason: expect.stringContaining('does not verify') });
+    expect(result).toEqual({
+      ok: true,
+      body: {
+        origin: 'go.sum database tree',
+        treeSize: 6476701,
+        rootHash: new Uint8Array(Buffer.from('mb8QLQIs0Z0yP5Cstq6guj87oXWeC9gEM8oVikmm9Wk=', 'base64')),
+      },
+      signerKey: toHex(key),
+    });
+    expect(verifyCheckpointNote(SUMDB_NOTE, [toHex(key)])).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('give the expected key name'),
+    });
+    expect(
+      verifyCheckpointNote(SUMDB_NOTE.replace('6476701', '6476702'), [toHex(key)], { keyName: name }),
+    ).toMatchObject({ ok: false, reason: expect.stringContaining('does not verify') });
   });
 
   it('verifies each Go witness cosignature, and ignores the other lines', () => {
     expect(parseCheckpointNote(cosigned)).toMatchObject({ ok: true, signatures: { length: 6 } });
     for (const [vkey] of WITNESSES) {
       const { name, key } = parseVkey(vkey);
-      expect(verifyCheckpointNote(cosigned, [toHex(key)], { keyName: name }), vkey).toMatchObject({ ok: true, signerKey: toHex(key), body: { treeSize: 6476701 } });
+      expect(verifyCheckpointNote(cosigned, [toHex(key)], { keyName: name }), vkey).toMatchObject({
+        ok: true,
+        signerKey: toHex(key),
+        body: { treeSize: 6476701 },
+      });
     }
   });
 

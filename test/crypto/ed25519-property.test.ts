@@ -29,7 +29,16 @@ function secretScalar(seed: Uint8Array): bigint {
 }
 /** k = SHA-512(R || A || M) mod L over the exact bytes given (RFC 8032 §5.1.7 step 2). */
 const challenge = (r: Uint8Array, a: Uint8Array, m: Uint8Array): bigint =>
-  mod(fromLe(new Uint8Array(createHash('sha512').update(concat(r, a, m)).digest())), L);
+  mod(
+    fromLe(
+      new Uint8Array(
+        createHash('sha512')
+          .update(concat(r, a, m))
+          .digest(),
+      ),
+    ),
+    L,
+  );
 
 /** Encoding of P + (0, -1), i.e. (-x, -y): adds the order-2 torsion point without point arithmetic. */
 const addOrder2 = (enc: Uint8Array): Uint8Array => {
@@ -52,7 +61,10 @@ function signed(seed: Uint8Array, msg: Uint8Array) {
 }
 
 /** All 38 encodings with y >= p: little-endian p..2^255-1, with and without the sign bit. */
-const nonCanonicalEncodings = Array.from({ length: 19 }, (_, k) => P + BigInt(k)).flatMap((y) => [le(y), le(y | SIGN_BIT)]);
+const nonCanonicalEncodings = Array.from({ length: 19 }, (_, k) => P + BigInt(k)).flatMap((y) => [
+  le(y),
+  le(y | SIGN_BIT),
+]);
 const IDENTITY = le(1n);
 
 /** (R = identity, S = 0) over a message whose k ≡ 0 mod 8: accepted under ANY small-order key by a cofactorless verifier that does not refuse it. */
@@ -83,14 +95,20 @@ describe('node and noble Ed25519 agree', () => {
 
   it('one flipped bit in signature, message or public key: both reject', () => {
     fc.assert(
-      fc.property(seedArb, fc.uint8Array({ minLength: 1, maxLength: 512 }), fc.constantFrom('sig', 'msg', 'pub'), fc.nat(), (seed, msg, target, bit) => {
-        const { pub, sig } = signed(seed, msg);
-        const parts = { sig: sig.slice(), msg: msg.slice(), pub: pub.slice() };
-        const bytes = parts[target as keyof typeof parts];
-        const at = bit % (bytes.length * 8);
-        bytes[at >> 3]! ^= 1 << (at & 7);
-        expect(verdicts(parts.pub, parts.msg, parts.sig)).toEqual({ node: false, noble: false });
-      }),
+      fc.property(
+        seedArb,
+        fc.uint8Array({ minLength: 1, maxLength: 512 }),
+        fc.constantFrom('sig', 'msg', 'pub'),
+        fc.nat(),
+        (seed, msg, target, bit) => {
+          const { pub, sig } = signed(seed, msg);
+          const parts = { sig: sig.slice(), msg: msg.slice(), pub: pub.slice() };
+          const bytes = parts[target as keyof typeof parts];
+          const at = bit % (bytes.length * 8);
+          bytes[at >> 3]! ^= 1 << (at & 7);
+          expect(verdicts(parts.pub, parts.msg, parts.sig)).toEqual({ node: false, noble: false });
+        },
+      ),
       RUNS,
     );
   });
@@ -205,7 +223,10 @@ describe('node and noble Ed25519 agree on small-order and mixed-order points (ca
         const mixedA = addOrder2(pub);
         const forged = concat(rPoint, le(mod(r + challenge(rPoint, mixedA, msg) * a, L)));
         const v = verdicts(mixedA, msg, forged);
-        expect(v, `A=${toHex(mixedA)} msg=${toHex(msg)} sig=${toHex(forged)}`).toEqual({ node: v.noble, noble: v.noble });
+        expect(v, `A=${toHex(mixedA)} msg=${toHex(msg)} sig=${toHex(forged)}`).toEqual({
+          node: v.noble,
+          noble: v.noble,
+        });
       }),
       RUNS,
     );

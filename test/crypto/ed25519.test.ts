@@ -131,7 +131,14 @@ describe('parsePublicKeyHex', () => {
   });
 
   it('refuses anything else with CHIO-CRYPTO-BAD-KEY', () => {
-    for (const text of ['', pub.slice(0, 62), pub + 'ab', pub.slice(0, 63) + 'z', `0x${pub}`, `${pub.slice(0, 10)} ${pub.slice(10)}`]) {
+    for (const text of [
+      '',
+      pub.slice(0, 62),
+      pub + 'ab',
+      pub.slice(0, 63) + 'z',
+      `0x${pub}`,
+      `${pub.slice(0, 10)} ${pub.slice(10)}`,
+    ]) {
       expectBadKey(() => parsePublicKeyHex(text));
     }
   });
@@ -170,7 +177,12 @@ describe('verifySignature never throws on malformed input', () => {
   }
 
   it('returns false for non-string key or signature', () => {
-    for (const [p, s] of [[null, sig], [pub, undefined], [42, sig], [pub, fromHex(sig)]] as [unknown, unknown][]) {
+    for (const [p, s] of [
+      [null, sig],
+      [pub, undefined],
+      [42, sig],
+      [pub, fromHex(sig)],
+    ] as [unknown, unknown][]) {
       expect(verifySignature(p as string, msg, s as string)).toBe(false);
     }
   });

@@ -28,7 +28,13 @@ function countingReader(size: number): { read: SubtreeReader; calls: () => numbe
   let calls = 0;
   const read: SubtreeReader = (level, index) => {
     calls++;
-    if (!Number.isSafeInteger(level) || !Number.isSafeInteger(index) || level < 0 || index < 0 || (index + 1) * 2 ** level > size) {
+    if (
+      !Number.isSafeInteger(level) ||
+      !Number.isSafeInteger(index) ||
+      level < 0 ||
+      index < 0 ||
+      (index + 1) * 2 ** level > size
+    ) {
       throw new Error(`read(${level}, ${index}) is outside the tree of size ${size}`);
     }
     const out = new Uint8Array(32);
@@ -60,15 +66,30 @@ describe('subtree reads per call', () => {
     const note = (n: number, count: number, what: () => string) => {
       calls++;
       if (count > Math.max(bound(n), 1)) over.push(`${what()}: ${count} reads, bound ${bound(n)}`);
-      if (n > 1 && count / bound(n) > worst.ratio) worst = { ratio: count / bound(n), what: `${what()}: ${count} of ${bound(n)}` };
+      if (n > 1 && count / bound(n) > worst.ratio)
+        worst = { ratio: count / bound(n), what: `${what()}: ${count} of ${bound(n)}` };
     };
     for (let n = 1; n <= 1100; n++) {
-      note(n, reads(n, (read) => merkleRoot(n, read)), () => `root(${n})`);
+      note(
+        n,
+        reads(n, (read) => merkleRoot(n, read)),
+        () => `root(${n})`,
+      );
       // Exhaustive up to 128 leaves, then the indexes most likely to be worst cases.
       const leaves = n <= 128 ? Array.from({ length: n }, (_, i) => i) : probes(n - 1, 0);
-      for (const m of leaves) note(n, reads(n, (read) => inclusionProof(m, n, read)), () => `inclusion(${m}, ${n})`);
+      for (const m of leaves)
+        note(
+          n,
+          reads(n, (read) => inclusionProof(m, n, read)),
+          () => `inclusion(${m}, ${n})`,
+        );
       const olds = n <= 128 ? Array.from({ length: n }, (_, i) => i + 1) : probes(n, 1);
-      for (const m of olds) note(n, reads(n, (read) => consistencyProof(m, n, read)), () => `consistency(${m}, ${n})`);
+      for (const m of olds)
+        note(
+          n,
+          reads(n, (read) => consistencyProof(m, n, read)),
+          () => `consistency(${m}, ${n})`,
+        );
     }
     expect(over).toEqual([]);
     expect(calls).toBeGreaterThan(60_000);
@@ -77,10 +98,29 @@ describe('subtree reads per call', () => {
   });
 
   it('sizes near 100,000, 1,000,000, 2^31, 2^32 and 2^53 stay within the bound', () => {
-    const sizes = [99_999, 100_000, 100_001, 131_071, 131_073, 999_999, 1_000_000, 1_000_001, 1_048_575, 1_048_577,
-      2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 2 ** 32 + 7, 2 ** 52 + 3, Number.MAX_SAFE_INTEGER];
+    const sizes = [
+      99_999,
+      100_000,
+      100_001,
+      131_071,
+      131_073,
+      999_999,
+      1_000_000,
+      1_000_001,
+      1_048_575,
+      1_048_577,
+      2 ** 31 - 1,
+      2 ** 31,
+      2 ** 31 + 1,
+      2 ** 32 + 7,
+      2 ** 52 + 3,
+      Number.MAX_SAFE_INTEGER,
+    ];
     for (const n of sizes) {
-      expect(reads(n, (read) => merkleRoot(n, read)), `root(${n})`).toBeLessThanOrEqual(bound(n));
+      expect(
+        reads(n, (read) => merkleRoot(n, read)),
+        `root(${n})`,
+      ).toBeLessThanOrEqual(bound(n));
       for (const m of probes(n - 1, 0)) {
         const count = reads(n, (read) => inclusionProof(m, n, read));
         expect(count, `inclusion(${m}, ${n})`).toBeLessThanOrEqual(bound(n));
@@ -140,25 +180,36 @@ describe('huge trees (JS numbers up to 2^53−1, no 32-bit truncation)', () => {
     expect(verifyInclusion(B, s, n, proof, flipBit(root, 77))).toBe(false);
   });
 
-  it.each(cases)('size %d, leaf %d: consistency proofs from sizes around the leaf verify; tampering is refused', (n, s) => {
-    const read = virtualTree(s);
-    const newRoot = merkleRoot(n, read);
-    for (const m of [s, s + 1, s + 2, 2 ** 31, 2 ** 32 + 1, n - 1, n].filter((x) => x >= 1 && x <= n)) {
-      const oldRoot = merkleRoot(m, read);
-      const proof = consistencyProof(m, n, read);
-      expect(verifyConsistency(m, n, proof, oldRoot, newRoot), `${m} → ${n}`).toBe(true);
-      if (proof.length > 0) {
-        expect(verifyConsistency(m, n, [flipBit(proof[0]!, 5), ...proof.slice(1)], oldRoot, newRoot)).toBe(false);
-        expect(verifyConsistency(m, n, proof.slice(1), oldRoot, newRoot)).toBe(false);
+  it.each(cases)(
+    'size %d, leaf %d: consistency proofs from sizes around the leaf verify; tampering is refused',
+    (n, s) => {
+      const read = virtualTree(s);
+      const newRoot = merkleRoot(n, read);
+      for (const m of [s, s + 1, s + 2, 2 ** 31, 2 ** 32 + 1, n - 1, n].filter((x) => x >= 1 && x <= n)) {
+        const oldRoot = merkleRoot(m, read);
+        const proof = consistencyProof(m, n, read);
+        expect(verifyConsistency(m, n, proof, oldRoot, newRoot), `${m} → ${n}`).toBe(true);
+        if (proof.length > 0) {
+          expect(verifyConsistency(m, n, [flipBit(proof[0]!, 5), ...proof.slice(1)], oldRoot, newRoot)).toBe(false);
+          expect(verifyConsistency(m, n, proof.slice(1), oldRoot, newRoot)).toBe(false);
+        }
+        if (m < n) expect(verifyConsistency(m, n, proof, oldRoot, flipBit(newRoot, 0))).toBe(false);
       }
-      if (m < n) expect(verifyConsistency(m, n, proof, oldRoot, flipBit(newRoot, 0))).toBe(false);
-    }
-  });
+    },
+  );
 });
 
 describe('the builders refuse nonsensical sizes and indexes', () => {
   const read: SubtreeReader = () => sha256();
-  const bad = [-1, 0.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '3' as unknown as number, 3n as unknown as number];
+  const bad = [
+    -1,
+    0.5,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    2 ** 53,
+    '3' as unknown as number,
+    3n as unknown as number,
+  ];
 
   it('RangeError for a bad size or index, and for an index or old size beyond the tree', () => {
     for (const x of bad) {
@@ -176,7 +227,9 @@ describe('the builders refuse nonsensical sizes and indexes', () => {
 
   it('a reader fault propagates unchanged; a reader returning no 32-byte hash is a TypeError', () => {
     const fault = new Error('disk on fire');
-    const failing: SubtreeReader = () => { throw fault; };
+    const failing: SubtreeReader = () => {
+      throw fault;
+    };
     expect(() => merkleRoot(5, failing)).toThrow(fault);
     expect(() => inclusionProof(2, 5, failing)).toThrow(fault);
     expect(() => consistencyProof(2, 5, failing)).toThrow(fault);
@@ -204,7 +257,16 @@ describe('the verifiers never throw on hostile input', () => {
       throw new Error('boom');
     },
   });
-  const notHashes: unknown[] = [null, undefined, 'ab'.repeat(32), new Uint8Array(31), new Uint8Array(33), new Uint16Array(16), Array(32).fill(0), {}];
+  const notHashes: unknown[] = [
+    null,
+    undefined,
+    'ab'.repeat(32),
+    new Uint8Array(31),
+    new Uint8Array(33),
+    new Uint16Array(16),
+    Array(32).fill(0),
+    {},
+  ];
   const notCounts: unknown[] = [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '3', 3n, null, undefined, {}];
 
   it('sanity: the genuine proofs verify', () => {

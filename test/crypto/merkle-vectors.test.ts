@@ -38,7 +38,8 @@ function jsonFiles(dir: string): string[] {
 }
 
 /** Go's encoding/json []byte: standard base64; null or absent is empty. */
-const b64 = (v: unknown): Uint8Array => (typeof v === 'string' ? new Uint8Array(Buffer.from(v, 'base64')) : new Uint8Array(0));
+const b64 = (v: unknown): Uint8Array =>
+  typeof v === 'string' ? new Uint8Array(Buffer.from(v, 'base64')) : new Uint8Array(0);
 const b64s = (v: unknown): Uint8Array[] => (Array.isArray(v) ? v.map(b64) : []);
 
 interface Outcome {
@@ -99,12 +100,18 @@ describe('transparency-dev/merkle proof probes', () => {
     for (const group of ['0', '1', '2', '3', '4']) {
       const inc = JSON.parse(readFileSync(join(TD, 'testdata/inclusion', group, 'happy-path.json'), 'utf8'));
       if (inc.treeSize <= leafInputs.length) {
-        expect(inclusionProof(inc.leafIdx, inc.treeSize, t.read).map((h) => Buffer.from(h).toString('base64')), `inclusion ${group}`).toEqual(inc.proof ?? []);
+        expect(
+          inclusionProof(inc.leafIdx, inc.treeSize, t.read).map((h) => Buffer.from(h).toString('base64')),
+          `inclusion ${group}`,
+        ).toEqual(inc.proof ?? []);
         expect(hex(b64(inc.root))).toBe(hex(roots[inc.treeSize]!));
       }
       const con = JSON.parse(readFileSync(join(TD, 'testdata/consistency', group, 'happy-path.json'), 'utf8'));
       if (con.size2 <= leafInputs.length) {
-        expect(consistencyProof(con.size1, con.size2, t.read).map((h) => Buffer.from(h).toString('base64')), `consistency ${group}`).toEqual(con.proof ?? []);
+        expect(
+          consistencyProof(con.size1, con.size2, t.read).map((h) => Buffer.from(h).toString('base64')),
+          `consistency ${group}`,
+        ).toEqual(con.proof ?? []);
         expect(hex(b64(con.root2))).toBe(hex(roots[con.size2]!));
       }
     }
@@ -175,8 +182,11 @@ describe('chio-merkle-v1.json (golden vectors over the ledger vectors)', () => {
   });
 
   it('recomputed from the RFC text: leaf hashes of the ledger entry hashes, roots, every proof; each verifies and a flipped bit does not', () => {
-    const ledger = JSON.parse(readFileSync(new URL('../vectors/receipt/chio-v1.json', import.meta.url), 'utf8')).ledger.entries;
-    expect(committed.leaves.map((l: { entry_hash: string }) => l.entry_hash)).toEqual(ledger.map((e: { entry_hash: string }) => e.entry_hash));
+    const ledger = JSON.parse(readFileSync(new URL('../vectors/receipt/chio-v1.json', import.meta.url), 'utf8')).ledger
+      .entries;
+    expect(committed.leaves.map((l: { entry_hash: string }) => l.entry_hash)).toEqual(
+      ledger.map((e: { entry_hash: string }) => e.entry_hash),
+    );
     const leafHashes: Uint8Array[] = ledger.map((e: { entry_hash: string }) => refLeafHash(fromHex(e.entry_hash)));
     expect(committed.leaves.map((l: { leaf_hash: string }) => l.leaf_hash)).toEqual(leafHashes.map(hex));
     const roots: Record<number, Uint8Array> = {};
@@ -196,7 +206,10 @@ describe('chio-merkle-v1.json (golden vectors over the ledger vectors)', () => {
       const hashes = p.hashes.map(fromHex);
       const leaf = merkleLeafHash(fromHex(p.entry_hash));
       expect(verifyInclusion(leaf, p.leaf_index, p.tree_size, hashes, roots[p.tree_size]!)).toBe(true);
-      expect(verifyInclusion(fromHex(p.entry_hash), p.leaf_index, p.tree_size, hashes, roots[p.tree_size]!), 'the entry hash is the leaf input, not the leaf hash').toBe(false);
+      expect(
+        verifyInclusion(fromHex(p.entry_hash), p.leaf_index, p.tree_size, hashes, roots[p.tree_size]!),
+        'the entry hash is the leaf input, not the leaf hash',
+      ).toBe(false);
       hashes.forEach((_: Uint8Array, i: number) => {
         const bad = hashes.map((h: Uint8Array, j: number) => (j === i ? flipBit(h, 100) : h));
         expect(verifyInclusion(leaf, p.leaf_index, p.tree_size, bad, roots[p.tree_size]!)).toBe(false);

@@ -66,7 +66,8 @@ const OTHER = sha256(new TextEncoder().encode('not in any tree'));
 function tamperedProofs(proof: readonly Uint8Array[]): Array<[string, Uint8Array[]]> {
   const out: Array<[string, Uint8Array[]]> = [];
   for (let i = 0; i < proof.length; i++) {
-    for (const bit of [0, 255]) out.push([`bit ${bit} of hash ${i}`, proof.map((x, j) => (j === i ? flipBit(x, bit) : x))]);
+    for (const bit of [0, 255])
+      out.push([`bit ${bit} of hash ${i}`, proof.map((x, j) => (j === i ? flipBit(x, bit) : x))]);
   }
   out.push(['extra hash at the end', [...proof, OTHER]]);
   out.push(['extra hash at the start', [OTHER, ...proof]]);
@@ -93,7 +94,13 @@ describe('hashes', () => {
   });
 
   it('merkleRoot of size 0 is the empty root and reads nothing; naiveMerkleRoot agrees with the RFC text', () => {
-    expect(hex(merkleRoot(0, () => { throw new Error('no read expected'); }))).toBe(hex(EMPTY_TREE_ROOT));
+    expect(
+      hex(
+        merkleRoot(0, () => {
+          throw new Error('no read expected');
+        }),
+      ),
+    ).toBe(hex(EMPTY_TREE_ROOT));
     for (let n = 0; n <= 20; n++) expect(hex(naiveMerkleRoot(LEAVES.slice(0, n))), `n=${n}`).toBe(hex(ROOTS[n]!));
   });
 });
@@ -113,18 +120,32 @@ describe('every tree of 1..64 leaves against RFC 6962 §2.1', () => {
           want(!verifyInclusion(LEAVES[m]!, m, n, bad, root), () => `${what}: leaf ${m} in ${n}`);
         }
         // Another leaf's hash, the right leaf at another index, or a size whose genuine root the proof does not reach.
-        want(!verifyInclusion(LEAVES[(m + 1) % MAX]!, m, n, proof, root), () => `leaf ${m} in ${n}: another leaf's hash`);
-        want(!verifyInclusion(leafInput(m), m, n, proof, root), () => `leaf ${m} in ${n}: the leaf input instead of its leaf hash`);
+        want(
+          !verifyInclusion(LEAVES[(m + 1) % MAX]!, m, n, proof, root),
+          () => `leaf ${m} in ${n}: another leaf's hash`,
+        );
+        want(
+          !verifyInclusion(leafInput(m), m, n, proof, root),
+          () => `leaf ${m} in ${n}: the leaf input instead of its leaf hash`,
+        );
         for (const other of [m - 1, m + 1, m ^ 1, m + n, n, -1]) {
-          if (other !== m) want(!verifyInclusion(LEAVES[m]!, other, n, proof, root), () => `leaf ${m} claimed at ${other} in ${n}`);
+          if (other !== m)
+            want(!verifyInclusion(LEAVES[m]!, other, n, proof, root), () => `leaf ${m} claimed at ${other} in ${n}`);
         }
         for (const size of [n - 1, n + 1, 2 * n, n + 2]) {
           if (size > m && size <= MAX && size !== n) {
-            want(!verifyInclusion(LEAVES[m]!, m, size, proof, ROOTS[size]!), () => `leaf ${m}: proof for ${n} against the root of ${size}`);
+            want(
+              !verifyInclusion(LEAVES[m]!, m, size, proof, ROOTS[size]!),
+              () => `leaf ${m}: proof for ${n} against the root of ${size}`,
+            );
           }
         }
         for (const wrong of [flipBit(root, 3), ROOTS[n - 1]!, ROOTS[n + 1]!, EMPTY_TREE_ROOT, LEAVES[m]!]) {
-          if (!(n === 1 && wrong === LEAVES[m])) want(!verifyInclusion(LEAVES[m]!, m, n, proof, wrong), () => `leaf ${m} in ${n}: wrong root ${hex(wrong).slice(0, 8)}`);
+          if (!(n === 1 && wrong === LEAVES[m]))
+            want(
+              !verifyInclusion(LEAVES[m]!, m, n, proof, wrong),
+              () => `leaf ${m} in ${n}: wrong root ${hex(wrong).slice(0, 8)}`,
+            );
         }
       }
     }
@@ -143,7 +164,16 @@ describe('every tree of 1..64 leaves against RFC 6962 §2.1', () => {
         for (const [what, bad] of tamperedProofs(proof)) {
           want(!verifyConsistency(m, n, bad, ROOTS[m]!, ROOTS[n]!), () => `${what}: ${m} → ${n}`);
         }
-        for (const [m2, n2] of [[m - 1, n], [m + 1, n], [m, n + 1], [m, n - 1], [m + 1, n + 1], [m - 1, n - 1], [2 * m, n], [m, 2 * n]] as const) {
+        for (const [m2, n2] of [
+          [m - 1, n],
+          [m + 1, n],
+          [m, n + 1],
+          [m, n - 1],
+          [m + 1, n + 1],
+          [m - 1, n - 1],
+          [2 * m, n],
+          [m, 2 * n],
+        ] as const) {
           // (An empty proof between equal sizes is the genuine one for any size.)
           if (m2 >= 1 && m2 <= n2 && n2 <= MAX && (m2 !== m || n2 !== n) && !(m2 === n2 && proof.length === 0)) {
             want(!verifyConsistency(m2, n2, proof, ROOTS[m2]!, ROOTS[n2]!), () => `proof ${m} → ${n} as ${m2} → ${n2}`);
@@ -151,14 +181,23 @@ describe('every tree of 1..64 leaves against RFC 6962 §2.1', () => {
         }
         if (m !== n) {
           want(!verifyConsistency(m, n, proof, ROOTS[n]!, ROOTS[m]!), () => `${m} → ${n}: swapped roots`);
-          want(!verifyConsistency(m, n, proof, flipBit(ROOTS[m]!, 200), ROOTS[n]!), () => `${m} → ${n}: wrong old root`);
+          want(
+            !verifyConsistency(m, n, proof, flipBit(ROOTS[m]!, 200), ROOTS[n]!),
+            () => `${m} → ${n}: wrong old root`,
+          );
           want(!verifyConsistency(m, n, proof, ROOTS[m]!, flipBit(ROOTS[n]!, 9)), () => `${m} → ${n}: wrong new root`);
           // A new tree that rewrote leaf m−1 (inside the old tree) is not an extension of it.
           const forked = refMTH([...leaves.slice(0, m - 1), OTHER, ...leaves.slice(m)]);
           want(!verifyConsistency(m, n, proof, ROOTS[m]!, forked), () => `${m} → ${n}: forked history`);
         } else {
-          want(!verifyConsistency(m, n, [], ROOTS[m]!, flipBit(ROOTS[m]!, 1)), () => `${m} → ${n}: equal sizes, different roots`);
-          want(!verifyConsistency(m, n, [ROOTS[m]!], ROOTS[m]!, ROOTS[m]!), () => `${m} → ${n}: equal sizes, non-empty proof`);
+          want(
+            !verifyConsistency(m, n, [], ROOTS[m]!, flipBit(ROOTS[m]!, 1)),
+            () => `${m} → ${n}: equal sizes, different roots`,
+          );
+          want(
+            !verifyConsistency(m, n, [ROOTS[m]!], ROOTS[m]!, ROOTS[m]!),
+            () => `${m} → ${n}: equal sizes, non-empty proof`,
+          );
         }
       }
     }
@@ -176,33 +215,47 @@ describe('every tree of 1..64 leaves against RFC 6962 §2.1', () => {
 describe('property: random trees up to 128 leaves', () => {
   it('inclusion proofs match PATH and verify; a flipped bit anywhere in the proof, leaf or root is refused', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: MAX }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n - 1 }), fc.nat())), ([n, m, r]) => {
-        const proof = inclusionProof(m, n, readerFor(n));
-        expect(hexes(proof)).toEqual(hexes(refPATH(m, LEAVES.slice(0, n))));
-        expect(verifyInclusion(LEAVES[m]!, m, n, proof, ROOTS[n]!)).toBe(true);
-        // Flip one bit of the concatenation proof ‖ leaf ‖ root.
-        const all = [...proof, LEAVES[m]!, ROOTS[n]!];
-        const bit = r % (all.length * 256);
-        const at = Math.floor(bit / 256);
-        const bad = all.map((h, i) => (i === at ? flipBit(h, bit % 256) : h));
-        expect(verifyInclusion(bad[proof.length]!, m, n, bad.slice(0, proof.length), bad[proof.length + 1]!)).toBe(false);
-      }),
+      fc.property(
+        fc
+          .integer({ min: 1, max: MAX })
+          .chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n - 1 }), fc.nat())),
+        ([n, m, r]) => {
+          const proof = inclusionProof(m, n, readerFor(n));
+          expect(hexes(proof)).toEqual(hexes(refPATH(m, LEAVES.slice(0, n))));
+          expect(verifyInclusion(LEAVES[m]!, m, n, proof, ROOTS[n]!)).toBe(true);
+          // Flip one bit of the concatenation proof ‖ leaf ‖ root.
+          const all = [...proof, LEAVES[m]!, ROOTS[n]!];
+          const bit = r % (all.length * 256);
+          const at = Math.floor(bit / 256);
+          const bad = all.map((h, i) => (i === at ? flipBit(h, bit % 256) : h));
+          expect(verifyInclusion(bad[proof.length]!, m, n, bad.slice(0, proof.length), bad[proof.length + 1]!)).toBe(
+            false,
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('consistency proofs match PROOF and verify; a flipped bit anywhere in the proof or either root is refused', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: MAX }).chain((n) => fc.tuple(fc.integer({ min: 1, max: n }), fc.constant(n), fc.nat())), ([m, n, r]) => {
-        const proof = consistencyProof(m, n, readerFor(n));
-        expect(hexes(proof)).toEqual(hexes(refPROOF(m, LEAVES.slice(0, n))));
-        expect(verifyConsistency(m, n, proof, ROOTS[m]!, ROOTS[n]!)).toBe(true);
-        const all = [...proof, ROOTS[m]!, ROOTS[n]!];
-        const bit = r % (all.length * 256);
-        const at = Math.floor(bit / 256);
-        const bad = all.map((h, i) => (i === at ? flipBit(h, bit % 256) : h));
-        expect(verifyConsistency(m, n, bad.slice(0, proof.length), bad[proof.length]!, bad[proof.length + 1]!)).toBe(false);
-      }),
+      fc.property(
+        fc
+          .integer({ min: 1, max: MAX })
+          .chain((n) => fc.tuple(fc.integer({ min: 1, max: n }), fc.constant(n), fc.nat())),
+        ([m, n, r]) => {
+          const proof = consistencyProof(m, n, readerFor(n));
+          expect(hexes(proof)).toEqual(hexes(refPROOF(m, LEAVES.slice(0, n))));
+          expect(verifyConsistency(m, n, proof, ROOTS[m]!, ROOTS[n]!)).toBe(true);
+          const all = [...proof, ROOTS[m]!, ROOTS[n]!];
+          const bit = r % (all.length * 256);
+          const at = Math.floor(bit / 256);
+          const bad = all.map((h, i) => (i === at ? flipBit(h, bit % 256) : h));
+          expect(verifyConsistency(m, n, bad.slice(0, proof.length), bad[proof.length]!, bad[proof.length + 1]!)).toBe(
+            false,
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -214,7 +267,10 @@ describe('appending', () => {
       const done = completedSubtrees(i, LEAVES[i]!, readerFor(i + 1));
       let trailingOnes = 0;
       while ((i >> trailingOnes) & 1) trailingOnes++;
-      expect(done.map((s) => s.level), `leaf ${i}`).toEqual(Array.from({ length: trailingOnes + 1 }, (_, l) => l));
+      expect(
+        done.map((s) => s.level),
+        `leaf ${i}`,
+      ).toEqual(Array.from({ length: trailingOnes + 1 }, (_, l) => l));
       for (const { level, index, hash } of done) {
         const width = 2 ** level;
         expect(index * width + width - 1, `leaf ${i} completes a subtree ending at itself`).toBe(i);
@@ -259,6 +315,13 @@ describe('appending', () => {
     for (const n of [1, 2, 3, 511, 512, 513, 999, 1000]) {
       expect(hex(merkleRoot(n, t.read)), `n=${n}`).toBe(hex(naiveMerkleRoot(leaves.slice(0, n))));
     }
-    expect(hex(refNodeHash(merkleRoot(512, t.read), merkleRoot(488, (l, i) => t.read(l, i + 512 / 2 ** l))))).toBe(hex(t.root()));
+    expect(
+      hex(
+        refNodeHash(
+          merkleRoot(512, t.read),
+          merkleRoot(488, (l, i) => t.read(l, i + 512 / 2 ** l)),
+        ),
+      ),
+    ).toBe(hex(t.root()));
   });
 });

@@ -7,7 +7,11 @@ const msg = (n: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/me
 describe('BoundedEventStore', () => {
   it('replays the events after the last one seen, on that stream only, in order', async () => {
     const store = new BoundedEventStore();
-    const a = [await store.storeEvent('s1', msg(1)), await store.storeEvent('s1', msg(2)), await store.storeEvent('s1', msg(3))];
+    const a = [
+      await store.storeEvent('s1', msg(1)),
+      await store.storeEvent('s1', msg(2)),
+      await store.storeEvent('s1', msg(3)),
+    ];
     await store.storeEvent('s2', msg(99));
     const replayed: unknown[] = [];
     const stream = await store.replayEventsAfter(a[0]!, { send: async (_id, m) => void replayed.push(m) });

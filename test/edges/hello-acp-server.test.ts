@@ -20,17 +20,28 @@ describe('hello-acp-srv', () => {
   });
 
   it('blocking path: a JSON echo of the arguments', async () => {
-    await expect(helloServer.invoke(TOOL, { name: 'ada', n: 1 })).resolves.toEqual({ message: 'hello from acp', arguments: { name: 'ada', n: 1 } });
+    await expect(helloServer.invoke(TOOL, { name: 'ada', n: 1 })).resolves.toEqual({
+      message: 'hello from acp',
+      arguments: { name: 'ada', n: 1 },
+    });
   });
 
   it('stream path: "hello from acp, <name>" then "resume complete" (name defaults to world)', async () => {
     const text = (chunks: unknown[]) => chunks.map((c) => (c as { content: Array<{ text: string }> }).content[0]!.text);
-    expect(text(await collect(helloServer.invokeStream!(TOOL, { name: 'ada' })))).toEqual(['hello from acp, ada', 'resume complete']);
-    expect(text(await collect(helloServer.invokeStream!(TOOL, {})))).toEqual(['hello from acp, world', 'resume complete']);
+    expect(text(await collect(helloServer.invokeStream!(TOOL, { name: 'ada' })))).toEqual([
+      'hello from acp, ada',
+      'resume complete',
+    ]);
+    expect(text(await collect(helloServer.invokeStream!(TOOL, {})))).toEqual([
+      'hello from acp, world',
+      'resume complete',
+    ]);
   });
 
   it('any other tool name fails closed on both paths', async () => {
     await expect(helloServer.invoke('not_hello_tool', {})).rejects.toThrow('tool not registered: not_hello_tool');
-    await expect(collect(helloServer.invokeStream!('not_hello_tool', {}))).rejects.toThrow('tool not registered: not_hello_tool');
+    await expect(collect(helloServer.invokeStream!('not_hello_tool', {}))).rejects.toThrow(
+      'tool not registered: not_hello_tool',
+    );
   });
 });

@@ -13,7 +13,12 @@ import { chio, CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const require = createRequire(import.meta.url);
-const FS_SERVER = join(require.resolve('@modelcontextprotocol/server-filesystem/package.json'), '..', 'dist', 'index.js');
+const FS_SERVER = join(
+  require.resolve('@modelcontextprotocol/server-filesystem/package.json'),
+  '..',
+  'dist',
+  'index.js',
+);
 
 describe('chio mcp serve checkpoints', () => {
   it('--checkpoint-every 3 leaves notes for 3 and 6 entries and one for all 7 at shutdown in the anchor file; a later tail cut fails the anchored verify', async () => {
@@ -26,19 +31,52 @@ describe('chio mcp serve checkpoints', () => {
     const anchor = join(dir, 'anchor.txt');
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--kernel-seed-file', keys.seedFile, '--checkpoint-every', '3', '--anchor-file', anchor, '--server-id', 'fs', '--', process.execPath, FS_SERVER, root],
+      args: [
+        CHIO_BIN,
+        'mcp',
+        'serve',
+        '--receipt-db',
+        db,
+        '--kernel-seed-file',
+        keys.seedFile,
+        '--checkpoint-every',
+        '3',
+        '--anchor-file',
+        anchor,
+        '--server-id',
+        'fs',
+        '--',
+        process.execPath,
+        FS_SERVER,
+        root,
+      ],
       stderr: 'pipe',
     });
     const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
     await client.connect(transport);
     for (let i = 0; i < 7; i++) {
-      const r = await client.callTool({ name: 'read_text_file', arguments: { path: join(root, i === 4 ? '.env' : 'notes.txt') } });
+      const r = await client.callTool({
+        name: 'read_text_file',
+        arguments: { path: join(root, i === 4 ? '.env' : 'notes.txt') },
+      });
       expect((r._meta as Record<string, any>)['chio/receipt']).toMatchObject({ seq: i + 1 });
     }
     await client.close();
-    const sizes = readFileSync(anchor, 'utf8').split('\n\n').map((block) => block.split('\n')[1]).filter((line) => line !== undefined && /^\d+$/.test(line));
+    const sizes = readFileSync(anchor, 'utf8')
+      .split('\n\n')
+      .map((block) => block.split('\n')[1])
+      .filter((line) => line !== undefined && /^\d+$/.test(line));
     expect(sizes).toEqual(['3', '6', '7']);
-    const ok = chio(['--receipt-db', db, 'ledger', 'verify', '--trusted-kernel-pubkey', keys.pubFile, '--anchor-file', anchor]);
+    const ok = chio([
+      '--receipt-db',
+      db,
+      'ledger',
+      'verify',
+      '--trusted-kernel-pubkey',
+      keys.pubFile,
+      '--anchor-file',
+      anchor,
+    ]);
     expect(ok.status, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toContain('3 stored checkpoints, 3 anchored notes match the entries');
 
@@ -47,7 +85,16 @@ describe('chio mcp serve checkpoints', () => {
     raw.exec('DELETE FROM ledger_entries WHERE seq >= 5; DELETE FROM ledger_checkpoints;');
     raw.close();
     expect(chio(['--receipt-db', db, 'ledger', 'rebuild-projections']).status).toBe(0);
-    const cut = chio(['--receipt-db', db, 'ledger', 'verify', '--trusted-kernel-pubkey', keys.pubFile, '--anchor-file', anchor]);
+    const cut = chio([
+      '--receipt-db',
+      db,
+      'ledger',
+      'verify',
+      '--trusted-kernel-pubkey',
+      keys.pubFile,
+      '--anchor-file',
+      anchor,
+    ]);
     expect(cut.status).toBe(1);
     expect(cut.stdout).toMatch(/anchor_size: the checkpoint covers 6 entries but the ledger holds 4/);
     expect(cut.stdout).toMatch(/anchor_size: the checkpoint covers 7 entries but the ledger holds 4/);

@@ -26,15 +26,39 @@ async function connect(transport: StdioClientTransport): Promise<Client> {
   return client;
 }
 const upstream = (log: string) => [process.execPath, SERVER, log];
-const edge = (db: string, log: string, policy?: string) => new StdioClientTransport({
-  command: process.execPath,
-  args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--kernel-seed-file', seed, '--server-id', 'res', ...(policy === undefined ? [] : ['--policy', policy]), '--', ...upstream(log)],
-  stderr: 'pipe',
-});
-const asked = (log: string): Array<Record<string, unknown>> => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)) : []);
+const edge = (db: string, log: string, policy?: string) =>
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [
+      CHIO_BIN,
+      'mcp',
+      'serve',
+      '--receipt-db',
+      db,
+      '--kernel-seed-file',
+      seed,
+      '--server-id',
+      'res',
+      ...(policy === undefined ? [] : ['--policy', policy]),
+      '--',
+      ...upstream(log),
+    ],
+    stderr: 'pipe',
+  });
+const asked = (log: string): Array<Record<string, unknown>> =>
+  existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l))
+    : [];
 const fileUri = (path: string) => `file://${path}`;
 async function rpcError(p: Promise<unknown>): Promise<McpError> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(McpError);
   return e as McpError;
 }
@@ -51,7 +75,9 @@ describe('chio mcp serve: resources/read, resources/subscribe and prompts/get ar
     writeFileSync(join(ws, '.env'), `AWS_SECRET_ACCESS_KEY=${'x'.repeat(40)}\n`);
     writeFileSync(join(ws, 'notes.txt'), 'plain notes\nline two\n');
     client = await connect(edge(db, log));
-    direct = await connect(new StdioClientTransport({ command: process.execPath, args: [SERVER, directLog], stderr: 'pipe' }));
+    direct = await connect(
+      new StdioClientTransport({ command: process.execPath, args: [SERVER, directLog], stderr: 'pipe' }),
+    );
   });
   afterAll(async () => {
     await client?.close();
@@ -77,8 +103,19 @@ describe('chio mcp serve: resources/read, resources/subscribe and prompts/get ar
     expect(asked(log)).toEqual([{ method: 'resources/read', uri }]);
     const ledger = openLedger(db, { readonly: true });
     try {
-      const body = JSON.parse((ledger.db.prepare("SELECT body FROM ledger_entries WHERE kind = 'receipt' ORDER BY seq DESC LIMIT 1").get() as { body: string }).body);
-      expect(body).toMatchObject({ tool_server: 'res', tool_name: 'resources/read', decision: { verdict: 'allow' }, action: { parameters: { uri } } });
+      const body = JSON.parse(
+        (
+          ledger.db
+            .prepare("SELECT body FROM ledger_entries WHERE kind = 'receipt' ORDER BY seq DESC LIMIT 1")
+            .get() as { body: string }
+        ).body,
+      );
+      expect(body).toMatchObject({
+        tool_server: 'res',
+        tool_name: 'resources/read',
+        decision: { verdict: 'allow' },
+        action: { parameters: { uri } },
+      });
       expect(body.content_hash).toBe(hashCanonical(result));
       expect(body.id).toBe((_meta as Record<string, { id: string }>)['chio/receipt']!.id);
     } finally {
@@ -88,18 +125,22 @@ describe('chio mcp serve: resources/read, resources/subscribe and prompts/get ar
 
   it('a read of the cloud metadata address is denied by the network guards; the upstream is never asked', async () => {
     const before = asked(log).length;
-    const e = await rpcError(client.readResource({ uri: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/' }));
+    const e = await rpcError(
+      client.readResource({ uri: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/' }),
+    );
     expect(e.code).toBe(-32602);
     expect((e.data as { guard: string }).guard).toMatch(/internal-network|egress/);
     expect(asked(log)).toHaveLength(before);
   });
 
-  it('an opaque-scheme URI (the server\'s own namespace) is not egress: note://box/readme is read; note://box/.env is still a forbidden path', async () => {
+  it("an opaque-scheme URI (the server's own namespace) is not egress: note://box/readme is read; note://box/.env is still a forbidden path", async () => {
     const read = await client.readResource({ uri: 'note://box/readme' });
     expect(read.contents[0]).toMatchObject({ text: 'note note://box/readme' });
     const e = await rpcError(client.readResource({ uri: 'note://box/.env' }));
     expect(e.data).toMatchObject({ decision: 'deny', guard: 'forbidden-path' });
-    expect(asked(log).filter((a) => String(a['uri']).startsWith('note:'))).toEqual([{ method: 'resources/read', uri: 'note://box/readme' }]);
+    expect(asked(log).filter((a) => String(a['uri']).startsWith('note:'))).toEqual([
+      { method: 'resources/read', uri: 'note://box/readme' },
+    ]);
   });
 
   it('an upstream error keeps its code and message; its receipt is incomplete', async () => {
@@ -116,11 +157,16 @@ describe('chio mcp serve: resources/read, resources/subscribe and prompts/get ar
     expect(asked(log).some((a) => a['method'] === 'resources/subscribe')).toBe(false);
     const ok = await client.subscribeResource({ uri: fileUri(join(ws, 'notes.txt')) });
     expect(ok._meta).toMatchObject({ 'chio/receipt': { decision: 'allow' } });
-    expect(asked(log).filter((a) => a['method'] === 'resources/subscribe')).toEqual([{ method: 'resources/subscribe', uri: fileUri(join(ws, 'notes.txt')) }]);
+    expect(asked(log).filter((a) => a['method'] === 'resources/subscribe')).toEqual([
+      { method: 'resources/subscribe', uri: fileUri(join(ws, 'notes.txt')) },
+    ]);
   });
 
   it('prompts/get with /etc/shadow or a destructive shell command in an argument is denied; the upstream is never asked', async () => {
-    for (const [topic, guard] of [['/etc/shadow', 'forbidden-path'], ['rm -rf / --no-preserve-root', 'shell-command']]) {
+    for (const [topic, guard] of [
+      ['/etc/shadow', 'forbidden-path'],
+      ['rm -rf / --no-preserve-root', 'shell-command'],
+    ]) {
       const e = await rpcError(client.getPrompt({ name: 'review', arguments: { topic: topic! } }));
       expect(e.code, topic).toBe(-32602);
       expect(e.data, topic).toMatchObject({ decision: 'deny', guard });
@@ -134,10 +180,12 @@ describe('chio mcp serve: resources/read, resources/subscribe and prompts/get ar
     const { _meta, ...result } = viaEdge;
     expect(result).toEqual(viaDirect);
     expect(_meta).toMatchObject({ 'chio/receipt': { decision: 'allow' } });
-    expect(asked(log).filter((a) => a['method'] === 'prompts/get')).toEqual([{ method: 'prompts/get', topic: 'the release notes' }]);
+    expect(asked(log).filter((a) => a['method'] === 'prompts/get')).toEqual([
+      { method: 'prompts/get', topic: 'the release notes' },
+    ]);
   });
 
-  it('the pseudo-tools are not tools: tools/list shows only the upstream\'s own tools', async () => {
+  it("the pseudo-tools are not tools: tools/list shows only the upstream's own tools", async () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo']);
   });
 
@@ -145,10 +193,23 @@ describe('chio mcp serve: resources/read, resources/subscribe and prompts/get ar
     await client.close();
     const ledger = openLedger(db, { readonly: true });
     try {
-      const bodies = (ledger.db.prepare("SELECT body FROM ledger_entries WHERE kind = 'receipt' ORDER BY seq").all() as Array<{ body: string }>).map((b) => JSON.parse(b.body));
+      const bodies = (
+        ledger.db.prepare("SELECT body FROM ledger_entries WHERE kind = 'receipt' ORDER BY seq").all() as Array<{
+          body: string;
+        }>
+      ).map((b) => JSON.parse(b.body));
       expect(bodies.map((b) => `${b.tool_name} ${b.decision.verdict}`)).toEqual([
-        'resources/read deny', 'resources/read allow', 'resources/read deny', 'resources/read allow', 'resources/read deny', 'resources/read incomplete', 'resources/subscribe deny', 'resources/subscribe allow',
-        'prompts/get deny', 'prompts/get deny', 'prompts/get allow',
+        'resources/read deny',
+        'resources/read allow',
+        'resources/read deny',
+        'resources/read allow',
+        'resources/read deny',
+        'resources/read incomplete',
+        'resources/subscribe deny',
+        'resources/subscribe allow',
+        'prompts/get deny',
+        'prompts/get deny',
+        'prompts/get allow',
       ]);
       expect(ledger.db.prepare('SELECT count(*) AS n FROM pending_calls').get()).toEqual({ n: 0 });
     } finally {

@@ -7,7 +7,12 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCorpusWorkspace, HARMLESS_CORPUS, HOSTILE_CORPUS, materialize } from '../../src/kernel/guards/corpus/index.js';
+import {
+  createCorpusWorkspace,
+  HARMLESS_CORPUS,
+  HOSTILE_CORPUS,
+  materialize,
+} from '../../src/kernel/guards/corpus/index.js';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
 import { chio, CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -26,7 +31,11 @@ let client: Client;
 // they are judged in test/kernel/guard-corpus.test.ts and through `chio check`.
 const hostile = HOSTILE_CORPUS.filter((c) => c.noBase !== true);
 
-type ToolResult = { isError?: boolean; content: Array<{ text: string }>; _meta?: Record<string, { id: string; decision: string }> };
+type ToolResult = {
+  isError?: boolean;
+  content: Array<{ text: string }>;
+  _meta?: Record<string, { id: string; decision: string }>;
+};
 
 beforeAll(async () => {
   mkdirSync(ws);
@@ -36,7 +45,21 @@ beforeAll(async () => {
   // Started in the workspace: the upstream's working directory is the base for relative paths.
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--kernel-seed-file', seed, '--server-id', 'corpus', '--', process.execPath, CORPUS_SERVER, log],
+    args: [
+      CHIO_BIN,
+      'mcp',
+      'serve',
+      '--receipt-db',
+      db,
+      '--kernel-seed-file',
+      seed,
+      '--server-id',
+      'corpus',
+      '--',
+      process.execPath,
+      CORPUS_SERVER,
+      log,
+    ],
     cwd: ws,
     stderr: 'pipe',
   });
@@ -48,15 +71,23 @@ afterAll(async () => {
   await client?.close();
 });
 
-const upstreamCalls = () => readFileSync(log, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { tool: string; arguments: unknown });
+const upstreamCalls = () =>
+  readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { tool: string; arguments: unknown });
 
 describe('the guard corpora through chio mcp serve', () => {
   it(`denies each of the ${hostile.length} hostile calls by the guard named, with a signed deny receipt, and the upstream never sees one`, async () => {
     const wrong: string[] = [];
     for (const c of hostile) {
-      const r = (await client.callTool({ name: c.tool, arguments: materialize(c, ws) as Record<string, unknown> })) as ToolResult;
+      const r = (await client.callTool({
+        name: c.tool,
+        arguments: materialize(c, ws) as Record<string, unknown>,
+      })) as ToolResult;
       const receipt = r._meta?.['chio/receipt'];
-      if (r.isError !== true || receipt?.decision !== 'deny' || !r.content[0]!.text.endsWith(`(${c.guard})`)) wrong.push(`${c.id}: ${JSON.stringify(r)}`);
+      if (r.isError !== true || receipt?.decision !== 'deny' || !r.content[0]!.text.endsWith(`(${c.guard})`))
+        wrong.push(`${c.id}: ${JSON.stringify(r)}`);
     }
     expect(wrong).toEqual([]);
     expect(upstreamCalls()).toEqual([]);
@@ -66,25 +97,42 @@ describe('the guard corpora through chio mcp serve', () => {
     const before = upstreamCalls().length;
     const wrong: string[] = [];
     for (const c of HARMLESS_CORPUS) {
-      const r = (await client.callTool({ name: c.tool, arguments: materialize(c, ws) as Record<string, unknown> })) as ToolResult;
-      if (r.isError === true || r._meta?.['chio/receipt']?.decision !== 'allow') wrong.push(`${c.id}: ${JSON.stringify(r)}`);
+      const r = (await client.callTool({
+        name: c.tool,
+        arguments: materialize(c, ws) as Record<string, unknown>,
+      })) as ToolResult;
+      if (r.isError === true || r._meta?.['chio/receipt']?.decision !== 'allow')
+        wrong.push(`${c.id}: ${JSON.stringify(r)}`);
     }
     expect(wrong).toEqual([]);
-    expect(upstreamCalls().slice(before)).toEqual(HARMLESS_CORPUS.map((c) => ({ tool: c.tool, arguments: materialize(c, ws) })));
+    expect(upstreamCalls().slice(before)).toEqual(
+      HARMLESS_CORPUS.map((c) => ({ tool: c.tool, arguments: materialize(c, ws) })),
+    );
   });
 
   it('the ledger holds one verified receipt per call, each deny naming its guard in the decision and the evidence', () => {
     const ledger = openLedger(db, { readonly: true });
     try {
       expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: hostile.length + HARMLESS_CORPUS.length });
-      const bodies = (ledger.db.prepare('SELECT body FROM ledger_entries ORDER BY seq').all() as Array<{ body: string }>).map((r) => JSON.parse(r.body) as {
-        tool_name: string; decision: { verdict: string; guard?: string }; evidence?: Array<{ guard_name: string; verdict: boolean }>;
-      });
+      const bodies = (
+        ledger.db.prepare('SELECT body FROM ledger_entries ORDER BY seq').all() as Array<{ body: string }>
+      ).map(
+        (r) =>
+          JSON.parse(r.body) as {
+            tool_name: string;
+            decision: { verdict: string; guard?: string };
+            evidence?: Array<{ guard_name: string; verdict: boolean }>;
+          },
+      );
       hostile.forEach((c, i) => {
         expect(bodies[i], c.id).toMatchObject({ tool_name: c.tool, decision: { verdict: 'deny', guard: c.guard } });
-        expect(bodies[i]!.evidence?.at(-1), c.id).toEqual(expect.objectContaining({ guard_name: c.guard, verdict: false }));
+        expect(bodies[i]!.evidence?.at(-1), c.id).toEqual(
+          expect.objectContaining({ guard_name: c.guard, verdict: false }),
+        );
       });
-      HARMLESS_CORPUS.forEach((c, i) => expect(bodies[hostile.length + i], c.id).toMatchObject({ tool_name: c.tool, decision: { verdict: 'allow' } }));
+      HARMLESS_CORPUS.forEach((c, i) =>
+        expect(bodies[hostile.length + i], c.id).toMatchObject({ tool_name: c.tool, decision: { verdict: 'allow' } }),
+      );
     } finally {
       ledger.close();
     }

@@ -12,7 +12,12 @@ import { CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const require = createRequire(import.meta.url);
-const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+const EVERYTHING = join(
+  require.resolve('@modelcontextprotocol/server-everything/package.json'),
+  '..',
+  'dist',
+  'index.js',
+);
 const children: ChildProcess[] = [];
 afterAll(async () => {
   for (const c of children) {
@@ -53,17 +58,36 @@ describe('chio mcp serve-http --upstream-url in front of server-everything (stre
     const port = await freePort();
     await start([EVERYTHING, 'streamableHttp'], /listening on port/, { PORT: String(port) });
     const db = join(tempDir(), 'http-everything.sqlite');
-    const edge = await start([CHIO_BIN, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', '--receipt-db', db, '--server-id', 'everything', '--upstream-url', `http://127.0.0.1:${port}/mcp`], /MCP over Streamable HTTP at (\S+)/);
+    const edge = await start(
+      [
+        CHIO_BIN,
+        'mcp',
+        'serve-http',
+        '--listen',
+        '127.0.0.1:0',
+        '--receipt-db',
+        db,
+        '--server-id',
+        'everything',
+        '--upstream-url',
+        `http://127.0.0.1:${port}/mcp`,
+      ],
+      /MCP over Streamable HTTP at (\S+)/,
+    );
     const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
     await client.connect(new StreamableHTTPClientTransport(new URL(edge[1]!)));
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo');
-    expect((await client.callTool({ name: 'echo', arguments: { message: 'over http' } })).content).toEqual([{ type: 'text', text: 'Echo: over http' }]);
+    expect((await client.callTool({ name: 'echo', arguments: { message: 'over http' } })).content).toEqual([
+      { type: 'text', text: 'Echo: over http' },
+    ]);
     const { resources } = await client.listResources();
     expect(resources.length).toBeGreaterThan(0);
     await client.close();
     const ledger = openLedger(db, { readonly: true });
     expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 1, sessions: 1 });
-    expect(ledger.db.prepare('SELECT tool_server, tool_name, verdict FROM ledger_entries').all()).toEqual([{ tool_server: 'everything', tool_name: 'echo', verdict: 'allow' }]);
+    expect(ledger.db.prepare('SELECT tool_server, tool_name, verdict FROM ledger_entries').all()).toEqual([
+      { tool_server: 'everything', tool_name: 'echo', verdict: 'allow' },
+    ]);
     ledger.close();
   });
 });

@@ -7,7 +7,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
 import { chio, errorCode } from '../helpers/cli.js';
-import { deleteSession, initializeBody, MB, messages, openSession, pool, post, PROTOCOL, rssBytes, SLOW_MCP_SERVER, sleep, startHttpEdge } from '../helpers/http-edge.js';
+import {
+  deleteSession,
+  initializeBody,
+  MB,
+  messages,
+  openSession,
+  pool,
+  post,
+  PROTOCOL,
+  rssBytes,
+  SLOW_MCP_SERVER,
+  sleep,
+  startHttpEdge,
+} from '../helpers/http-edge.js';
 import type { HttpReply, RunningEdge } from '../helpers/http-edge.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -18,9 +31,14 @@ let dbs = 0;
  * afterAll): over stdio (a process per edge session), or with `upstreamUrl` over Streamable HTTP
  * (an upstream session per edge session, cheap enough for thousands of them).
  */
-async function edgeWith(flags: string[], nodeFlags: string[] = [], upstreamUrl?: string): Promise<{ edge: RunningEdge; db: string }> {
+async function edgeWith(
+  flags: string[],
+  nodeFlags: string[] = [],
+  upstreamUrl?: string,
+): Promise<{ edge: RunningEdge; db: string }> {
   const db = join(dir, `limits-${++dbs}.sqlite`);
-  const upstream = upstreamUrl === undefined ? ['--', process.execPath, SLOW_MCP_SERVER] : ['--upstream-url', upstreamUrl];
+  const upstream =
+    upstreamUrl === undefined ? ['--', process.execPath, SLOW_MCP_SERVER] : ['--upstream-url', upstreamUrl];
   const edge = await startHttpEdge(['--receipt-db', db, '--server-id', 'slow', ...flags, ...upstream], nodeFlags);
   return { edge, db };
 }
@@ -41,7 +59,12 @@ async function httpUpstream(): Promise<{ url: string; stop: () => void }> {
 }
 
 const NOT_INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
-const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const call = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 const ping = (id = 99) => ({ jsonrpc: '2.0', id, method: 'ping' });
 const rpcError = (r: HttpReply) => messages(r)[0]?.['error'] as { code: number; message: string } | undefined;
 
@@ -63,7 +86,11 @@ function ledgerState(db: string): { verdict: ReturnType<typeof verifyChain>; ses
   try {
     return {
       verdict: verifyChain(ledger),
-      sessions: (ledger.db.prepare('SELECT DISTINCT session_id FROM ledger_entries ORDER BY seq').all() as Array<{ session_id: string }>).map((r) => r.session_id),
+      sessions: (
+        ledger.db.prepare('SELECT DISTINCT session_id FROM ledger_entries ORDER BY seq').all() as Array<{
+          session_id: string;
+        }>
+      ).map((r) => r.session_id),
       pending: (ledger.db.prepare('SELECT count(*) AS n FROM pending_calls').get() as { n: number }).n,
     };
   } finally {
@@ -86,7 +113,11 @@ describe('memory under rejected requests and session churn', () => {
   let upstream: { url: string; stop: () => void } | undefined;
   beforeAll(async () => {
     upstream = await httpUpstream();
-    ({ edge, db } = await edgeWith(['--session-idle-timeout', String(IDLE_S), '--max-sessions', '1000'], HEAP, upstream.url));
+    ({ edge, db } = await edgeWith(
+      ['--session-idle-timeout', String(IDLE_S), '--max-sessions', '1000'],
+      HEAP,
+      upstream.url,
+    ));
   });
   afterAll(async () => {
     await edge?.stop();
@@ -106,7 +137,8 @@ describe('memory under rejected requests and session churn', () => {
       expect(deleted.filter((s) => s !== 200)).toEqual([]);
       await untilExpired(edge, idle, IDLE_S * 1000);
     } catch (e) {
-      if (edge.child.exitCode !== null) throw new Error(`the edge died (exit ${edge.child.exitCode}): ${edge.stderr().slice(-600)}`);
+      if (edge.child.exitCode !== null)
+        throw new Error(`the edge died (exit ${edge.child.exitCode}): ${edge.stderr().slice(-600)}`);
       throw e;
     }
   }
@@ -120,10 +152,15 @@ describe('memory under rejected requests and session churn', () => {
       samples.push(rssBytes(edge.pid));
     }
     const growth = (Math.max(...samples) - baseline) / MB;
-    expect(growth, `baseline ${(baseline / MB).toFixed(1)} MB, after each round ${samples.map((s) => (s / MB).toFixed(1)).join(', ')} MB`).toBeLessThan(BOUND_MB);
+    expect(
+      growth,
+      `baseline ${(baseline / MB).toFixed(1)} MB, after each round ${samples.map((s) => (s / MB).toFixed(1)).join(', ')} MB`,
+    ).toBeLessThan(BOUND_MB);
     // Still serving, and the ledger untouched by all of it (no tool was called).
     const id = await openSession(edge);
-    expect(messages(await post(edge, call(1, 'echo', { text: 'after the storm' }), id))[0]?.['result']?.content).toEqual([{ type: 'text', text: 'after the storm' }]);
+    expect(
+      messages(await post(edge, call(1, 'echo', { text: 'after the storm' }), id))[0]?.['result']?.content,
+    ).toEqual([{ type: 'text', text: 'after the storm' }]);
     const state = ledgerState(db);
     expect(state.verdict).toMatchObject({ ok: true, entries: 1, sessions: 1 });
     expect(state.sessions).toEqual([id]);
@@ -142,7 +179,10 @@ describe('a session-less POST that is not an initialize', () => {
     ['a notification', JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })],
     ['a response', JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} })],
     ['an initialize without params', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize' })],
-    ['an initialize without an id', JSON.stringify({ jsonrpc: '2.0', method: 'initialize', params: JSON.parse(initializeBody()).params })],
+    [
+      'an initialize without an id',
+      JSON.stringify({ jsonrpc: '2.0', method: 'initialize', params: JSON.parse(initializeBody()).params }),
+    ],
     ['a JSON value that is no message', '"initialize"'],
   ];
   for (const [name, body] of cases) {
@@ -170,7 +210,11 @@ describe('a failed or abandoned initialize releases what it took', () => {
   };
 
   it('an initialize the transport refuses (no text/event-stream in Accept) → 406, no session', async () => {
-    const r = await edge.send('POST', { 'content-type': 'application/json', accept: 'application/json' }, initializeBody());
+    const r = await edge.send(
+      'POST',
+      { 'content-type': 'application/json', accept: 'application/json' },
+      initializeBody(),
+    );
     expect(r.status).toBe(406);
     expect(r.headers['mcp-session-id']).toBeUndefined();
     await freeSlot();
@@ -190,7 +234,9 @@ describe('a failed or abandoned initialize releases what it took', () => {
     const body = initializeBody();
     const socket = new Socket();
     await new Promise<void>((resolve) => socket.connect(Number(edge.url.port), edge.url.hostname, resolve));
-    socket.write(`POST /mcp HTTP/1.1\r\nhost: ${edge.url.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 40)}`);
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nhost: ${edge.url.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 40)}`,
+    );
     socket.destroy();
     await freeSlot();
   });
@@ -214,12 +260,18 @@ describe('the session cap (--max-sessions 3)', () => {
     // A flood at the cap changes nothing for the sessions already there.
     const flood = await pool(200, 8, () => post(edge, initializeBody()).then((r) => r.status));
     expect(new Set(flood)).toEqual(new Set([503]));
-    const answers = await Promise.all(ids.map((id, i) => post(edge, call(i + 1, 'echo', { text: `session ${i}` }), id)));
-    expect(answers.map((a) => messages(a)[0]?.['result']?.content[0].text)).toEqual(['session 0', 'session 1', 'session 2']);
+    const answers = await Promise.all(
+      ids.map((id, i) => post(edge, call(i + 1, 'echo', { text: `session ${i}` }), id)),
+    );
+    expect(answers.map((a) => messages(a)[0]?.['result']?.content[0].text)).toEqual([
+      'session 0',
+      'session 1',
+      'session 2',
+    ]);
 
     expect((await deleteSession(edge, ids[1]!)).status).toBe(200);
     const fourth = await openSession(edge);
-    expect((await post(edge, initializeBody()).then((r) => r.status))).toBe(503);
+    expect(await post(edge, initializeBody()).then((r) => r.status)).toBe(503);
     expect((await post(edge, ping(), fourth)).status).toBe(200);
 
     const state = ledgerState(db);
@@ -245,7 +297,10 @@ describe('idle expiry (--session-idle-timeout 1)', () => {
     const after = await post(edge, ping(), id);
     expect(after.status).toBe(404);
     expect(rpcError(after)?.code).toBe(-32001);
-    expect((await edge.send('GET', { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL })).status).toBe(404);
+    expect(
+      (await edge.send('GET', { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL }))
+        .status,
+    ).toBe(404);
     expect((await deleteSession(edge, id)).status).toBe(404);
     const state = ledgerState(db);
     expect(state.verdict).toMatchObject({ ok: true });
@@ -256,7 +311,11 @@ describe('idle expiry (--session-idle-timeout 1)', () => {
   it('an open GET stream does not keep a session alive: the stream ends when the session expires', async () => {
     const id = await openSession(edge);
     // edge.send resolves only when the response ends: for an SSE stream, when the edge closes it.
-    const stream = await edge.send('GET', { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL });
+    const stream = await edge.send('GET', {
+      accept: 'text/event-stream',
+      'mcp-session-id': id,
+      'mcp-protocol-version': PROTOCOL,
+    });
     expect(stream.status).toBe(200);
     expect(stream.headers['content-type']).toContain('text/event-stream');
     expect((await post(edge, ping(), id)).status).toBe(404);
@@ -265,22 +324,44 @@ describe('idle expiry (--session-idle-timeout 1)', () => {
   it('a tools/call in flight keeps its session alive past the timeout; the session expires after it', async () => {
     const id = await openSession(edge);
     const r = await post(edge, call(1, 'wait', { ms: 2500 }), id);
-    expect(messages(r).at(-1)).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'waited 2500 ms' }], _meta: { 'chio/receipt': { decision: 'allow' } } } });
+    expect(messages(r).at(-1)).toMatchObject({
+      id: 1,
+      result: { content: [{ type: 'text', text: 'waited 2500 ms' }], _meta: { 'chio/receipt': { decision: 'allow' } } },
+    });
     await untilExpired(edge, [id], 1000);
     expect(ledgerState(db).verdict).toMatchObject({ ok: true });
   });
 
   it('a client that hangs up during a tools/call (no stream to resume) does not take the edge down; the receipt is committed', async () => {
     const v = '2025-06-18'; // before priming events: the answer has nowhere to go
-    const init = await edge.send('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: v, capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }));
+    const init = await edge.send(
+      'POST',
+      { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: v, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+      }),
+    );
     const id = init.headers['mcp-session-id'] as string;
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': v };
-    expect((await edge.send('POST', headers, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status).toBe(202);
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': id,
+      'mcp-protocol-version': v,
+    };
+    expect(
+      (await edge.send('POST', headers, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })))
+        .status,
+    ).toBe(202);
     const before = ledgerState(db).verdict;
     const body = JSON.stringify(call(2, 'wait', { ms: 300 }));
     const socket = new Socket();
     await new Promise<void>((resolve) => socket.connect(Number(edge.url.port), edge.url.hostname, resolve));
-    const headerText = Object.entries({ ...headers, host: edge.url.host, 'content-length': String(body.length) }).map(([k, val]) => `${k}: ${val}\r\n`).join('');
+    const headerText = Object.entries({ ...headers, host: edge.url.host, 'content-length': String(body.length) })
+      .map(([k, val]) => `${k}: ${val}\r\n`)
+      .join('');
     // Hang up once the edge has started answering (its SSE headers), i.e. while the call runs.
     await new Promise<void>((resolve) => {
       socket.once('data', () => resolve());
@@ -300,9 +381,27 @@ describe('idle expiry (--session-idle-timeout 1)', () => {
 });
 
 describe('chio mcp serve-http refuses session limits out of range', () => {
-  for (const flags of [['--max-sessions', '0'], ['--max-sessions', '2.5'], ['--session-idle-timeout', '0'], ['--session-idle-timeout', '-5'], ['--session-idle-timeout', '3000000']]) {
+  for (const flags of [
+    ['--max-sessions', '0'],
+    ['--max-sessions', '2.5'],
+    ['--session-idle-timeout', '0'],
+    ['--session-idle-timeout', '-5'],
+    ['--session-idle-timeout', '3000000'],
+  ]) {
     it(`${flags.join(' ')} → exit 2, CHIO-MCP-HTTP-OPTIONS, before any upstream starts`, () => {
-      const r = chio(['mcp', 'serve-http', '--listen', '127.0.0.1:0', '--receipt-db', join(dir, 'never.sqlite'), ...flags, '--', process.execPath, '-e', 'process.exit(9)']);
+      const r = chio([
+        'mcp',
+        'serve-http',
+        '--listen',
+        '127.0.0.1:0',
+        '--receipt-db',
+        join(dir, 'never.sqlite'),
+        ...flags,
+        '--',
+        process.execPath,
+        '-e',
+        'process.exit(9)',
+      ]);
       expect(r.status).toBe(2);
       expect(errorCode(r.stderr)).toBe('CHIO-MCP-HTTP-OPTIONS');
       expect(r.stderr).not.toContain('generated kernel key');

@@ -13,7 +13,12 @@ import { CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const require = createRequire(import.meta.url);
-const FS_SERVER = join(require.resolve('@modelcontextprotocol/server-filesystem/package.json'), '..', 'dist', 'index.js');
+const FS_SERVER = join(
+  require.resolve('@modelcontextprotocol/server-filesystem/package.json'),
+  '..',
+  'dist',
+  'index.js',
+);
 const TOKEN = 'test-token-0123456789';
 const dir = tempDir();
 const root = join(dir, 'workspace');
@@ -25,7 +30,27 @@ beforeAll(async () => {
   mkdirSync(root);
   writeFileSync(join(root, 'notes.txt'), 'over http\n');
   writeFileSync(join(root, '.env'), 'SECRET=1\n');
-  edge = spawn(process.execPath, [CHIO_BIN, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', '--auth-token', TOKEN, '--receipt-db', db, '--server-id', 'fs', '--', process.execPath, FS_SERVER, root], { stdio: ['ignore', 'pipe', 'pipe'] });
+  edge = spawn(
+    process.execPath,
+    [
+      CHIO_BIN,
+      'mcp',
+      'serve-http',
+      '--listen',
+      '127.0.0.1:0',
+      '--auth-token',
+      TOKEN,
+      '--receipt-db',
+      db,
+      '--server-id',
+      'fs',
+      '--',
+      process.execPath,
+      FS_SERVER,
+      root,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   url = await new Promise((resolve, reject) => {
     let err = '';
     edge.stderr!.on('data', (d) => {
@@ -45,23 +70,44 @@ afterAll(async () => {
 
 const client = async () => {
   const c = new Client({ name: 'chio-http-test', version: '1.0.0' }, { capabilities: {} });
-  await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+  );
   return c;
 };
 
 function post(body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}`, ...headers } }, (res) => {
-      let data = '';
-      res.on('data', (d) => (data += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${TOKEN}`,
+          ...headers,
+        },
+      },
+      (res) => {
+        let data = '';
+        res.on('data', (d) => (data += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
-const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+const init = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+});
 
 describe('chio mcp serve-http with the real SDK client', () => {
   it('lists tools, allows a read, denies a forbidden one, and gives each MCP session its own ledger session', async () => {
@@ -89,8 +135,19 @@ describe('chio mcp serve-http refuses hostile requests and keeps serving', () =>
     ['a foreign Host', () => post(init, { host: 'evil.example:80' }), 403, -32600],
     ['bad JSON', () => post('{"jsonrpc": "2.0", "id": 1,'), 400, -32700],
     ['a batch', () => post(`[${init}]`), 400, -32600],
-    ['a huge body', () => post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(5 * 1024 * 1024) } })), 413, -32600],
-    ['an unknown session', () => post('{"jsonrpc":"2.0","id":2,"method":"ping"}', { 'mcp-session-id': 'no-such-session' }), 404, -32001],
+    [
+      'a huge body',
+      () =>
+        post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(5 * 1024 * 1024) } })),
+      413,
+      -32600,
+    ],
+    [
+      'an unknown session',
+      () => post('{"jsonrpc":"2.0","id":2,"method":"ping"}', { 'mcp-session-id': 'no-such-session' }),
+      404,
+      -32001,
+    ],
   ];
   for (const [name, send, status, code] of cases) {
     it(`${name} → HTTP ${status}`, async () => {
@@ -104,7 +161,10 @@ describe('chio mcp serve-http refuses hostile requests and keeps serving', () =>
     const c = await client();
     const transport = (c as unknown as { _transport: StreamableHTTPClientTransport })._transport;
     const sessionId = transport.sessionId!;
-    const r = await post('{"jsonrpc":"2.0","id":9,"method":"tools/list"}', { 'mcp-session-id': sessionId, 'mcp-protocol-version': '1999-01-01' });
+    const r = await post('{"jsonrpc":"2.0","id":9,"method":"tools/list"}', {
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '1999-01-01',
+    });
     expect(r.status).toBe(400);
     expect((await c.listTools()).tools.length).toBeGreaterThan(0);
     await c.close();
@@ -115,34 +175,64 @@ describe('chio mcp serve-http refuses hostile requests and keeps serving', () =>
 });
 
 describe('chio mcp serve-http session lifecycle', () => {
-  function http(method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  function http(
+    method: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
     const u = new URL(url);
     return new Promise((resolve, reject) => {
-      const req = request({ host: u.hostname, port: u.port, path: u.pathname, method, headers: { authorization: `Bearer ${TOKEN}`, ...headers } }, (res) => {
-        let data = '';
-        res.on('data', (d) => {
-          data += d;
-          if (method === 'GET') res.destroy(); // an SSE stream stays open: the first bytes are enough
-        });
-        res.on('close', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }));
-        if (method === 'GET') setTimeout(() => res.destroy(), 300);
-      });
+      const req = request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname,
+          method,
+          headers: { authorization: `Bearer ${TOKEN}`, ...headers },
+        },
+        (res) => {
+          let data = '';
+          res.on('data', (d) => {
+            data += d;
+            if (method === 'GET') res.destroy(); // an SSE stream stays open: the first bytes are enough
+          });
+          res.on('close', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }));
+          if (method === 'GET') setTimeout(() => res.destroy(), 300);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
   }
 
   it('initialize returns MCP-Session-Id; GET opens the SSE stream; DELETE ends the session, after which it is unknown', async () => {
-    const init = await http('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }));
+    const init = await http(
+      'POST',
+      { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+      }),
+    );
     expect(init.status).toBe(200);
     const session = init.headers['mcp-session-id'] as string;
     expect(session).toMatch(/^mcp-/);
-    const sse = await http('GET', { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+    const sse = await http('GET', {
+      accept: 'text/event-stream',
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-11-25',
+    });
     expect(sse.status).toBe(200);
     expect(sse.headers['content-type']).toContain('text/event-stream');
     const del = await http('DELETE', { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
     expect(del.status).toBe(200);
-    const after = await http('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session }, '{"jsonrpc":"2.0","id":2,"method":"ping"}');
+    const after = await http(
+      'POST',
+      { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session },
+      '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+    );
     expect(after.status).toBe(404);
   });
 });

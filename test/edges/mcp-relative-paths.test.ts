@@ -16,7 +16,12 @@ import { CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const require = createRequire(import.meta.url);
-const FS_SERVER = join(require.resolve('@modelcontextprotocol/server-filesystem/package.json'), '..', 'dist', 'index.js');
+const FS_SERVER = join(
+  require.resolve('@modelcontextprotocol/server-filesystem/package.json'),
+  '..',
+  'dist',
+  'index.js',
+);
 const CORPUS_SERVER = new URL('../helpers/corpus-mcp-server.mjs', import.meta.url).pathname;
 
 type ToolResult = { isError?: boolean; content: Array<{ text: string }> };
@@ -32,28 +37,51 @@ describe('relative paths through chio mcp serve', () => {
     createCorpusWorkspace(ws);
     const db = join(dir, 'receipts.sqlite');
     const client = new Client({ name: 'relative-test', version: '1.0.0' }, { capabilities: {} });
-    await client.connect(new StdioClientTransport({
-      command: process.execPath,
-      args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--server-id', 'fs', '--', process.execPath, FS_SERVER, ws],
-      cwd: elsewhere,
-      stderr: 'pipe',
-    }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [
+          CHIO_BIN,
+          'mcp',
+          'serve',
+          '--receipt-db',
+          db,
+          '--server-id',
+          'fs',
+          '--',
+          process.execPath,
+          FS_SERVER,
+          ws,
+        ],
+        cwd: elsewhere,
+        stderr: 'pipe',
+      }),
+    );
     try {
       for (const path of ['notes', 'cfg/credentials', 'keyring/id_rsa', './notes', 'src/../notes']) {
         const r = (await client.callTool({ name: 'read_text_file', arguments: { path } })) as ToolResult;
         expect(r.isError, path).toBe(true);
         expect(text(r), path).toMatch(/forbidden pattern.*\(forbidden-path\)$/);
       }
-      const move = (await client.callTool({ name: 'move_file', arguments: { source: 'notes', destination: 'innocent.txt' } })) as ToolResult;
+      const move = (await client.callTool({
+        name: 'move_file',
+        arguments: { source: 'notes', destination: 'innocent.txt' },
+      })) as ToolResult;
       expect(move.isError).toBe(true);
       expect(existsSync(join(ws, 'innocent.txt'))).toBe(false);
       expect(lstatSync(join(ws, 'notes')).isSymbolicLink()).toBe(true);
 
       // What the upstream resolves against its root is read and written there.
-      const readme = (await client.callTool({ name: 'read_text_file', arguments: { path: 'README.md' } })) as ToolResult;
+      const readme = (await client.callTool({
+        name: 'read_text_file',
+        arguments: { path: 'README.md' },
+      })) as ToolResult;
       expect(readme.isError).toBeFalsy();
       expect(text(readme)).toBe(readFileSync(join(ws, 'README.md'), 'utf8'));
-      const write = (await client.callTool({ name: 'write_file', arguments: { path: 'out.txt', content: 'through chio' } })) as ToolResult;
+      const write = (await client.callTool({
+        name: 'write_file',
+        arguments: { path: 'out.txt', content: 'through chio' },
+      })) as ToolResult;
       expect(write.isError).toBeFalsy();
       expect(readFileSync(join(ws, 'out.txt'), 'utf8')).toBe('through chio');
     } finally {
@@ -75,17 +103,32 @@ describe('relative paths through chio mcp serve', () => {
     writeFileSync(log, '');
     let roots = [{ uri: pathToFileURL(plain).href, name: 'plain' }];
     let asked = 0;
-    const client = new Client({ name: 'roots-test', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
+    const client = new Client(
+      { name: 'roots-test', version: '1.0.0' },
+      { capabilities: { roots: { listChanged: true } } },
+    );
     client.setRequestHandler(ListRootsRequestSchema, async () => {
       asked++;
       return { roots };
     });
-    await client.connect(new StdioClientTransport({
-      command: process.execPath,
-      args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', join(dir, 'r.sqlite'), '--', process.execPath, CORPUS_SERVER, log],
-      cwd,
-      stderr: 'pipe',
-    }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [
+          CHIO_BIN,
+          'mcp',
+          'serve',
+          '--receipt-db',
+          join(dir, 'r.sqlite'),
+          '--',
+          process.execPath,
+          CORPUS_SERVER,
+          log,
+        ],
+        cwd,
+        stderr: 'pipe',
+      }),
+    );
     try {
       await expect.poll(() => asked).toBe(1);
       await client.ping(); // the edge has handled the roots answer before it answers this

@@ -11,7 +11,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Hex } from '../../src/crypto/index.js';
@@ -40,7 +45,11 @@ let peakOf = () => 0;
 let httpDb = '';
 
 /** An SDK client with `capabilities` and answering handlers, connected through the edge of `kind`. */
-async function connect(kind: Kind, capabilities: ClientCapabilities, answers: { elicit?: Record<string, unknown> } = {}): Promise<Harness> {
+async function connect(
+  kind: Kind,
+  capabilities: ClientCapabilities,
+  answers: { elicit?: Record<string, unknown> } = {},
+): Promise<Harness> {
   const asked: Harness['asked'] = [];
   let outstanding = 0;
   /** When the first flood request arrived (the client holds answers from then on, up to 10 s). */
@@ -74,8 +83,17 @@ async function connect(kind: Kind, capabilities: ClientCapabilities, answers: { 
       }
       // Progress on the server's request, with its token: the edge passes it upstream.
       const token = req.params._meta?.progressToken;
-      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2, message: 'thinking' } });
-      return { role: 'assistant', content: { type: 'text', text: `sampled: ${prompt}` }, model: 'test-model', stopReason: 'endTurn' };
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: 1, total: 2, message: 'thinking' },
+        });
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: `sampled: ${prompt}` },
+        model: 'test-model',
+        stopReason: 'endTurn',
+      };
     });
   }
   if (capabilities.elicitation !== undefined) {
@@ -93,7 +111,13 @@ async function connect(kind: Kind, capabilities: ClientCapabilities, answers: { 
   let db: string;
   if (kind === 'stdio') {
     db = join(dir, `relay-${++dbs}.sqlite`);
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--server-id', 'relay', process.execPath, RELAY_SERVER], stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--server-id', 'relay', process.execPath, RELAY_SERVER],
+        stderr: 'pipe',
+      }),
+    );
   } else {
     db = httpDb;
     await client.connect(new StreamableHTTPClientTransport(httpEdge!.url));
@@ -102,7 +126,11 @@ async function connect(kind: Kind, capabilities: ClientCapabilities, answers: { 
 }
 
 /** The JSON a relay-server tool answers with (first text content). */
-async function call(h: Harness, name: string, args: Record<string, unknown> = {}): Promise<{ value: any; isError: boolean; receipt: { id: string; decision: string } }> {
+async function call(
+  h: Harness,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ value: any; isError: boolean; receipt: { id: string; decision: string } }> {
   const r = await h.client.callTool({ name, arguments: args });
   const text = (r.content as Array<{ type: string; text: string }>)[0]?.text ?? 'null';
   let value: unknown = text;
@@ -114,12 +142,21 @@ async function call(h: Harness, name: string, args: Record<string, unknown> = {}
   return { value, isError: r.isError === true, receipt: (r._meta as Record<string, any>)['chio/receipt'] };
 }
 
-interface Row { seq: number; session_id: string; tool_name: string; verdict: string | null; receipt_kind: string; body: string }
+interface Row {
+  seq: number;
+  session_id: string;
+  tool_name: string;
+  verdict: string | null;
+  receipt_kind: string;
+  body: string;
+}
 function rows(db: string): Row[] {
   const ledger = openLedger(db, { readonly: true });
   try {
     expect(verifyChain(ledger)).toMatchObject({ ok: true });
-    return ledger.db.prepare('SELECT seq, session_id, tool_name, verdict, receipt_kind, body FROM ledger_entries ORDER BY seq').all() as Row[];
+    return ledger.db
+      .prepare('SELECT seq, session_id, tool_name, verdict, receipt_kind, body FROM ledger_entries ORDER BY seq')
+      .all() as Row[];
   } finally {
     ledger.close();
   }
@@ -130,24 +167,39 @@ const ALL: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {}
 
 beforeAll(async () => {
   httpDb = join(dir, 'relay-http.sqlite');
-  httpEdge = await startHttpEdge(['--receipt-db', httpDb, '--server-id', 'relay', '--', process.execPath, RELAY_SERVER]);
+  httpEdge = await startHttpEdge([
+    '--receipt-db',
+    httpDb,
+    '--server-id',
+    'relay',
+    '--',
+    process.execPath,
+    RELAY_SERVER,
+  ]);
 });
 afterAll(() => httpEdge?.stop());
 
 describe('server-to-client requests across chio mcp serve-http reach only the session that caused them', () => {
-  it('two clients asking at the same time: each gets only its own upstream\'s sampling request, and each observation is in its own session', async () => {
+  it("two clients asking at the same time: each gets only its own upstream's sampling request, and each observation is in its own session", async () => {
     const a = await connect('http', ALL);
     const b = await connect('http', ALL);
     try {
-      const [ra, rb] = await Promise.all([call(a, 'ask-llm', { prompt: 'from A' }), call(b, 'ask-llm', { prompt: 'from B' })]);
+      const [ra, rb] = await Promise.all([
+        call(a, 'ask-llm', { prompt: 'from A' }),
+        call(b, 'ask-llm', { prompt: 'from B' }),
+      ]);
       expect(ra.value.content.text).toBe('sampled: from A');
       expect(rb.value.content.text).toBe('sampled: from B');
-      const prompts = (h: Harness) => h.asked.filter((x) => x.method === 'sampling/createMessage').map((x) => x.params.messages[0].content.text);
+      const prompts = (h: Harness) =>
+        h.asked.filter((x) => x.method === 'sampling/createMessage').map((x) => x.params.messages[0].content.text);
       expect(prompts(a)).toEqual(['from A']);
       expect(prompts(b)).toEqual(['from B']);
       const ledger = rows(httpDb);
       const sessionOf = (receiptId: string) => ledger.find((x) => receipt(x).id === receiptId)!.session_id;
-      const observedIn = (session: string) => ledger.filter((x) => x.session_id === session && x.tool_name === 'sampling/createMessage').map((x) => receipt(x).action.parameters.messages[0].content.text);
+      const observedIn = (session: string) =>
+        ledger
+          .filter((x) => x.session_id === session && x.tool_name === 'sampling/createMessage')
+          .map((x) => receipt(x).action.parameters.messages[0].content.text);
       expect(observedIn(sessionOf(ra.receipt.id))).toEqual(['from A']);
       expect(observedIn(sessionOf(rb.receipt.id))).toEqual(['from B']);
     } finally {
@@ -179,26 +231,40 @@ for (const kind of ['stdio', 'http'] as const) {
       }
     });
 
-    it('sampling: the client gets the upstream\'s request as sent, the upstream gets the client\'s progress and answer, and an observation receipt of both is in the session before the tool\'s own receipt', async () => {
+    it("sampling: the client gets the upstream's request as sent, the upstream gets the client's progress and answer, and an observation receipt of both is in the session before the tool's own receipt", async () => {
       const h = await connect(kind, ALL);
       try {
         const r = await call(h, 'ask-llm', { prompt: 'What is 6 x 7?' });
         expect(r.isError).toBe(false);
-        expect(r.value).toMatchObject({ role: 'assistant', model: 'test-model', content: { type: 'text', text: 'sampled: What is 6 x 7?' } });
+        expect(r.value).toMatchObject({
+          role: 'assistant',
+          model: 'test-model',
+          content: { type: 'text', text: 'sampled: What is 6 x 7?' },
+        });
         // The client's progress notification on the relayed request reached the upstream.
         expect(r.value.progress).toEqual([{ progress: 1, total: 2, message: 'thinking' }]);
         const asked = h.asked.filter((a) => a.method === 'sampling/createMessage');
         expect(asked).toHaveLength(1);
-        expect(asked[0]!.params).toMatchObject({ maxTokens: 50, messages: [{ role: 'user', content: { type: 'text', text: 'What is 6 x 7?' } }] });
+        expect(asked[0]!.params).toMatchObject({
+          maxTokens: 50,
+          messages: [{ role: 'user', content: { type: 'text', text: 'What is 6 x 7?' } }],
+        });
 
         const ledger = rows(h.db);
         const call_ = ledger.find((x) => receipt(x).id === r.receipt.id)!;
-        const observed = ledger.filter((x) => x.session_id === call_.session_id && x.tool_name === 'sampling/createMessage');
+        const observed = ledger.filter(
+          (x) => x.session_id === call_.session_id && x.tool_name === 'sampling/createMessage',
+        );
         expect(observed).toHaveLength(1);
         expect(observed[0]).toMatchObject({ receipt_kind: 'trace_observation', verdict: null });
         expect(observed[0]!.seq).toBeLessThan(call_.seq);
         const obs = receipt(observed[0]!);
-        expect(obs).toMatchObject({ tool_server: 'relay', boundary_class: 'detect_only', trust_level: 'verified', metadata: { mcp_relay: { direction: 'server_to_client', outcome: 'answered' } } });
+        expect(obs).toMatchObject({
+          tool_server: 'relay',
+          boundary_class: 'detect_only',
+          trust_level: 'verified',
+          metadata: { mcp_relay: { direction: 'server_to_client', outcome: 'answered' } },
+        });
         expect(obs.action.parameters.messages[0].content.text).toBe('What is 6 x 7?');
         expect(obs.action.parameter_hash).toMatch(/^[0-9a-f]{64}$/);
       } finally {
@@ -212,10 +278,15 @@ for (const kind of ['stdio', 'http'] as const) {
         const prompt = 'p'.repeat(100 * 1024);
         const r = await call(h, 'ask-llm', { prompt });
         expect(r.value.content.text).toBe(`sampled: ${prompt}`);
-        const observed = rows(h.db).filter((x) => x.tool_name === 'sampling/createMessage').map(receipt).find((x) => x.action.parameters.chio_oversized !== undefined);
+        const observed = rows(h.db)
+          .filter((x) => x.tool_name === 'sampling/createMessage')
+          .map(receipt)
+          .find((x) => x.action.parameters.chio_oversized !== undefined);
         const relayed = h.asked.find((a) => a.params.messages?.[0]?.content?.text === prompt)!.params;
         const text = canonicalJson(relayed);
-        expect(observed.action.parameters).toEqual({ chio_oversized: { bytes: Buffer.byteLength(text), sha256: sha256Hex(text) } });
+        expect(observed.action.parameters).toEqual({
+          chio_oversized: { bytes: Buffer.byteLength(text), sha256: sha256Hex(text) },
+        });
       } finally {
         await h.close();
       }
@@ -231,8 +302,15 @@ for (const kind of ['stdio', 'http'] as const) {
         try {
           const r = await call(h, 'ask-user');
           expect(r.value).toEqual(answer);
-          expect(h.asked.find((a) => a.method === 'elicitation/create')?.params).toMatchObject({ mode: 'form', message: 'Your name?', requestedSchema: { properties: { name: { type: 'string', default: 'anon' } } } });
-          const observed = rows(h.db).filter((x) => x.tool_name === 'elicitation/create').map(receipt).filter((x) => x.metadata.mcp_relay.outcome === 'answered');
+          expect(h.asked.find((a) => a.method === 'elicitation/create')?.params).toMatchObject({
+            mode: 'form',
+            message: 'Your name?',
+            requestedSchema: { properties: { name: { type: 'string', default: 'anon' } } },
+          });
+          const observed = rows(h.db)
+            .filter((x) => x.tool_name === 'elicitation/create')
+            .map(receipt)
+            .filter((x) => x.metadata.mcp_relay.outcome === 'answered');
           expect(observed.length).toBeGreaterThanOrEqual(1);
         } finally {
           await h.close();
@@ -244,7 +322,11 @@ for (const kind of ['stdio', 'http'] as const) {
       const h = await connect(kind, ALL, { elicit: { action: 'accept' } });
       try {
         expect((await call(h, 'open-url')).value).toEqual({ action: 'accept' });
-        expect(h.asked.find((a) => a.method === 'elicitation/create')?.params).toMatchObject({ mode: 'url', url: 'https://example.com/sign-in', elicitationId: 'el-1' });
+        expect(h.asked.find((a) => a.method === 'elicitation/create')?.params).toMatchObject({
+          mode: 'url',
+          url: 'https://example.com/sign-in',
+          elicitationId: 'el-1',
+        });
       } finally {
         await h.close();
       }
@@ -253,7 +335,9 @@ for (const kind of ['stdio', 'http'] as const) {
     it('roots/list and ping from the upstream are answered by the client', async () => {
       const h = await connect(kind, ALL);
       try {
-        expect((await call(h, 'list-roots')).value).toEqual({ roots: [{ uri: pathToFileURL(dir).href, name: 'work' }] });
+        expect((await call(h, 'list-roots')).value).toEqual({
+          roots: [{ uri: pathToFileURL(dir).href, name: 'work' }],
+        });
         expect((await call(h, 'ping-client')).value).toEqual({});
       } finally {
         await h.close();
@@ -266,8 +350,12 @@ for (const kind of ['stdio', 'http'] as const) {
         const r = await call(h, 'slow-ask', { ms: 300 });
         expect(r.isError).toBe(true);
         expect(JSON.stringify(r.value)).toMatch(/timed out/i);
-        await expect.poll(() => h.asked.find((a) => a.params.messages?.[0]?.content?.text === 'never answered')?.aborted).toBe(true);
-        const observed = rows(h.db).filter((x) => x.tool_name === 'sampling/createMessage').map(receipt);
+        await expect
+          .poll(() => h.asked.find((a) => a.params.messages?.[0]?.content?.text === 'never answered')?.aborted)
+          .toBe(true);
+        const observed = rows(h.db)
+          .filter((x) => x.tool_name === 'sampling/createMessage')
+          .map(receipt);
         expect(observed.some((x) => x.metadata.mcp_relay.outcome === 'cancelled')).toBe(true);
       } finally {
         await h.close();
@@ -291,7 +379,9 @@ for (const kind of ['stdio', 'http'] as const) {
     it('a tool the upstream adds while connected: the client is told, sees it, and calls to it are governed (a secret path denied, never read) and receipted', async () => {
       const h = await connect(kind, ALL);
       try {
-        const changed = new Promise<void>((resolve) => h.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => resolve()));
+        const changed = new Promise<void>((resolve) =>
+          h.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => resolve()),
+        );
         expect((await h.client.listTools()).tools.map((t) => t.name)).not.toContain('cat-file');
         await call(h, 'add-tool');
         await changed;

@@ -14,7 +14,12 @@ import { chio, CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const require = createRequire(import.meta.url);
-const FS_SERVER = join(require.resolve('@modelcontextprotocol/server-filesystem/package.json'), '..', 'dist', 'index.js');
+const FS_SERVER = join(
+  require.resolve('@modelcontextprotocol/server-filesystem/package.json'),
+  '..',
+  'dist',
+  'index.js',
+);
 
 const dir = tempDir('chio-trusted-keys-');
 const root = join(dir, 'workspace');
@@ -23,10 +28,28 @@ writeFileSync(join(root, 'notes.txt'), 'hello\n');
 const edgeKey = kernelKeyFiles(dir, 'c1');
 const otherKey = kernelKeyFiles(dir, 'c2');
 
-async function edge(db: string, extra: string[]): Promise<{ client: Client; read: () => Promise<{ isError: boolean; text: string }> }> {
+async function edge(
+  db: string,
+  extra: string[],
+): Promise<{ client: Client; read: () => Promise<{ isError: boolean; text: string }> }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--kernel-seed-file', edgeKey.seedFile, ...extra, '--server-id', 'fs', '--', process.execPath, FS_SERVER, root],
+    args: [
+      CHIO_BIN,
+      'mcp',
+      'serve',
+      '--receipt-db',
+      db,
+      '--kernel-seed-file',
+      edgeKey.seedFile,
+      ...extra,
+      '--server-id',
+      'fs',
+      '--',
+      process.execPath,
+      FS_SERVER,
+      root,
+    ],
     stderr: 'pipe',
   });
   const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
@@ -41,16 +64,21 @@ async function edge(db: string, extra: string[]): Promise<{ client: Client; read
 function sessionCapability(db: string): string {
   const ledger = openLedger(db, { readonly: true });
   try {
-    return (ledger.db.prepare("SELECT capability_id FROM ledger_entries WHERE kind = 'receipt' ORDER BY seq LIMIT 1").get() as { capability_id: string }).capability_id;
+    return (
+      ledger.db
+        .prepare("SELECT capability_id FROM ledger_entries WHERE kind = 'receipt' ORDER BY seq LIMIT 1")
+        .get() as { capability_id: string }
+    ).capability_id;
   } finally {
     ledger.close();
   }
 }
 
-const revoke = (db: string, seedFile: string, id: string) => chio(['--receipt-db', db, 'capability', 'revoke', id, '--kernel-seed-file', seedFile, '--reason', 'test']);
+const revoke = (db: string, seedFile: string, id: string) =>
+  chio(['--receipt-db', db, 'capability', 'revoke', id, '--kernel-seed-file', seedFile, '--reason', 'test']);
 
 describe('chio mcp serve counts only trusted kernel keys', () => {
-  it('a revocation signed by another key is ignored; the edge\'s own key revokes; ledger verify pinned to the edge key names the foreign entry', async () => {
+  it("a revocation signed by another key is ignored; the edge's own key revokes; ledger verify pinned to the edge key names the foreign entry", async () => {
     const db = join(dir, 'untrusted.sqlite');
     const { client, read } = await edge(db, []);
     try {
@@ -68,7 +96,18 @@ describe('chio mcp serve counts only trusted kernel keys', () => {
     const pinned = chio(['--receipt-db', db, 'ledger', 'verify', '--trusted-kernel-pubkey', edgeKey.pubFile]);
     expect(pinned.status).toBe(1);
     expect(pinned.stdout + pinned.stderr).toContain('untrusted_key');
-    expect(chio(['--receipt-db', db, 'ledger', 'verify', '--trusted-kernel-pubkey', edgeKey.pubFile, '--trusted-kernel-pubkey', otherKey.pubFile]).status).toBe(0);
+    expect(
+      chio([
+        '--receipt-db',
+        db,
+        'ledger',
+        'verify',
+        '--trusted-kernel-pubkey',
+        edgeKey.pubFile,
+        '--trusted-kernel-pubkey',
+        otherKey.pubFile,
+      ]).status,
+    ).toBe(0);
   });
 
   it('with --trusted-kernel-pubkey naming the other key, its revocation is honoured', async () => {

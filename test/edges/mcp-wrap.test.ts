@@ -11,7 +11,12 @@ import { CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const require = createRequire(import.meta.url);
-const FS_SERVER = join(require.resolve('@modelcontextprotocol/server-filesystem/package.json'), '..', 'dist', 'index.js');
+const FS_SERVER = join(
+  require.resolve('@modelcontextprotocol/server-filesystem/package.json'),
+  '..',
+  'dist',
+  'index.js',
+);
 
 describe('chio mcp serve wrapping server-filesystem', () => {
   it('governs every call: allowed reads and writes reach the upstream, guarded ones never do, all receipted', async () => {
@@ -21,7 +26,23 @@ describe('chio mcp serve wrapping server-filesystem', () => {
     writeFileSync(join(root, 'notes.txt'), 'hello from the workspace\n');
     writeFileSync(join(root, '.env'), 'SECRET=1\n');
     const db = join(dir, 'receipts.sqlite');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--server-id', 'fs', '--', process.execPath, FS_SERVER, root], stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        CHIO_BIN,
+        'mcp',
+        'serve',
+        '--receipt-db',
+        db,
+        '--server-id',
+        'fs',
+        '--',
+        process.execPath,
+        FS_SERVER,
+        root,
+      ],
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
     await client.connect(transport);
 
@@ -39,12 +60,18 @@ describe('chio mcp serve wrapping server-filesystem', () => {
     expect(secret.isError).toBe(true);
     expect((secret.content as Array<{ text: string }>)[0]!.text).toContain('(forbidden-path)');
 
-    const leak = await client.callTool({ name: 'write_file', arguments: { path: join(root, 'config.ts'), content: `const k = "AKIA${'B'.repeat(16)}";` } });
+    const leak = await client.callTool({
+      name: 'write_file',
+      arguments: { path: join(root, 'config.ts'), content: `const k = "AKIA${'B'.repeat(16)}";` },
+    });
     expect(leak.isError).toBe(true);
     expect((leak.content as Array<{ text: string }>)[0]!.text).toContain('(secret-leak)');
     expect(existsSync(join(root, 'config.ts'))).toBe(false); // the upstream was never asked
 
-    const write = await client.callTool({ name: 'write_file', arguments: { path: join(root, 'out.txt'), content: 'written through chio' } });
+    const write = await client.callTool({
+      name: 'write_file',
+      arguments: { path: join(root, 'out.txt'), content: 'written through chio' },
+    });
     expect(write.isError).toBeFalsy();
     expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('written through chio');
 
@@ -54,7 +81,7 @@ describe('chio mcp serve wrapping server-filesystem', () => {
 
     const ledger = openLedger(db, { readonly: true });
     expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 4, sessions: 1 });
-    expect(ledger.db.prepare("SELECT tool_name, verdict, producer FROM ledger_entries ORDER BY seq").all()).toEqual([
+    expect(ledger.db.prepare('SELECT tool_name, verdict, producer FROM ledger_entries ORDER BY seq').all()).toEqual([
       { tool_name: 'read_text_file', verdict: 'allow', producer: 'mcp-edge' },
       { tool_name: 'read_text_file', verdict: 'deny', producer: 'mcp-edge' },
       { tool_name: 'write_file', verdict: 'deny', producer: 'mcp-edge' },
@@ -70,8 +97,16 @@ describe('the upstream crashing mid-call', () => {
     const db = join(dir, 'crash.sqlite');
     const upstream = new URL('../helpers/crashing-mcp-server.mjs', import.meta.url).pathname;
     const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--', process.execPath, upstream], stderr: 'pipe' }));
-    expect((await client.callTool({ name: 'echo', arguments: { text: 'before' } })).content).toEqual([{ type: 'text', text: 'before' }]);
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--', process.execPath, upstream],
+        stderr: 'pipe',
+      }),
+    );
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'before' } })).content).toEqual([
+      { type: 'text', text: 'before' },
+    ]);
     const crashed = await client.callTool({ name: 'crash', arguments: {} });
     expect(crashed.isError).toBe(true);
     expect((crashed._meta as Record<string, any>)['chio/receipt']).toMatchObject({ decision: 'incomplete' });
@@ -82,19 +117,48 @@ describe('the upstream crashing mid-call', () => {
     await client.close();
     const ledger = openLedger(db, { readonly: true });
     expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 3 });
-    expect(ledger.db.prepare('SELECT verdict FROM ledger_entries ORDER BY seq').all()).toEqual([{ verdict: 'allow' }, { verdict: 'incomplete' }, { verdict: 'incomplete' }]);
+    expect(ledger.db.prepare('SELECT verdict FROM ledger_entries ORDER BY seq').all()).toEqual([
+      { verdict: 'allow' },
+      { verdict: 'incomplete' },
+      { verdict: 'incomplete' },
+    ]);
     ledger.close();
   });
 });
 
 describe('chio mcp serve wrapping server-everything', () => {
   it('governs its tools and relays resources, prompts, completion and logging so the client sees the full surface', async () => {
-    const everything = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+    const everything = join(
+      require.resolve('@modelcontextprotocol/server-everything/package.json'),
+      '..',
+      'dist',
+      'index.js',
+    );
     const db = join(tempDir(), 'everything.sqlite');
     const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--server-id', 'everything', '--', process.execPath, everything, 'stdio'], stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [
+          CHIO_BIN,
+          'mcp',
+          'serve',
+          '--receipt-db',
+          db,
+          '--server-id',
+          'everything',
+          '--',
+          process.execPath,
+          everything,
+          'stdio',
+        ],
+        stderr: 'pipe',
+      }),
+    );
     const caps = client.getServerCapabilities() as Record<string, unknown>;
-    expect(Object.keys(caps)).toEqual(expect.arrayContaining(['tools', 'resources', 'prompts', 'completions', 'logging']));
+    expect(Object.keys(caps)).toEqual(
+      expect.arrayContaining(['tools', 'resources', 'prompts', 'completions', 'logging']),
+    );
 
     const echo = await client.callTool({ name: 'echo', arguments: { message: 'governed' } });
     expect(echo.content).toEqual([{ type: 'text', text: 'Echo: governed' }]);
@@ -114,7 +178,7 @@ describe('chio mcp serve wrapping server-everything', () => {
     const ledger = openLedger(db, { readonly: true });
     // tool calls, resources/read and prompts/get are receipted; lists, completion and logging are relayed
     expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 4, sessions: 1 });
-    expect(ledger.db.prepare("SELECT tool_server, tool_name, verdict FROM ledger_entries ORDER BY seq").all()).toEqual([
+    expect(ledger.db.prepare('SELECT tool_server, tool_name, verdict FROM ledger_entries ORDER BY seq').all()).toEqual([
       { tool_server: 'everything', tool_name: 'echo', verdict: 'allow' },
       { tool_server: 'everything', tool_name: 'get-tiny-image', verdict: 'allow' },
       { tool_server: 'everything', tool_name: 'resources/read', verdict: 'allow' },
@@ -125,12 +189,17 @@ describe('chio mcp serve wrapping server-everything', () => {
 });
 
 describe('notifications through the edge (server-everything)', () => {
-  const everything = () => join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+  const everything = () =>
+    join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
 
-  it('relays every progress notification to the client\'s progressToken, in order, before the result (read on the wire)', async () => {
+  it("relays every progress notification to the client's progressToken, in order, before the result (read on the wire)", async () => {
     const { spawn } = await import('node:child_process');
     const db = join(tempDir(), 'progress.sqlite');
-    const edge = spawn(process.execPath, [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--', process.execPath, everything(), 'stdio'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const edge = spawn(
+      process.execPath,
+      [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--', process.execPath, everything(), 'stdio'],
+      { stdio: ['pipe', 'pipe', 'ignore'] },
+    );
     const lines: any[] = [];
     let buffered = '';
     const done = new Promise<void>((resolve) => {
@@ -144,26 +213,40 @@ describe('notifications through the edge (server-everything)', () => {
         }
       });
     });
-    edge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })}\n`);
+    edge.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })}\n`,
+    );
     edge.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-    edge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 }, _meta: { progressToken: 'p-1' } } })}\n`);
+    edge.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 }, _meta: { progressToken: 'p-1' } } })}\n`,
+    );
     await done;
     edge.stdin.end();
     await new Promise((r) => edge.on('exit', r));
     const after = lines.slice(lines.findIndex((m) => m.id === 1) + 1);
-    expect(after.map((m) => (m.method === 'notifications/progress' ? `progress ${m.params.progress}/${m.params.total} ${m.params.progressToken}` : `response ${m.id}`))).toEqual([
-      'progress 1/3 p-1', 'progress 2/3 p-1', 'progress 3/3 p-1', 'response 2',
-    ]);
+    expect(
+      after.map((m) =>
+        m.method === 'notifications/progress'
+          ? `progress ${m.params.progress}/${m.params.total} ${m.params.progressToken}`
+          : `response ${m.id}`,
+      ),
+    ).toEqual(['progress 1/3 p-1', 'progress 2/3 p-1', 'progress 3/3 p-1', 'response 2']);
     expect(after.at(-1).result.isError).toBeFalsy();
   });
 
-  it('relays the upstream\'s logging messages to the SDK client', async () => {
+  it("relays the upstream's logging messages to the SDK client", async () => {
     const { LoggingMessageNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
     const db = join(tempDir(), 'notify.sqlite');
     const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
     const logs: unknown[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--', process.execPath, everything(), 'stdio'], stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--', process.execPath, everything(), 'stdio'],
+        stderr: 'pipe',
+      }),
+    );
     await client.setLoggingLevel('debug');
     await client.callTool({ name: 'toggle-simulated-logging', arguments: {} });
     // The upstream logs once at once and then every 5 s; allow for a loaded machine.

@@ -20,11 +20,21 @@ const RAW = [
 describe('examples/hello-mcp walkthrough', () => {
   it('the raw lines on stdin of run-edge.sh serve answer as documented', () => {
     const home = tempDir();
-    const r = spawnSync('bash', [RUN_EDGE, 'serve'], { input: `${RAW.join('\n')}\n`, encoding: 'utf8', env: { ...process.env, HELLO_MCP_HOME: home } });
+    const r = spawnSync('bash', [RUN_EDGE, 'serve'], {
+      input: `${RAW.join('\n')}\n`,
+      encoding: 'utf8',
+      env: { ...process.env, HELLO_MCP_HOME: home },
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     // Requests run concurrently: match responses by id, not by line order.
-    const byId = new Map(r.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((m) => [m.id, m]));
+    const byId = new Map(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .map((m) => [m.id, m]),
+    );
     const [init, list, call, unknown] = [1, 2, 3, 4].map((id) => byId.get(id));
     expect(init.result.serverInfo).toEqual({ name: 'Chio MCP Edge', version: '0.1.0' });
     expect(init.result.protocolVersion).toBe('2025-11-25');
@@ -59,8 +69,15 @@ describe('examples/hello-mcp walkthrough', () => {
       '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":7,"clientInfo":"x"}}',
       '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hello_tool","arguments":{"name":"world"}}}',
     ];
-    const r = spawnSync('bash', [RUN_EDGE, 'serve'], { input: `${lines.join('\n')}\n`, encoding: 'utf8', env: { ...process.env, HELLO_MCP_HOME: home } });
-    const [init, call] = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const r = spawnSync('bash', [RUN_EDGE, 'serve'], {
+      input: `${lines.join('\n')}\n`,
+      encoding: 'utf8',
+      env: { ...process.env, HELLO_MCP_HOME: home },
+    });
+    const [init, call] = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(init.error.code).toBe(-32602);
     expect(call.error.code).toBe(-32002);
   });
@@ -80,13 +97,18 @@ describe('examples/hello-mcp walkthrough', () => {
     expect(jq('.result.isError', 'tool-call-response.json')).toBe(false);
     expect(jq('.result.structuredContent.arguments', 'tool-call-response.json')).toEqual({ name: 'world' });
     expect(jq('.result.nextCursor', 'tools-list-response.json')).toBeNull();
-    expect(jq('.result.capabilities.experimental.chioProtocol.compatibility', 'initialize-response.json')).toBe('exact_match');
+    expect(jq('.result.capabilities.experimental.chioProtocol.compatibility', 'initialize-response.json')).toBe(
+      'exact_match',
+    );
     expect(JSON.parse(readFileSync(`${artifacts}/bridge-call.json`, 'utf8')).decision).toEqual({ verdict: 'allow' });
   });
 
   it('the hello server fails closed on a tool name it never registered', async () => {
     const { helloServer } = await import('../../dist/examples/hello-mcp/hello-server.js');
     await expect(helloServer.invoke('not_hello_tool', {})).rejects.toThrow(/not registered: not_hello_tool/);
-    await expect(helloServer.invoke('hello_tool', { name: 'x' })).resolves.toEqual({ message: 'hello from mcp, x', arguments: { name: 'x' } });
+    await expect(helloServer.invoke('hello_tool', { name: 'x' })).resolves.toEqual({
+      message: 'hello from mcp, x',
+      arguments: { name: 'x' },
+    });
   });
 });

@@ -11,7 +11,12 @@ export class GateToolServer implements ToolServerConnection {
     name: 'gate',
     version: '1.0.0',
     tools: [
-      { name: 'wait_tool', description: 'waits until cancelled', input_schema: { 'type': 'object', 'x-chio-streaming': true, 'x-chio-cancellation': true }, has_side_effects: false },
+      {
+        name: 'wait_tool',
+        description: 'waits until cancelled',
+        input_schema: { type: 'object', 'x-chio-streaming': true, 'x-chio-cancellation': true },
+        has_side_effects: false,
+      },
       { name: 'other_tool', description: 'answers at once', input_schema: { type: 'object' }, has_side_effects: false },
     ],
   };

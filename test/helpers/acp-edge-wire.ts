@@ -33,7 +33,10 @@ export function sdkEdge(home: string, session: string): SdkEdge {
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>);
+  const stream = acp.ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
+  );
   const conn = acp.client({ name: 'chio-acp-edge-test' }).connect(stream);
   const call = <T = any>(method: string, params: unknown) => conn.agent.request<T>(method, params);
   return {
@@ -57,7 +60,10 @@ export function sdkEdge(home: string, session: string): SdkEdge {
 }
 
 /** Writes raw lines to a fresh edge, closes its stdin, and collects every response line until it exits. */
-export function rawEdge(home: string, lines: string[]): Promise<{ code: number | null; responses: any[]; stdout: string; stderr: string }> {
+export function rawEdge(
+  home: string,
+  lines: string[],
+): Promise<{ code: number | null; responses: any[]; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawnEdge(home);
     let stdout = '';
@@ -65,7 +71,17 @@ export function rawEdge(home: string, lines: string[]): Promise<{ code: number |
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, responses: stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)) }));
+    child.on('close', (code) =>
+      resolve({
+        code,
+        stdout,
+        stderr,
+        responses: stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      }),
+    );
     for (const l of lines) child.stdin.write(`${l}\n`);
     child.stdin.end();
   });
@@ -75,7 +91,11 @@ export function rawEdge(home: string, lines: string[]): Promise<{ code: number |
 export function ledgerRows(db: string): Array<{ seq: number; receipt_id: string; session_id: string | null }> {
   const conn = new Database(db, { readonly: true, fileMustExist: true });
   try {
-    return conn.prepare('SELECT seq, receipt_id, session_id FROM ledger_entries ORDER BY seq').all() as Array<{ seq: number; receipt_id: string; session_id: string | null }>;
+    return conn.prepare('SELECT seq, receipt_id, session_id FROM ledger_entries ORDER BY seq').all() as Array<{
+      seq: number;
+      receipt_id: string;
+      session_id: string | null;
+    }>;
   } finally {
     conn.close();
   }

@@ -47,11 +47,19 @@ export async function waitFor<T>(probe: () => T | undefined | false, what: strin
 }
 
 /** `terminals`: the editor really runs the terminals that reach it (otherwise it only records them). */
-export function startProxyClient(proxyArgs: string[], agentArgs: string[] = [], options: { terminals?: TerminalRunner } = {}): ProxyClient {
-  const child = spawn(process.execPath, [CHIO_BIN, 'acp', 'proxy', ...proxyArgs, '--', process.execPath, FIXTURE_AGENT, ...agentArgs], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, FORCE_COLOR: '0' },
-  });
+export function startProxyClient(
+  proxyArgs: string[],
+  agentArgs: string[] = [],
+  options: { terminals?: TerminalRunner } = {},
+): ProxyClient {
+  const child = spawn(
+    process.execPath,
+    [CHIO_BIN, 'acp', 'proxy', ...proxyArgs, '--', process.execPath, FIXTURE_AGENT, ...agentArgs],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, FORCE_COLOR: '0' },
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -103,7 +111,12 @@ export function startProxyClient(proxyArgs: string[], agentArgs: string[] = [], 
     .onNotification('session/update', (c) => {
       updates.push({ sessionId: c.params.sessionId, update: c.params.update });
     });
-  const conn = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>));
+  const conn = app.connect(
+    acp.ndJsonStream(
+      Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
+    ),
+  );
   let initialized: Promise<unknown> | undefined;
   return Object.assign(self, {
     conn,
@@ -114,16 +127,28 @@ export function startProxyClient(proxyArgs: string[], agentArgs: string[] = [], 
     releasePermissions: () => held.splice(0).forEach((r) => r()),
     methods: () => seen.map((s) => s.method),
     async newSession() {
-      initialized ??= conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } });
+      initialized ??= conn.agent.request('initialize', {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+      });
       await initialized;
       const s = await conn.agent.request('session/new', { cwd: '/', mcpServers: [] });
       return s.sessionId;
     },
     async prompt(sessionId: string, steps: unknown[]) {
       const from = updates.length;
-      const r = await conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: JSON.stringify(steps) }] });
+      const r = await conn.agent.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: JSON.stringify(steps) }],
+      });
       if (r.stopReason !== 'end_turn') throw new Error(`prompt stopped: ${r.stopReason}`);
-      const chunk = await waitFor(() => updates.slice(from).find((u) => u.sessionId === sessionId && u.update.sessionUpdate === 'agent_message_chunk'), 'the final agent_message_chunk');
+      const chunk = await waitFor(
+        () =>
+          updates
+            .slice(from)
+            .find((u) => u.sessionId === sessionId && u.update.sessionUpdate === 'agent_message_chunk'),
+        'the final agent_message_chunk',
+      );
       return JSON.parse(chunk.update.content.text) as StepOutcome[];
     },
     async close() {

@@ -18,7 +18,11 @@ export interface LedgerReceipt {
 export function ledgerReceipts(db: string): LedgerReceipt[] {
   const conn = new Database(db, { readonly: true, fileMustExist: true });
   try {
-    const rows = conn.prepare('SELECT seq, session_id, body FROM ledger_entries ORDER BY seq').all() as Array<{ seq: number; session_id: string | null; body: string }>;
+    const rows = conn.prepare('SELECT seq, session_id, body FROM ledger_entries ORDER BY seq').all() as Array<{
+      seq: number;
+      session_id: string | null;
+      body: string;
+    }>;
     return rows.map((r) => ({ seq: r.seq, session_id: r.session_id, receipt: JSON.parse(r.body) }));
   } finally {
     conn.close();
@@ -27,7 +31,11 @@ export function ledgerReceipts(db: string): LedgerReceipt[] {
 
 /** SHA-256 hex of a flat object of strings as sorted-key compact JSON (what JCS gives for it). */
 export function sortedJsonHash(value: Record<string, string>): string {
-  const sorted = Object.fromEntries(Object.keys(value).sort().map((k) => [k, value[k]]));
+  const sorted = Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, value[k]]),
+  );
   return createHash('sha256').update(JSON.stringify(sorted), 'utf8').digest('hex');
 }
 

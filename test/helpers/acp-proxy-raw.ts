@@ -23,8 +23,15 @@ export interface RawProxy {
   end: () => Promise<number | null>;
 }
 
-export function rawProxy(proxyArgs: string[], agent: string[] = [process.execPath, FIXTURE_AGENT], env: NodeJS.ProcessEnv = {}): RawProxy {
-  const child = spawn(process.execPath, [CHIO_BIN, 'acp', 'proxy', ...proxyArgs, '--', ...agent], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0', ...env } });
+export function rawProxy(
+  proxyArgs: string[],
+  agent: string[] = [process.execPath, FIXTURE_AGENT],
+  env: NodeJS.ProcessEnv = {},
+): RawProxy {
+  const child = spawn(process.execPath, [CHIO_BIN, 'acp', 'proxy', ...proxyArgs, '--', ...agent], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, FORCE_COLOR: '0', ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -32,15 +39,20 @@ export function rawProxy(proxyArgs: string[], agent: string[] = [process.execPat
   child.stdin.on('error', () => {});
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const messages = () =>
-    stdout.split('\n').filter((l) => l !== '').map((l) => {
-      try {
-        return JSON.parse(l);
-      } catch {
-        return { unparsed: l };
-      }
-    });
-  const send = (line: string | object) => void child.stdin.write(`${typeof line === 'string' ? line : JSON.stringify(line)}\n`);
-  const response = (id: number | string) => waitFor(() => messages().find((m) => m.id === id && ('result' in m || 'error' in m)), `the response to ${id}`);
+    stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => {
+        try {
+          return JSON.parse(l);
+        } catch {
+          return { unparsed: l };
+        }
+      });
+  const send = (line: string | object) =>
+    void child.stdin.write(`${typeof line === 'string' ? line : JSON.stringify(line)}\n`);
+  const response = (id: number | string) =>
+    waitFor(() => messages().find((m) => m.id === id && ('result' in m || 'error' in m)), `the response to ${id}`);
   return {
     child,
     stdout: () => stdout,
@@ -59,6 +71,12 @@ export function rawProxy(proxyArgs: string[], agent: string[] = [process.execPat
   };
 }
 
-export const INIT_PARAMS = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } };
+export const INIT_PARAMS = {
+  protocolVersion: 1,
+  clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+};
 
-export const promptParams = (sessionId: string, steps: unknown[]) => ({ sessionId, prompt: [{ type: 'text', text: JSON.stringify(steps) }] });
+export const promptParams = (sessionId: string, steps: unknown[]) => ({
+  sessionId,
+  prompt: [{ type: 'text', text: JSON.stringify(steps) }],
+});

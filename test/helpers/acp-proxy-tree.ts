@@ -16,8 +16,17 @@ export function projectTree(dir: string): { root: string; outside: string } {
 
 /** The eleven camelCase keys of a receipt's `metadata.acp`, sorted. */
 export const ACP_METADATA_KEYS = [
-  'authorizationCorrelationId', 'authorizationOperation', 'authorizationParameterHash', 'authorizationReceiptId', 'authorizationRequestId',
-  'authorizationResource', 'authorizationToolCallId', 'capabilityId', 'enforcementMode', 'sessionId', 'toolCallId',
+  'authorizationCorrelationId',
+  'authorizationOperation',
+  'authorizationParameterHash',
+  'authorizationReceiptId',
+  'authorizationRequestId',
+  'authorizationResource',
+  'authorizationToolCallId',
+  'capabilityId',
+  'enforcementMode',
+  'sessionId',
+  'toolCallId',
 ];
 
 /** A step outcome the fixture agent reports for a request the proxy refused. */

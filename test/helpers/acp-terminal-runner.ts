@@ -15,12 +15,21 @@ export class TerminalRunner {
   private readonly terminals = new Map<string, Running>();
   private next = 0;
 
-  create(params: { command: string; args?: string[]; cwd?: string | null; env?: Array<{ name: string; value: string }> }): { terminalId: string } {
+  create(params: {
+    command: string;
+    args?: string[];
+    cwd?: string | null;
+    env?: Array<{ name: string; value: string }>;
+  }): { terminalId: string } {
     const terminalId = `run-${++this.next}`;
     const env = { ...process.env, ...Object.fromEntries((params.env ?? []).map((e) => [e.name, e.value])) };
     const running: Running = { output: '', exit: Promise.resolve({ exitCode: null, signal: null }) };
     running.exit = new Promise((resolve) => {
-      const child = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? undefined, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(params.command, params.args ?? [], {
+        cwd: params.cwd ?? undefined,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child.stdout.on('data', (d) => (running.output += d));
       child.stderr.on('data', (d) => (running.output += d));
       child.once('error', (e) => {
@@ -33,7 +42,9 @@ export class TerminalRunner {
     return { terminalId };
   }
 
-  async output(terminalId: string): Promise<{ output: string; truncated: boolean; exitStatus?: { exitCode: number | null; signal: string | null } }> {
+  async output(
+    terminalId: string,
+  ): Promise<{ output: string; truncated: boolean; exitStatus?: { exitCode: number | null; signal: string | null } }> {
     const t = this.terminals.get(terminalId);
     if (t === undefined) return { output: '', truncated: false };
     const exitStatus = await t.exit;

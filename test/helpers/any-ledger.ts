@@ -16,7 +16,13 @@ export async function ledgerRows<T = Record<string, unknown>>(location: string, 
       db.close();
     }
   }
-  const client = new pg.Client({ connectionString: location, types: { getTypeParser: (oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) } as never });
+  const client = new pg.Client({
+    connectionString: location,
+    types: {
+      getTypeParser: (oid: number, format?: string) =>
+        oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text'),
+    } as never,
+  });
   await client.connect();
   try {
     return (await client.query(sql)).rows as T[];

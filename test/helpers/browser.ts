@@ -11,14 +11,20 @@ import { afterAll } from 'vitest';
 export const CHROMIUM = process.env['CHIO_CHROMIUM'] ?? '/usr/bin/chromium';
 const ARTIFACTS = '.artifacts/explorer';
 
-export function headlessChromium(): { launch(): Promise<Browser>; screenshot(page: Page, name: string): Promise<void> } {
+export function headlessChromium(): {
+  launch(): Promise<Browser>;
+  screenshot(page: Page, name: string): Promise<void>;
+} {
   let browser: Browser | undefined;
   afterAll(async () => {
     await browser?.close();
   });
   return {
     async launch() {
-      if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium; .ci/run does) or set CHIO_CHROMIUM`);
+      if (!existsSync(CHROMIUM))
+        throw new Error(
+          `no Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium; .ci/run does) or set CHIO_CHROMIUM`,
+        );
       // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
       browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
       return browser;

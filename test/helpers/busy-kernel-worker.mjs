@@ -11,10 +11,20 @@ import { Kernel } from '../../dist/src/kernel/index.js';
 
 const [db, seedHex, lanes, sync] = process.argv.slice(2);
 const kernel = Kernel.open({
-  ledgerPath: db, seed: Uint8Array.from(Buffer.from(seedHex, 'hex')), producer: `worker-${process.pid}`, reservationSync: sync, checkpoints: false,
+  ledgerPath: db,
+  seed: Uint8Array.from(Buffer.from(seedHex, 'hex')),
+  producer: `worker-${process.pid}`,
+  reservationSync: sync,
+  checkpoints: false,
 });
 kernel.registerToolServer({
-  manifest: { schema: 'chio.manifest.v1', server_id: 'fs', name: 'w', version: '1', tools: [{ name: 'mark', description: '', input_schema: {}, has_side_effects: true }] },
+  manifest: {
+    schema: 'chio.manifest.v1',
+    server_id: 'fs',
+    name: 'w',
+    version: '1',
+    tools: [{ name: 'mark', description: '', input_schema: {}, has_side_effects: true }],
+  },
   async invoke(_tool, args) {
     writeSync(1, `dispatched ${args.n}\n`);
     if (args.n % 3 === 0) await new Promise((r) => setImmediate(r)); // some tools finish a turn later
@@ -27,7 +37,14 @@ let next = 0;
 async function lane(i) {
   for (;;) {
     const n = next++;
-    const r = await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'mark', arguments: { n }, sessionId: `lane-${i}` });
+    const r = await kernel.evaluateToolCall({
+      capability,
+      caller: agent.publicKeyHex,
+      serverId: 'fs',
+      toolName: 'mark',
+      arguments: { n },
+      sessionId: `lane-${i}`,
+    });
     writeSync(1, `ack ${n} ${r.receipt.id} ${r.entry.seq}\n`);
   }
 }

@@ -62,10 +62,31 @@ const ENUMS_SCHEMA = {
   type: 'object',
   properties: {
     untitledSingle: { type: 'string', description: 'Pick one', enum: ['option1', 'option2', 'option3'] },
-    titledSingle: { type: 'string', description: 'Pick one (titled)', oneOf: titled('value', ['First Option', 'Second Option', 'Third Option']) },
-    legacyEnum: { type: 'string', description: 'Pick one (legacy titles)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
-    untitledMulti: { type: 'array', description: 'Pick several', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
-    titledMulti: { type: 'array', description: 'Pick several (titled)', minItems: 1, maxItems: 3, items: { anyOf: titled('value', ['First Choice', 'Second Choice', 'Third Choice']) } },
+    titledSingle: {
+      type: 'string',
+      description: 'Pick one (titled)',
+      oneOf: titled('value', ['First Option', 'Second Option', 'Third Option']),
+    },
+    legacyEnum: {
+      type: 'string',
+      description: 'Pick one (legacy titles)',
+      enum: ['opt1', 'opt2', 'opt3'],
+      enumNames: ['Option One', 'Option Two', 'Option Three'],
+    },
+    untitledMulti: {
+      type: 'array',
+      description: 'Pick several',
+      minItems: 1,
+      maxItems: 3,
+      items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+    },
+    titledMulti: {
+      type: 'array',
+      description: 'Pick several (titled)',
+      minItems: 1,
+      maxItems: 3,
+      items: { anyOf: titled('value', ['First Choice', 'Second Choice', 'Third Choice']) },
+    },
   },
   required: [],
 };
@@ -80,15 +101,35 @@ const TOOLS = [
   ['test_tool_with_progress', 'Reports progress 0, 50, 100 of 100 when given a progress token', noArgs],
   ['test_error_handling', 'Always fails with isError: true', noArgs],
   ['test_reconnection', 'Closes its SSE stream mid-call and answers after the client resumes (SEP-1699)', noArgs],
-  ['test_sampling', 'Asks the client for an LLM completion (sampling/createMessage)', { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } }, required: ['prompt'] }],
-  ['test_elicitation', 'Asks the client for user input (elicitation/create)', { type: 'object', properties: { message: { type: 'string', description: 'The message to show the user' } }, required: ['message'] }],
+  [
+    'test_sampling',
+    'Asks the client for an LLM completion (sampling/createMessage)',
+    {
+      type: 'object',
+      properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } },
+      required: ['prompt'],
+    },
+  ],
+  [
+    'test_elicitation',
+    'Asks the client for user input (elicitation/create)',
+    {
+      type: 'object',
+      properties: { message: { type: 'string', description: 'The message to show the user' } },
+      required: ['message'],
+    },
+  ],
   ['test_elicitation_sep1034_defaults', 'Elicits a form whose fields all carry defaults (SEP-1034)', noArgs],
   ['test_elicitation_sep1330_enums', 'Elicits a form with every enum shape (SEP-1330)', noArgs],
   ['json_schema_2020_12_tool', 'Lists a JSON Schema 2020-12 input schema verbatim (SEP-1613)', JSON_SCHEMA_2020_12],
 ].map(([name, description, inputSchema]) => ({ name, description, inputSchema }));
 
 const RESOURCES = {
-  'test://static-text': { name: 'static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' },
+  'test://static-text': {
+    name: 'static-text',
+    mimeType: 'text/plain',
+    text: 'This is the content of the static text resource.',
+  },
   'test://static-binary': { name: 'static-binary', mimeType: 'image/png', blob: PNG },
   'test://watched-resource': { name: 'watched-resource', mimeType: 'text/plain', text: 'Watched resource content' },
 };
@@ -96,8 +137,19 @@ const TEMPLATE = /^test:\/\/template\/([^/]+)\/data$/;
 
 const PROMPTS = [
   { name: 'test_simple_prompt', description: 'A prompt without arguments' },
-  { name: 'test_prompt_with_arguments', description: 'A prompt with two required arguments', arguments: [{ name: 'arg1', description: 'First argument', required: true }, { name: 'arg2', description: 'Second argument', required: true }] },
-  { name: 'test_prompt_with_embedded_resource', description: 'A prompt that embeds a resource', arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }] },
+  {
+    name: 'test_prompt_with_arguments',
+    description: 'A prompt with two required arguments',
+    arguments: [
+      { name: 'arg1', description: 'First argument', required: true },
+      { name: 'arg2', description: 'Second argument', required: true },
+    ],
+  },
+  {
+    name: 'test_prompt_with_embedded_resource',
+    description: 'A prompt that embeds a resource',
+    arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
+  },
   { name: 'test_prompt_with_image', description: 'A prompt with an image' },
 ];
 const COMPLETIONS = ['paris', 'park', 'party', 'test', 'testing', 'value'];
@@ -122,7 +174,10 @@ export function createConformanceServer() {
   const clientCan = (capability) => Boolean(server.getClientCapabilities()?.[capability]);
   const elicit = async (extra, message, requestedSchema) => {
     if (!clientCan('elicitation')) return { isError: true, content: [text('The client does not support elicitation')] };
-    const r = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } }, ElicitResultSchema);
+    const r = await extra.sendRequest(
+      { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } },
+      ElicitResultSchema,
+    );
     return { content: [text(`Elicitation completed: action=${r.action}, content=${JSON.stringify(r.content ?? {})}`)] };
   };
 
@@ -131,13 +186,29 @@ export function createConformanceServer() {
     test_image_content: async () => ({ content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] }),
     test_audio_content: async () => ({ content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }] }),
     test_embedded_resource: async () => ({
-      content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }],
+      content: [
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://embedded-resource',
+            mimeType: 'text/plain',
+            text: 'This is an embedded resource content.',
+          },
+        },
+      ],
     }),
     test_multiple_content_types: async () => ({
       content: [
         text('Multiple content types test:'),
         { type: 'image', data: PNG, mimeType: 'image/png' },
-        { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://mixed-content-resource',
+            mimeType: 'application/json',
+            text: JSON.stringify({ test: 'data', value: 123 }),
+          },
+        },
       ],
     }),
     test_tool_with_logging: async (_args, extra) => {
@@ -152,24 +223,35 @@ export function createConformanceServer() {
       const progressToken = extra._meta?.progressToken;
       for (const progress of [0, 50, 100]) {
         if (progressToken !== undefined) {
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total: 100, message: `${progress} of 100` } });
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken, progress, total: 100, message: `${progress} of 100` },
+          });
         }
         if (progress < 100) await sleep(50);
       }
       return { content: [text(`Progress reported for token ${JSON.stringify(progressToken ?? null)}`)] };
     },
-    test_error_handling: async () => ({ isError: true, content: [text('This tool intentionally returns an error for testing')] }),
+    test_error_handling: async () => ({
+      isError: true,
+      content: [text('This tool intentionally returns an error for testing')],
+    }),
     test_reconnection: async (_args, extra) => {
       // Only Streamable HTTP with an event store offers this; over stdio the call simply answers.
       extra.closeSSEStream?.();
       await sleep(100);
-      return { content: [text('Reconnection test completed: the result reached the client after its stream was closed.')] };
+      return {
+        content: [text('Reconnection test completed: the result reached the client after its stream was closed.')],
+      };
     },
     test_sampling: async (args, extra) => {
       const prompt = stringArg(args, 'prompt');
       if (!clientCan('sampling')) return { isError: true, content: [text('The client does not support sampling')] };
       const r = await extra.sendRequest(
-        { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: text(prompt) }], maxTokens: 100 } },
+        {
+          method: 'sampling/createMessage',
+          params: { messages: [{ role: 'user', content: text(prompt) }], maxTokens: 100 },
+        },
         CreateMessageResultSchema,
       );
       const reply = r.content?.type === 'text' ? r.content.text : JSON.stringify(r.content);
@@ -178,12 +260,18 @@ export function createConformanceServer() {
     test_elicitation: async (args, extra) =>
       elicit(extra, stringArg(args, 'message'), {
         type: 'object',
-        properties: { username: { type: 'string', description: 'Your user name' }, email: { type: 'string', description: 'Your email address' } },
+        properties: {
+          username: { type: 'string', description: 'Your user name' },
+          email: { type: 'string', description: 'Your email address' },
+        },
         required: ['username', 'email'],
       }),
-    test_elicitation_sep1034_defaults: async (_args, extra) => elicit(extra, 'Please review the fields (each has a default)', DEFAULTS_SCHEMA),
+    test_elicitation_sep1034_defaults: async (_args, extra) =>
+      elicit(extra, 'Please review the fields (each has a default)', DEFAULTS_SCHEMA),
     test_elicitation_sep1330_enums: async (_args, extra) => elicit(extra, 'Please pick from each list', ENUMS_SCHEMA),
-    json_schema_2020_12_tool: async (args) => ({ content: [text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args ?? {})}`)] }),
+    json_schema_2020_12_tool: async (args) => ({
+      content: [text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args ?? {})}`)],
+    }),
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
@@ -197,7 +285,14 @@ export function createConformanceServer() {
     resources: Object.entries(RESOURCES).map(([uri, r]) => ({ uri, name: r.name, mimeType: r.mimeType })),
   }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: [{ uriTemplate: 'test://template/{id}/data', name: 'template', description: 'Data for one id', mimeType: 'application/json' }],
+    resourceTemplates: [
+      {
+        uriTemplate: 'test://template/{id}/data',
+        name: 'template',
+        description: 'Data for one id',
+        mimeType: 'application/json',
+      },
+    ],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri;
@@ -209,7 +304,15 @@ export function createConformanceServer() {
     const m = TEMPLATE.exec(uri);
     if (m) {
       const id = decodeURIComponent(m[1]);
-      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }] };
+      return {
+        contents: [
+          {
+            uri,
+            mimeType: 'application/json',
+            text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+          },
+        ],
+      };
     }
     throw new McpError(-32002, `Resource not found: ${uri}`, { uri });
   });
@@ -230,16 +333,32 @@ export function createConformanceServer() {
       case 'test_simple_prompt':
         return { messages: [user(text('This is a simple prompt for testing.'))] };
       case 'test_prompt_with_arguments':
-        return { messages: [user(text(`Prompt with arguments: arg1='${stringArg(args, 'arg1')}', arg2='${stringArg(args, 'arg2')}'`))] };
+        return {
+          messages: [
+            user(text(`Prompt with arguments: arg1='${stringArg(args, 'arg1')}', arg2='${stringArg(args, 'arg2')}'`)),
+          ],
+        };
       case 'test_prompt_with_embedded_resource':
         return {
           messages: [
-            user({ type: 'resource', resource: { uri: stringArg(args, 'resourceUri'), mimeType: 'text/plain', text: 'Embedded resource content for testing.' } }),
+            user({
+              type: 'resource',
+              resource: {
+                uri: stringArg(args, 'resourceUri'),
+                mimeType: 'text/plain',
+                text: 'Embedded resource content for testing.',
+              },
+            }),
             user(text('Please process the embedded resource above.')),
           ],
         };
       case 'test_prompt_with_image':
-        return { messages: [user({ type: 'image', data: PNG, mimeType: 'image/png' }), user(text('Please analyze the image above.'))] };
+        return {
+          messages: [
+            user({ type: 'image', data: PNG, mimeType: 'image/png' }),
+            user(text('Please analyze the image above.')),
+          ],
+        };
       default:
         throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     }

@@ -31,7 +31,9 @@ if (process.argv.includes('--stdio')) {
   const i = process.argv.indexOf('--port');
   const port = Number(i >= 0 ? process.argv[i + 1] : (process.env.CONFORMANCE_PORT ?? 0));
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`conformance-server: bad port ${JSON.stringify(i >= 0 ? process.argv[i + 1] : process.env.CONFORMANCE_PORT)}\n`);
+    process.stderr.write(
+      `conformance-server: bad port ${JSON.stringify(i >= 0 ? process.argv[i + 1] : process.env.CONFORMANCE_PORT)}\n`,
+    );
     process.exit(2);
   }
   await serveHttp(port);
@@ -69,7 +71,9 @@ async function serveHttp(port) {
   const http = createServer(async (req, res) => {
     const reply = (status, message, code = -32000) => {
       if (res.headersSent) return res.end();
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+      res
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
     };
     try {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -80,7 +84,8 @@ async function serveHttp(port) {
       const host = req.headers.host?.toLowerCase();
       const origin = req.headers.origin?.toLowerCase();
       if (!host || !allowedHosts.has(host)) return reply(403, 'Forbidden: Host is not this loopback server');
-      if (origin !== undefined && !allowedHosts.has(origin.replace(/^http:\/\//, ''))) return reply(403, 'Forbidden: Origin is not this loopback server');
+      if (origin !== undefined && !allowedHosts.has(origin.replace(/^http:\/\//, '')))
+        return reply(403, 'Forbidden: Origin is not this loopback server');
 
       const sessionId = req.headers['mcp-session-id'];
       if (req.method === 'POST') {
@@ -89,11 +94,18 @@ async function serveHttp(port) {
         const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
         if (existing) return await existing.handleRequest(req, res, body);
         if (sessionId === undefined && isInitializeRequest(body)) return await openSession(req, res, body);
-        return reply(sessionId === undefined ? 400 : 404, sessionId === undefined ? 'Bad request: no session; send initialize first' : 'Session not found');
+        return reply(
+          sessionId === undefined ? 400 : 404,
+          sessionId === undefined ? 'Bad request: no session; send initialize first' : 'Session not found',
+        );
       }
       if (req.method === 'GET' || req.method === 'DELETE') {
         const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-        if (!existing) return reply(sessionId === undefined ? 400 : 404, sessionId === undefined ? 'Bad request: no session' : 'Session not found');
+        if (!existing)
+          return reply(
+            sessionId === undefined ? 400 : 404,
+            sessionId === undefined ? 'Bad request: no session' : 'Session not found',
+          );
         return await existing.handleRequest(req, res);
       }
       res.setHeader('allow', 'GET, POST, DELETE');

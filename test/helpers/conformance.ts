@@ -64,7 +64,10 @@ function cli(args: string[], timeoutMs: number): Promise<{ exitCode: number | nu
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ exitCode: code, output: signal ? `${output}\n[conformance CLI killed by ${signal} after ${timeoutMs} ms]` : output });
+      resolve({
+        exitCode: code,
+        output: signal ? `${output}\n[conformance CLI killed by ${signal} after ${timeoutMs} ms]` : output,
+      });
     });
   });
 }
@@ -86,7 +89,13 @@ function verdict(scenario: string, checks: ConformanceCheck[]): ScenarioResult {
   const line = (c: ConformanceCheck) => `${c.id}: ${c.errorMessage ?? c.name ?? c.status}`;
   const failures = checks.filter((c) => c.status === 'FAILURE').map(line);
   if (checks.length === 0) failures.push('the scenario recorded no checks');
-  return { scenario, ok: failures.length === 0, checks, failures, warnings: checks.filter((c) => c.status === 'WARNING').map(line) };
+  return {
+    scenario,
+    ok: failures.length === 0,
+    checks,
+    failures,
+    warnings: checks.filter((c) => c.status === 'WARNING').map(line),
+  };
 }
 
 function unread(scenario: string, why: string, output: string): ScenarioResult {
@@ -103,8 +112,15 @@ function readResults(dir: string, output: string): Map<string, ScenarioResult> {
     if (!m) continue;
     const scenario = m[1]!;
     try {
-      const parsed = z.array(CheckSchema).safeParse(JSON.parse(readFileSync(join(dir, entry.name, 'checks.json'), 'utf8')));
-      results.set(scenario, parsed.success ? verdict(scenario, parsed.data) : unread(scenario, `checks.json has an unexpected shape: ${parsed.error.message}`, output));
+      const parsed = z
+        .array(CheckSchema)
+        .safeParse(JSON.parse(readFileSync(join(dir, entry.name, 'checks.json'), 'utf8')));
+      results.set(
+        scenario,
+        parsed.success
+          ? verdict(scenario, parsed.data)
+          : unread(scenario, `checks.json has an unexpected shape: ${parsed.error.message}`, output),
+      );
     } catch (err) {
       results.set(scenario, unread(scenario, `checks.json unreadable: ${(err as Error).message}`, output));
     }
@@ -127,7 +143,8 @@ export async function runServerScenario(url: string, scenario: string, timeoutMs
   const r = await run(url, ['--scenario', scenario], timeoutMs);
   const result = r.results.get(scenario) ?? unread(scenario, `no checks.json (exit ${r.exitCode})`, r.output);
   // The CLI's exit code must agree: a scenario it failed is never reported as passing here.
-  if (result.ok && r.exitCode !== 0) return { ...result, ok: false, failures: [`CLI exited ${r.exitCode}; output:\n${r.output.slice(-4000)}`] };
+  if (result.ok && r.exitCode !== 0)
+    return { ...result, ok: false, failures: [`CLI exited ${r.exitCode}; output:\n${r.output.slice(-4000)}`] };
   return result;
 }
 
@@ -136,6 +153,10 @@ export async function runServerScenario(url: string, scenario: string, timeoutMs
  * Every scenario the suite ran has a result; a scenario that left no checks.json is absent, so
  * callers compare against listServerScenarios().
  */
-export async function runServerSuite(url: string, suite: 'all' | 'active' = 'all', timeoutMs = 300_000): Promise<SuiteRun> {
+export async function runServerSuite(
+  url: string,
+  suite: 'all' | 'active' = 'all',
+  timeoutMs = 300_000,
+): Promise<SuiteRun> {
   return run(url, ['--suite', suite], timeoutMs);
 }

@@ -30,7 +30,11 @@ export interface RunningEdge {
 
 /** Spawns `node …nodeFlags chio mcp serve-http --listen 127.0.0.1:0 …args` and resolves once it prints its URL. */
 export async function startHttpEdge(args: string[], nodeFlags: string[] = []): Promise<RunningEdge> {
-  const child = spawn(process.execPath, [...nodeFlags, CHIO_BIN, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [...nodeFlags, CHIO_BIN, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', ...args],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let err = '';
   const url = await new Promise<URL>((resolve, reject) => {
     child.stderr!.on('data', (d) => {
@@ -46,7 +50,9 @@ export async function startHttpEdge(args: string[], nodeFlags: string[] = []): P
       const req = request({ host: url.hostname, port: url.port, path: url.pathname, method, agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       });
       req.on('error', reject);
@@ -80,19 +86,30 @@ export const PROTOCOL = '2025-11-25';
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 export function initializeBody(id: number | string = 1): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+  });
 }
 
 /** POSTs a JSON-RPC message, with a session id when given. */
 export function post(edge: RunningEdge, message: object | string, sessionId?: string): Promise<HttpReply> {
-  const headers: Record<string, string> = { ...JSON_HEADERS, ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL }) };
+  const headers: Record<string, string> = {
+    ...JSON_HEADERS,
+    ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL }),
+  };
   return edge.send('POST', headers, typeof message === 'string' ? message : JSON.stringify(message));
 }
 
 /** The JSON-RPC messages in a reply: its JSON body, or the `data:` lines of its SSE stream. */
 export function messages(reply: HttpReply): Array<Record<string, any>> {
   if (String(reply.headers['content-type'] ?? '').includes('text/event-stream')) {
-    return reply.body.split('\n').filter((l) => l.startsWith('data: ') && l.length > 'data: '.length + 2).map((l) => JSON.parse(l.slice(6)));
+    return reply.body
+      .split('\n')
+      .filter((l) => l.startsWith('data: ') && l.length > 'data: '.length + 2)
+      .map((l) => JSON.parse(l.slice(6)));
   }
   return reply.body === '' ? [] : [JSON.parse(reply.body)];
 }
@@ -117,12 +134,14 @@ export function deleteSession(edge: RunningEdge, sessionId: string): Promise<Htt
 export async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = new Array(n);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
-    while (next < n) {
-      const i = next++;
-      out[i] = await task(i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await task(i);
+      }
+    }),
+  );
   return out;
 }
 

@@ -10,8 +10,16 @@ const SERVER_INFO = { name: 'identity-upstream', title: 'Identity Upstream', ver
 const INSTRUCTIONS = 'Call argv to see how this server was started. Prefer echo for small talk.';
 
 const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
-server.registerTool('argv', { description: 'the arguments this server was started with', annotations: { readOnlyHint: true } }, async () => ({
-  content: [{ type: 'text', text: JSON.stringify(process.argv.slice(2)) }],
-}));
-server.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+server.registerTool(
+  'argv',
+  { description: 'the arguments this server was started with', annotations: { readOnlyHint: true } },
+  async () => ({
+    content: [{ type: 'text', text: JSON.stringify(process.argv.slice(2)) }],
+  }),
+);
+server.registerTool(
+  'echo',
+  { description: 'echo', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
+  async ({ text }) => ({ content: [{ type: 'text', text }] }),
+);
 await server.connect(new StdioServerTransport());

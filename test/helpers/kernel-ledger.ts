@@ -10,14 +10,26 @@ import { CountingToolServer } from './tool-server.js';
 
 export async function kernelLedger(path: string, calls: number, start = 1_790_000_000): Promise<string> {
   let clock = start;
-  const kernel = Kernel.open({ ledgerPath: path, seed: new Uint8Array(32).fill(7), clock: () => clock, checkpoints: false });
+  const kernel = Kernel.open({
+    ledgerPath: path,
+    seed: new Uint8Array(32).fill(7),
+    clock: () => clock,
+    checkpoints: false,
+  });
   kernel.registerToolServer(new CountingToolServer());
   const agent = signerFromSeed(new Uint8Array(32).fill(8));
   const capability = kernel.issueCapability({ subject: agent.publicKeyHex, ttlSeconds: 10 ** 7 });
   for (let i = 0; i < calls; i++) {
     clock += 7;
     const [tool, args] = i % 4 === 0 ? ['read_file', { path: '/srv/app/.env' }] : ['hello_tool', { name: `n${i}` }];
-    await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName: tool, arguments: args, sessionId: `s-${i % 3}` });
+    await kernel.evaluateToolCall({
+      capability,
+      caller: agent.publicKeyHex,
+      serverId: 'fs',
+      toolName: tool,
+      arguments: args,
+      sessionId: `s-${i % 3}`,
+    });
   }
   await kernel.revokeCapability(capability.id, 'test');
   await kernel.close();

@@ -5,10 +5,20 @@ import { readFileSync } from 'node:fs';
 import { Kernel } from '../../dist/src/kernel/index.js';
 
 const [db, seedHex, capFile, caller, calls] = process.argv.slice(2);
-const kernel = await Kernel.connect({ ledgerPath: db, seed: Uint8Array.from(Buffer.from(seedHex, 'hex')), producer: `worker-${process.pid}` });
+const kernel = await Kernel.connect({
+  ledgerPath: db,
+  seed: Uint8Array.from(Buffer.from(seedHex, 'hex')),
+  producer: `worker-${process.pid}`,
+});
 let invoked = 0;
 kernel.registerToolServer({
-  manifest: { schema: 'chio.manifest.v1', server_id: 'fs', name: 'w', version: '1', tools: [{ name: 'hello_tool', description: '', input_schema: {}, has_side_effects: false }] },
+  manifest: {
+    schema: 'chio.manifest.v1',
+    server_id: 'fs',
+    name: 'w',
+    version: '1',
+    tools: [{ name: 'hello_tool', description: '', input_schema: {}, has_side_effects: false }],
+  },
   async invoke() {
     invoked += 1;
     await new Promise((r) => setTimeout(r, 5)); // calls overlap across both processes
@@ -17,7 +27,11 @@ kernel.registerToolServer({
 });
 const capability = JSON.parse(readFileSync(capFile, 'utf8'));
 const results = await Promise.all(
-  Array.from({ length: Number(calls) }, () => kernel.evaluateToolCall({ capability, caller, serverId: 'fs', toolName: 'hello_tool', arguments: {} })),
+  Array.from({ length: Number(calls) }, () =>
+    kernel.evaluateToolCall({ capability, caller, serverId: 'fs', toolName: 'hello_tool', arguments: {} }),
+  ),
 );
 await kernel.close();
-process.stdout.write(`${JSON.stringify({ allowed: results.filter((r) => r.ok).length, denied: results.filter((r) => !r.ok && r.guard === 'budget').length, invoked })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ allowed: results.filter((r) => r.ok).length, denied: results.filter((r) => !r.ok && r.guard === 'budget').length, invoked })}\n`,
+);

@@ -10,11 +10,17 @@ import { z } from 'zod';
 
 const markerDir = process.argv[2];
 const server = new McpServer({ name: 'marker', version: '1.0.0' });
-server.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
-server.registerTool('mark', { description: 'writes a marker file, then hangs', inputSchema: { name: z.string().regex(/^[a-z0-9-]{1,32}$/) } }, async ({ name }) => {
-  writeFileSync(join(markerDir, name), `${process.pid}\n`);
-  return new Promise(() => {});
-});
+server.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({
+  content: [{ type: 'text', text }],
+}));
+server.registerTool(
+  'mark',
+  { description: 'writes a marker file, then hangs', inputSchema: { name: z.string().regex(/^[a-z0-9-]{1,32}$/) } },
+  async ({ name }) => {
+    writeFileSync(join(markerDir, name), `${process.pid}\n`);
+    return new Promise(() => {});
+  },
+);
 process.stdin.on('end', () => process.exit(0));
 process.stdin.on('close', () => process.exit(0));
 await server.connect(new StdioServerTransport());

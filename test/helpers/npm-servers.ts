@@ -60,7 +60,8 @@ export interface Connected {
 function makeClient(profile: Profile, requests: Connected['requests'], logs: unknown[]): Client {
   const client = new Client({ name: 'chio-compat', version: '1.0.0' }, { capabilities: profile.capabilities });
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
-  const log = (method: string, params: unknown) => requests.push({ method, params: structuredClone(params) as Record<string, unknown> });
+  const log = (method: string, params: unknown) =>
+    requests.push({ method, params: structuredClone(params) as Record<string, unknown> });
   if (profile.roots !== undefined) {
     const roots = profile.roots;
     client.setRequestHandler(ListRootsRequestSchema, async (r) => {
@@ -86,15 +87,26 @@ function makeClient(profile: Profile, requests: Connected['requests'], logs: unk
 }
 
 /** Connects a fresh client to the upstream by `route`; each edge gets its own receipt ledger `receiptDb`. */
-export async function connect(route: Route, upstream: Upstream, profile: Profile, receiptDb: string): Promise<Connected> {
+export async function connect(
+  route: Route,
+  upstream: Upstream,
+  profile: Profile,
+  receiptDb: string,
+): Promise<Connected> {
   const requests: Connected['requests'] = [];
   const logs: unknown[] = [];
   const client = makeClient(profile, requests, logs);
   const env = { ...(process.env as Record<string, string>), ...upstream.env };
   if (route === 'direct' || route === 'stdio') {
-    const transport = route === 'direct'
-      ? new StdioClientTransport({ command: upstream.command, args: upstream.args, env, stderr: 'pipe' })
-      : new StdioClientTransport({ command: process.execPath, args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', receiptDb, '--', upstream.command, ...upstream.args], env, stderr: 'pipe' });
+    const transport =
+      route === 'direct'
+        ? new StdioClientTransport({ command: upstream.command, args: upstream.args, env, stderr: 'pipe' })
+        : new StdioClientTransport({
+            command: process.execPath,
+            args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', receiptDb, '--', upstream.command, ...upstream.args],
+            env,
+            stderr: 'pipe',
+          });
     let err = '';
     transport.stderr?.on('data', (d: Buffer) => (err += d));
     await client.connect(transport);
@@ -111,7 +123,10 @@ export async function connect(route: Route, upstream: Upstream, profile: Profile
     throw e;
   }
   return {
-    client, requests, logs, stderr: edge.stderr,
+    client,
+    requests,
+    logs,
+    stderr: edge.stderr,
     close: async () => {
       // Ends the session (DELETE) as a well-behaved client does, then stops the edge.
       await transport.terminateSession();
@@ -122,7 +137,13 @@ export async function connect(route: Route, upstream: Upstream, profile: Profile
 }
 
 /** Runs `body` with a connected client and always closes it. */
-export async function withRoute<T>(route: Route, upstream: Upstream, profile: Profile, receiptDb: string, body: (c: Connected) => Promise<T>): Promise<T> {
+export async function withRoute<T>(
+  route: Route,
+  upstream: Upstream,
+  profile: Profile,
+  receiptDb: string,
+  body: (c: Connected) => Promise<T>,
+): Promise<T> {
   const c = await connect(route, upstream, profile, receiptDb);
   try {
     return await body(c);
@@ -132,11 +153,18 @@ export async function withRoute<T>(route: Route, upstream: Upstream, profile: Pr
 }
 
 /** Every page of a list method, items concatenated (the edge may page tools its own way; items must match). */
-async function listAll(client: Client, method: 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list', key: string): Promise<unknown[]> {
+async function listAll(
+  client: Client,
+  method: 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list',
+  key: string,
+): Promise<unknown[]> {
   const items: unknown[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {
-    const r = (await client.request({ method, params: cursor === undefined ? {} : { cursor } } as never, ResultSchema)) as Record<string, unknown>;
+    const r = (await client.request(
+      { method, params: cursor === undefined ? {} : { cursor } } as never,
+      ResultSchema,
+    )) as Record<string, unknown>;
     items.push(...((r[key] as unknown[] | undefined) ?? []));
     cursor = typeof r['nextCursor'] === 'string' ? r['nextCursor'] : undefined;
     if (cursor === undefined) return items;
@@ -151,7 +179,11 @@ async function listAll(client: Client, method: 'tools/list' | 'prompts/list' | '
  */
 export function comparableCapabilities(caps: Record<string, unknown> | undefined): Record<string, unknown> {
   const { tasks: _tasks, experimental, ...rest } = caps ?? {};
-  const { chioProtocol: _p, chioToolStreaming: _s, ...otherExperimental } = (experimental ?? {}) as Record<string, unknown>;
+  const {
+    chioProtocol: _p,
+    chioToolStreaming: _s,
+    ...otherExperimental
+  } = (experimental ?? {}) as Record<string, unknown>;
   return Object.keys(otherExperimental).length === 0 ? rest : { ...rest, experimental: otherExperimental };
 }
 
@@ -165,7 +197,10 @@ export async function surface(client: Client) {
     tools: caps?.['tools'] === undefined ? undefined : await listAll(client, 'tools/list', 'tools'),
     prompts: caps?.['prompts'] === undefined ? undefined : await listAll(client, 'prompts/list', 'prompts'),
     resources: caps?.['resources'] === undefined ? undefined : await listAll(client, 'resources/list', 'resources'),
-    resourceTemplates: caps?.['resources'] === undefined ? undefined : await listAll(client, 'resources/templates/list', 'resourceTemplates'),
+    resourceTemplates:
+      caps?.['resources'] === undefined
+        ? undefined
+        : await listAll(client, 'resources/templates/list', 'resourceTemplates'),
   };
 }
 
@@ -175,16 +210,24 @@ export interface Receipt {
 }
 
 /** A tool result split into the edge's receipt and the rest (with any other `_meta` kept). */
-export function splitReceipt(result: Record<string, unknown>): { rest: Record<string, unknown>; receipt: Receipt | undefined } {
+export function splitReceipt(result: Record<string, unknown>): {
+  rest: Record<string, unknown>;
+  receipt: Receipt | undefined;
+} {
   const { _meta, ...rest } = result;
   if (_meta === undefined) return { rest, receipt: undefined };
   const { ['chio/receipt']: receipt, ...otherMeta } = _meta as Record<string, unknown>;
-  return { rest: Object.keys(otherMeta).length === 0 ? rest : { ...rest, _meta: otherMeta }, receipt: receipt as Receipt | undefined };
+  return {
+    rest: Object.keys(otherMeta).length === 0 ? rest : { ...rest, _meta: otherMeta },
+    receipt: receipt as Receipt | undefined,
+  };
 }
 
 /** The text of every text content block of a result. */
 export function texts(result: Record<string, unknown>): string[] {
-  return ((result['content'] as Array<{ type: string; text?: string }> | undefined) ?? []).filter((c) => c.type === 'text').map((c) => c.text!);
+  return ((result['content'] as Array<{ type: string; text?: string }> | undefined) ?? [])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text!);
 }
 
 /** Waits, boundedly (a readiness wait, not a timed assertion), until `ready()` holds; throws if it never does. */

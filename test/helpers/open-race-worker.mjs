@@ -38,7 +38,9 @@ function verify() {
     }
     try {
       const v = verifyChain(ledger);
-      return v.ok ? { ok: true, entries: v.entries } : { ok: false, code: 'CHAIN', message: `${v.check}: ${v.message}` };
+      return v.ok
+        ? { ok: true, entries: v.entries }
+        : { ok: false, code: 'CHAIN', message: `${v.check}: ${v.message}` };
     } finally {
       ledger.close();
     }

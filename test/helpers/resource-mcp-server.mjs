@@ -11,20 +11,43 @@ import { z } from 'zod';
 
 const log = process.argv[2];
 const asked = (entry) => appendFileSync(log, `${JSON.stringify(entry)}\n`);
-const server = new McpServer({ name: 'resources', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
-server.registerResource('files', new ResourceTemplate('file:///{+path}', { list: undefined }), { description: 'real files' }, async (uri) => {
-  asked({ method: 'resources/read', uri: uri.href });
-  return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: readFileSync(decodeURIComponent(uri.pathname), 'utf8') }] };
-});
-server.registerResource('notes', new ResourceTemplate('note://{+name}', { list: undefined }), { description: 'opaque names' }, async (uri) => {
-  asked({ method: 'resources/read', uri: uri.href });
-  return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: `note ${uri.href}` }] };
-});
-server.registerPrompt('review', { description: 'review a topic', argsSchema: { topic: z.string() } }, async ({ topic }) => {
-  asked({ method: 'prompts/get', topic });
-  return { messages: [{ role: 'user', content: { type: 'text', text: `Please review: ${topic}` } }] };
-});
-server.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+const server = new McpServer(
+  { name: 'resources', version: '1.0.0' },
+  { capabilities: { resources: { subscribe: true } } },
+);
+server.registerResource(
+  'files',
+  new ResourceTemplate('file:///{+path}', { list: undefined }),
+  { description: 'real files' },
+  async (uri) => {
+    asked({ method: 'resources/read', uri: uri.href });
+    return {
+      contents: [
+        { uri: uri.href, mimeType: 'text/plain', text: readFileSync(decodeURIComponent(uri.pathname), 'utf8') },
+      ],
+    };
+  },
+);
+server.registerResource(
+  'notes',
+  new ResourceTemplate('note://{+name}', { list: undefined }),
+  { description: 'opaque names' },
+  async (uri) => {
+    asked({ method: 'resources/read', uri: uri.href });
+    return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: `note ${uri.href}` }] };
+  },
+);
+server.registerPrompt(
+  'review',
+  { description: 'review a topic', argsSchema: { topic: z.string() } },
+  async ({ topic }) => {
+    asked({ method: 'prompts/get', topic });
+    return { messages: [{ role: 'user', content: { type: 'text', text: `Please review: ${topic}` } }] };
+  },
+);
+server.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({
+  content: [{ type: 'text', text }],
+}));
 server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
   asked({ method: 'resources/subscribe', uri: request.params.uri });
   return {};

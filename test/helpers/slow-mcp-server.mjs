@@ -10,11 +10,17 @@ import { z } from 'zod';
 
 function slowServer() {
   const server = new McpServer({ name: 'slow', version: '1.0.0' });
-  server.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
-  server.registerTool('wait', { description: 'answers after ms milliseconds', inputSchema: { ms: z.number().int().min(0).max(60_000) } }, async ({ ms }) => {
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
-  });
+  server.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }));
+  server.registerTool(
+    'wait',
+    { description: 'answers after ms milliseconds', inputSchema: { ms: z.number().int().min(0).max(60_000) } },
+    async ({ ms }) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
+    },
+  );
   return server;
 }
 

@@ -47,7 +47,14 @@ async function kernelAt(location: string, seed = SEED) {
   kernels.push(kernel);
   return { kernel, server };
 }
-const call = (capability: unknown, toolName: string, args: unknown, extra: Record<string, unknown> = {}) => ({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName, arguments: args, ...extra });
+const call = (capability: unknown, toolName: string, args: unknown, extra: Record<string, unknown> = {}) => ({
+  capability,
+  caller: agent.publicKeyHex,
+  serverId: 'fs',
+  toolName,
+  arguments: args,
+  ...extra,
+});
 
 async function verified(location: string) {
   const ledger = await openAnyLedger(location, { readonly: true });
@@ -58,14 +65,18 @@ async function verified(location: string) {
   }
 }
 
-function run(args: string[]): ChildProcess & { output: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+function run(
+  args: string[],
+): ChildProcess & { output: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
   child.stderr!.on('data', (d) => (stderr += d));
-  const output = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const output = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
   return Object.assign(child, { output });
 }
 
@@ -75,25 +86,42 @@ describe.each(backends)('the kernel on %s', (name, fresh) => {
     const { kernel, server } = await kernelAt(location);
     expect(kernel.ledgerKind).toBe(name === 'SQLite' ? 'sqlite' : 'postgres');
     const cap = kernel.issueCapability({ subject: agent.publicKeyHex });
-    const allowed = await kernel.evaluateToolCall(call(cap, 'read_file', { path: '/workspace/a.txt' }, { sessionId: 's1' }));
+    const allowed = await kernel.evaluateToolCall(
+      call(cap, 'read_file', { path: '/workspace/a.txt' }, { sessionId: 's1' }),
+    );
     const denied = await kernel.evaluateToolCall(call(cap, 'read_file', { path: '/etc/shadow' }, { sessionId: 's1' }));
     const other = await kernel.evaluateToolCall(call(cap, 'hello_tool', { name: 'x' }, { sessionId: 's2' }));
     expect(allowed).toMatchObject({ ok: true, entry: { seq: 1, sessionPrevSeq: null } });
-    expect(denied).toMatchObject({ ok: false, verdict: 'deny', guard: 'forbidden-path', entry: { seq: 2, sessionPrevSeq: 1 } });
+    expect(denied).toMatchObject({
+      ok: false,
+      verdict: 'deny',
+      guard: 'forbidden-path',
+      entry: { seq: 2, sessionPrevSeq: 1 },
+    });
     expect(other).toMatchObject({ ok: true, entry: { seq: 3, sessionPrevSeq: null } });
     expect(server.calls.map((c) => c.tool)).toEqual(['read_file', 'hello_tool']);
     for (const r of [allowed, denied, other]) expect(verifyReceipt(r.receipt)).toMatchObject({ ok: true });
     await kernel.close();
     expect(await verified(location)).toMatchObject({ ok: true, entries: 3 });
-    const rows = await ledgerRows<{ seq: number; session_id: string; verdict: string }>(location, 'SELECT seq, session_id, verdict FROM ledger_entries ORDER BY seq');
-    expect(rows).toEqual([{ seq: 1, session_id: 's1', verdict: 'allow' }, { seq: 2, session_id: 's1', verdict: 'deny' }, { seq: 3, session_id: 's2', verdict: 'allow' }]);
+    const rows = await ledgerRows<{ seq: number; session_id: string; verdict: string }>(
+      location,
+      'SELECT seq, session_id, verdict FROM ledger_entries ORDER BY seq',
+    );
+    expect(rows).toEqual([
+      { seq: 1, session_id: 's1', verdict: 'allow' },
+      { seq: 2, session_id: 's1', verdict: 'deny' },
+      { seq: 3, session_id: 's2', verdict: 'allow' },
+    ]);
     expect(await ledgerRows(location, 'SELECT count(*) AS n FROM pending_calls')).toEqual([{ n: 0 }]);
   });
 
   it('two processes racing on one grant with max_invocations 7 allow exactly 7 calls between them', async () => {
     const location = await fresh();
     const { kernel } = await kernelAt(location);
-    const cap = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'], max_invocations: 7 }] } });
+    const cap = kernel.issueCapability({
+      subject: agent.publicKeyHex,
+      scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'], max_invocations: 7 }] },
+    });
     await kernel.close();
     const capFile = join(dir, `cap-${++n}.json`);
     writeFileSync(capFile, JSON.stringify(cap));
@@ -115,7 +143,11 @@ describe.each(backends)('the kernel on %s', (name, fresh) => {
     const location = await fresh();
     const revoker = await kernelAt(location);
     const otherSeed = fromHex('77'.repeat(32));
-    const other = await Kernel.connect({ ledgerPath: location, seed: otherSeed, trustedKernelKeys: [revoker.kernel.publicKeyHex] });
+    const other = await Kernel.connect({
+      ledgerPath: location,
+      seed: otherSeed,
+      trustedKernelKeys: [revoker.kernel.publicKeyHex],
+    });
     kernels.push(other);
     const server = new CountingToolServer();
     other.registerToolServer(server);
@@ -141,13 +173,19 @@ describe.each(backends)('the kernel on %s', (name, fresh) => {
     const worker = run([BLOCKING_WORKER, location, SEED_HEX, markers, 'call-1', 'session-a']);
     const deadline = Date.now() + 30_000;
     while (!existsSync(join(markers, 'call-1'))) {
-      if (Date.now() > deadline) throw new Error(`the worker never ran its tool: ${(await Promise.race([worker.output, new Promise((r) => setTimeout(() => r('still running'), 10))])) as string}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the worker never ran its tool: ${(await Promise.race([worker.output, new Promise((r) => setTimeout(() => r('still running'), 10))])) as string}`,
+        );
       await new Promise((r) => setTimeout(r, 20));
     }
     const pid = worker.pid!;
     worker.kill('SIGKILL');
     await worker.output;
-    const reserved = await ledgerRows<{ owner: string; session_id: string; tool_name: string }>(location, 'SELECT owner, session_id, tool_name FROM pending_calls');
+    const reserved = await ledgerRows<{ owner: string; session_id: string; tool_name: string }>(
+      location,
+      'SELECT owner, session_id, tool_name FROM pending_calls',
+    );
     expect(reserved).toHaveLength(1);
     expect(reserved[0]).toMatchObject({ session_id: 'session-a', tool_name: 'mark' });
     expect(reserved[0]!.owner.startsWith(`${hostname()}:${pid} `)).toBe(true);
@@ -155,16 +193,25 @@ describe.each(backends)('the kernel on %s', (name, fresh) => {
     // chio ledger verify shows the dispatched call without a receipt (in flight until it is 15 minutes old).
     const v = chio(['ledger', 'verify', '--receipt-db', location, '--json']);
     expect(v.status, v.stderr).toBe(0);
-    expect(JSON.parse(v.stdout).pending_calls).toMatchObject({ without_receipt: [], in_flight: [{ tool_name: 'mark' }] });
+    expect(JSON.parse(v.stdout).pending_calls).toMatchObject({
+      without_receipt: [],
+      in_flight: [{ tool_name: 'mark' }],
+    });
 
     const { kernel } = await kernelAt(location);
     expect(kernel.lastRecovery.error).toBeUndefined();
     expect(kernel.lastRecovery.settled).toHaveLength(1);
     const settled = kernel.lastRecovery.settled[0]!.receipt;
-    expect(settled).toMatchObject({ decision: { verdict: 'incomplete' }, tool_name: 'mark', metadata: { chio_recovery: { cause: 'producer_gone' } } });
+    expect(settled).toMatchObject({
+      decision: { verdict: 'incomplete' },
+      tool_name: 'mark',
+      metadata: { chio_recovery: { cause: 'producer_gone' } },
+    });
     await kernel.close();
     expect(await ledgerRows(location, 'SELECT count(*) AS n FROM pending_calls')).toEqual([{ n: 0 }]);
-    expect(await ledgerRows(location, 'SELECT session_id, verdict FROM ledger_entries')).toEqual([{ session_id: 'session-a', verdict: 'incomplete' }]);
+    expect(await ledgerRows(location, 'SELECT session_id, verdict FROM ledger_entries')).toEqual([
+      { session_id: 'session-a', verdict: 'incomplete' },
+    ]);
     expect(await verified(location)).toMatchObject({ ok: true, entries: 1 });
   });
 
@@ -173,14 +220,22 @@ describe.each(backends)('the kernel on %s', (name, fresh) => {
     const { kernel, server } = await kernelAt(location);
     const cap = kernel.issueCapability({ subject: agent.publicKeyHex });
     expect(await kernel.evaluateToolCall(call(cap, 'hello_tool', {}, { sessionId: 's' }))).toMatchObject({ ok: true });
-    await ledgerExec(location, isPostgresUrl(location)
-      ? `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full (played by the test)'; END $$;
+    await ledgerExec(
+      location,
+      isPostgresUrl(location)
+        ? `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full (played by the test)'; END $$;
          CREATE TRIGGER refuse BEFORE INSERT ON pending_calls FOR EACH ROW EXECUTE FUNCTION refuse();`
-      : `CREATE TRIGGER refuse BEFORE INSERT ON pending_calls BEGIN SELECT RAISE(ABORT, 'disk full (played by the test)'); END;`);
-    await expect(kernel.evaluateToolCall(call(cap, 'hello_tool', {}, { sessionId: 's' }))).rejects.toMatchObject({ code: 'CHIO-LEDGER-APPEND-FAILED', message: expect.stringMatching(/so it will not run/) });
+        : `CREATE TRIGGER refuse BEFORE INSERT ON pending_calls BEGIN SELECT RAISE(ABORT, 'disk full (played by the test)'); END;`,
+    );
+    await expect(kernel.evaluateToolCall(call(cap, 'hello_tool', {}, { sessionId: 's' }))).rejects.toMatchObject({
+      code: 'CHIO-LEDGER-APPEND-FAILED',
+      message: expect.stringMatching(/so it will not run/),
+    });
     expect(server.calls).toHaveLength(1);
     // Denials need no reservation: they are still recorded.
-    expect(await kernel.evaluateToolCall(call(cap, 'read_file', { path: '/etc/shadow' }, { sessionId: 's' }))).toMatchObject({ ok: false, guard: 'forbidden-path', entry: { seq: 2 } });
+    expect(
+      await kernel.evaluateToolCall(call(cap, 'read_file', { path: '/etc/shadow' }, { sessionId: 's' })),
+    ).toMatchObject({ ok: false, guard: 'forbidden-path', entry: { seq: 2 } });
     await kernel.close();
     expect(await ledgerRows(location, 'SELECT count(*) AS n FROM pending_calls')).toEqual([{ n: 0 }]);
     expect(await verified(location)).toMatchObject({ ok: true, entries: 2 });

@@ -24,7 +24,15 @@ function open(options: Partial<Parameters<typeof Kernel.open>[0]> = {}) {
   const kernel = Kernel.open({ ledgerPath: path, seed: SEED, log: (m) => logged.push(m), ...options });
   kernel.registerToolServer(new CountingToolServer());
   const cap = kernel.issueCapability({ subject: agent.publicKeyHex });
-  const call = (i: number) => kernel.evaluateToolCall({ capability: cap, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'read_file', arguments: { path: `/workspace/${i}` }, sessionId: 's' });
+  const call = (i: number) =>
+    kernel.evaluateToolCall({
+      capability: cap,
+      caller: agent.publicKeyHex,
+      serverId: 'fs',
+      toolName: 'read_file',
+      arguments: { path: `/workspace/${i}` },
+      sessionId: 's',
+    });
   return { kernel, path, call, logged };
 }
 
@@ -47,10 +55,15 @@ describe('checkpoints while a kernel appends', () => {
     expect(storedSizes(path)).toEqual([5, 10, 12]);
     const { notes, malformed } = readAnchorFile(anchor);
     expect(malformed).toEqual([]);
-    expect(notes.map((x) => verifyCheckpointNote(x.note, [KEY])).map((v) => (v.ok ? v.body.treeSize : v.reason))).toEqual([5, 10, 12]);
+    expect(
+      notes.map((x) => verifyCheckpointNote(x.note, [KEY])).map((v) => (v.ok ? v.body.treeSize : v.reason)),
+    ).toEqual([5, 10, 12]);
     const ledger = openLedger(path, { readonly: true });
     try {
-      const v = verifyTree(ledger, { trustedKeys: new Set([KEY]), external: notes.map((x) => ({ source: `anchor:${x.line}`, note: x.note })) });
+      const v = verifyTree(ledger, {
+        trustedKeys: new Set([KEY]),
+        external: notes.map((x) => ({ source: `anchor:${x.line}`, note: x.note })),
+      });
       expect(v).toMatchObject({ ok: true, treeSize: 12, checkpoints: 3, anchors: 3, failures: [] });
     } finally {
       ledger.close();
@@ -78,7 +91,7 @@ describe('checkpoints while a kernel appends', () => {
     expect(storedSizes(idle.path)).toEqual([]);
   });
 
-  it('a ledger cut behind the kernel\'s back: the next checkpoint is refused and logged (CHIO-CHECKPOINT-INCONSISTENT), nothing is signed, and calls still run', async () => {
+  it("a ledger cut behind the kernel's back: the next checkpoint is refused and logged (CHIO-CHECKPOINT-INCONSISTENT), nothing is signed, and calls still run", async () => {
     const { kernel, path, call, logged } = open({ checkpoints: { everyEntries: 4 } });
     for (let i = 0; i < 4; i++) await call(i);
     expect(storedSizes(path)).toEqual([4]);

@@ -27,9 +27,21 @@ kernel.registerToolServer(server);
 afterAll(() => kernel.close());
 
 const capabilityWith = (constraint: Constraint) =>
-  kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'], constraints: [constraint] }] } });
+  kernel.issueCapability({
+    subject: agent.publicKeyHex,
+    scope: {
+      grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'], constraints: [constraint] }],
+    },
+  });
 const callWith = (constraint: Constraint, args: unknown) =>
-  kernel.evaluateToolCall({ capability: capabilityWith(constraint), caller: agent.publicKeyHex, serverId: 'fs', toolName: 'hello_tool', arguments: args, sessionId: 'attacks' });
+  kernel.evaluateToolCall({
+    capability: capabilityWith(constraint),
+    caller: agent.publicKeyHex,
+    serverId: 'fs',
+    toolName: 'hello_tool',
+    arguments: args,
+    sessionId: 'attacks',
+  });
 
 function ledgerState(): { chainOk: boolean; pending: number } {
   const ledger = openLedger(ledgerPath, { readonly: true });
@@ -46,8 +58,13 @@ async function expectConstraintDeny(constraint: Constraint, args: unknown): Prom
   const before = server.calls.length;
   const r = await callWith(constraint, args);
   expect(r, JSON.stringify(args)).toMatchObject({
-    ok: false, verdict: 'deny', guard: 'capability',
-    receipt: { decision: { verdict: 'deny', guard: 'capability' }, evidence: [{ guard_name: 'capability', verdict: false, details: 'constraint' }] },
+    ok: false,
+    verdict: 'deny',
+    guard: 'capability',
+    receipt: {
+      decision: { verdict: 'deny', guard: 'capability' },
+      evidence: [{ guard_name: 'capability', verdict: false, details: 'constraint' }],
+    },
   });
   expect((r as { reason: string }).reason).toMatch(/^capability constraint: /);
   expect(verifyReceipt(JSON.parse(JSON.stringify(r.receipt))).ok).toBe(true);
@@ -75,20 +92,85 @@ function nest(value: unknown, levels: number): unknown {
 describe('the attacks that walked around a constraint are signed denials', () => {
   const attacks: Array<[string, Constraint, unknown, unknown]> = [
     // [name, constraint, hostile arguments, the same call made honest]
-    ['domain_exact: a leading space hides the scheme', exact, { url: ' https://evil.com/x', host: 'api.example.com' }, { url: ' https://api.example.com/x', host: 'api.example.com' }],
-    ['domain_exact: a scheme-relative URL', exact, { url: '//evil.com/x', host: 'api.example.com' }, { url: '//api.example.com/x', host: 'api.example.com' }],
-    ['domain_exact: a bare host', exact, { url: 'evil.com', host: 'api.example.com' }, { url: 'api.example.com', host: 'api.example.com' }],
-    ['domain_exact: a bare host with a port and path', exact, { url: 'evil.com:8080/x', host: 'api.example.com' }, { url: 'api.example.com:8080/x', host: 'api.example.com' }],
-    ['domain_exact: user@host', exact, { url: 'https://api.example.com/', mirror: 'ops@evil.com' }, { url: 'https://api.example.com/', mirror: 'ops@api.example.com' }],
-    ['domain_exact: a host under another host-like key', exact, { url: 'https://api.example.com/', server: 'evil.com' }, { url: 'https://api.example.com/', server: 'api.example.com' }],
-    ['domain_exact: a URL that does not parse', exact, { url: 'https://api.example.com/', callback_url: 'https://evil .com/' }, { url: 'https://api.example.com/', callback_url: 'https://api.example.com/cb' }],
-    ['regex_match: one matching string no longer satisfies it', regex, { path: '/srv/other/db.sql', note: '/srv/app/a' }, { path: '/srv/app/db', note: '/srv/app/a' }],
-    ['regex_match: a traversal that matches as written', { type: 'regex_match', value: '^/srv/app/' }, { path: '/srv/app/../../etc/passwd' }, { path: '/srv/app/docs/readme' }],
-    ['max_length: a string nested deeper than 64 levels', ten, { a: nest('x'.repeat(11), 70) }, { a: nest('x'.repeat(10), 60) }],
+    [
+      'domain_exact: a leading space hides the scheme',
+      exact,
+      { url: ' https://evil.com/x', host: 'api.example.com' },
+      { url: ' https://api.example.com/x', host: 'api.example.com' },
+    ],
+    [
+      'domain_exact: a scheme-relative URL',
+      exact,
+      { url: '//evil.com/x', host: 'api.example.com' },
+      { url: '//api.example.com/x', host: 'api.example.com' },
+    ],
+    [
+      'domain_exact: a bare host',
+      exact,
+      { url: 'evil.com', host: 'api.example.com' },
+      { url: 'api.example.com', host: 'api.example.com' },
+    ],
+    [
+      'domain_exact: a bare host with a port and path',
+      exact,
+      { url: 'evil.com:8080/x', host: 'api.example.com' },
+      { url: 'api.example.com:8080/x', host: 'api.example.com' },
+    ],
+    [
+      'domain_exact: user@host',
+      exact,
+      { url: 'https://api.example.com/', mirror: 'ops@evil.com' },
+      { url: 'https://api.example.com/', mirror: 'ops@api.example.com' },
+    ],
+    [
+      'domain_exact: a host under another host-like key',
+      exact,
+      { url: 'https://api.example.com/', server: 'evil.com' },
+      { url: 'https://api.example.com/', server: 'api.example.com' },
+    ],
+    [
+      'domain_exact: a URL that does not parse',
+      exact,
+      { url: 'https://api.example.com/', callback_url: 'https://evil .com/' },
+      { url: 'https://api.example.com/', callback_url: 'https://api.example.com/cb' },
+    ],
+    [
+      'regex_match: one matching string no longer satisfies it',
+      regex,
+      { path: '/srv/other/db.sql', note: '/srv/app/a' },
+      { path: '/srv/app/db', note: '/srv/app/a' },
+    ],
+    [
+      'regex_match: a traversal that matches as written',
+      { type: 'regex_match', value: '^/srv/app/' },
+      { path: '/srv/app/../../etc/passwd' },
+      { path: '/srv/app/docs/readme' },
+    ],
+    [
+      'max_length: a string nested deeper than 64 levels',
+      ten,
+      { a: nest('x'.repeat(11), 70) },
+      { a: nest('x'.repeat(10), 60) },
+    ],
     ['max_length: a key', ten, { ['k'.repeat(11)]: 'v' }, { ['k'.repeat(10)]: 'v' }],
-    ['path_prefix: a decoy path beside a traversal under a neutral key', prefix, { path: '/srv/app/a', extra: { list: ['../../etc/passwd'] } }, { path: '/srv/app/a', extra: { list: ['/srv/app/b'] } }],
-    ['path_prefix: an encoded traversal in a file: URI', prefix, { path: '/srv/app/a', source: 'file:///srv/app/..%2F..%2Fetc/passwd' }, { path: '/srv/app/a', source: 'file:///srv/app/b%20c' }],
-    ['path_prefix: a path-shaped key', prefix, { path: '/srv/app/a', files: { '/etc/cron.d/x': 'content' } }, { path: '/srv/app/a', files: { '/srv/app/x': 'content' } }],
+    [
+      'path_prefix: a decoy path beside a traversal under a neutral key',
+      prefix,
+      { path: '/srv/app/a', extra: { list: ['../../etc/passwd'] } },
+      { path: '/srv/app/a', extra: { list: ['/srv/app/b'] } },
+    ],
+    [
+      'path_prefix: an encoded traversal in a file: URI',
+      prefix,
+      { path: '/srv/app/a', source: 'file:///srv/app/..%2F..%2Fetc/passwd' },
+      { path: '/srv/app/a', source: 'file:///srv/app/b%20c' },
+    ],
+    [
+      'path_prefix: a path-shaped key',
+      prefix,
+      { path: '/srv/app/a', files: { '/etc/cron.d/x': 'content' } },
+      { path: '/srv/app/a', files: { '/srv/app/x': 'content' } },
+    ],
   ];
   for (const [name, constraint, hostile, honest] of attacks) {
     it(name, async () => {
@@ -103,21 +185,53 @@ describe('generated trees with a decoy beside a violating value, through the ker
   const keys = ['a', 'items', 'opts', 'meta'];
   const tree = (leaf: fc.Arbitrary<unknown>) =>
     fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: 'small', maxDepth: 4 }, leaf, fc.array(tie('node'), { minLength: 1, maxLength: 3 }), fc.dictionary(fc.constantFrom(...keys), tie('node'), { minKeys: 1, maxKeys: 3 })),
+      node: fc.oneof(
+        { depthSize: 'small', maxDepth: 4 },
+        leaf,
+        fc.array(tie('node'), { minLength: 1, maxLength: 3 }),
+        fc.dictionary(fc.constantFrom(...keys), tie('node'), { minKeys: 1, maxKeys: 3 }),
+      ),
     })).node;
   const cases: Array<[Constraint, fc.Arbitrary<unknown>, fc.Arbitrary<unknown>, fc.Arbitrary<unknown>]> = [
     // [constraint, a satisfying value, a violating value, neutral filler]
-    [prefix, fc.constantFrom({ path: '/srv/app/a' }, 'file:///srv/app/b', { cwd: '/srv/app' }), fc.constantFrom({ path: '/srv/other' }, '../x', '/etc/hosts', 'file:///srv/app/%2e%2e/x', { file_path: 'rel' }), fc.constantFrom('hello', 3, true, null)],
-    [exact, fc.constantFrom({ url: 'https://api.example.com/' }, 'api.example.com', '//api.example.com/x'), fc.constantFrom({ url: 'evil.com' }, ' https://evil.com', '//evil.com/', 'u@evil.com', { host: 'evil.com:443' }), fc.constantFrom('hello', 3, true, null)],
-    [{ type: 'domain_glob', value: '*.example.com' }, fc.constantFrom({ url: 'https://a.example.com/' }, 'b.example.com'), fc.constantFrom({ url: 'example.com' }, 'evil.com/x.example.com', 'https://a.example.com.evil.net/'), fc.constantFrom('hello', 3, null)],
-    [regex, fc.constantFrom('/srv/app/a', { path: '/srv/app/b' }), fc.constantFrom('/srv/other/a', { note: 'hello' }, { path: '/srv/app/A' }), fc.constantFrom(3, true, null, '/srv/app/z')],
-    [ten, fc.constantFrom('short', { k: 'v' }), fc.constantFrom('x'.repeat(11), { ['k'.repeat(11)]: 1 }), fc.constantFrom('ok', 3, null)],
+    [
+      prefix,
+      fc.constantFrom({ path: '/srv/app/a' }, 'file:///srv/app/b', { cwd: '/srv/app' }),
+      fc.constantFrom({ path: '/srv/other' }, '../x', '/etc/hosts', 'file:///srv/app/%2e%2e/x', { file_path: 'rel' }),
+      fc.constantFrom('hello', 3, true, null),
+    ],
+    [
+      exact,
+      fc.constantFrom({ url: 'https://api.example.com/' }, 'api.example.com', '//api.example.com/x'),
+      fc.constantFrom({ url: 'evil.com' }, ' https://evil.com', '//evil.com/', 'u@evil.com', { host: 'evil.com:443' }),
+      fc.constantFrom('hello', 3, true, null),
+    ],
+    [
+      { type: 'domain_glob', value: '*.example.com' },
+      fc.constantFrom({ url: 'https://a.example.com/' }, 'b.example.com'),
+      fc.constantFrom({ url: 'example.com' }, 'evil.com/x.example.com', 'https://a.example.com.evil.net/'),
+      fc.constantFrom('hello', 3, null),
+    ],
+    [
+      regex,
+      fc.constantFrom('/srv/app/a', { path: '/srv/app/b' }),
+      fc.constantFrom('/srv/other/a', { note: 'hello' }, { path: '/srv/app/A' }),
+      fc.constantFrom(3, true, null, '/srv/app/z'),
+    ],
+    [
+      ten,
+      fc.constantFrom('short', { k: 'v' }),
+      fc.constantFrom('x'.repeat(11), { ['k'.repeat(11)]: 1 }),
+      fc.constantFrom('ok', 3, null),
+    ],
   ];
   for (const [constraint, good, bad, filler] of cases) {
     it(`${constraint.type} ${JSON.stringify(constraint.value)}`, async () => {
       const samples = fc.sample(fc.tuple(tree(filler), good, bad, fc.boolean()), { numRuns: 12, seed: 42 });
       for (const [t, decoy, violation, first] of samples) {
-        const args = first ? { items: [decoy, t, { meta: violation }] } : { opts: { meta: violation }, items: [t], a: decoy };
+        const args = first
+          ? { items: [decoy, t, { meta: violation }] }
+          : { opts: { meta: violation }, items: [t], a: decoy };
         await expectConstraintDeny(constraint, args);
         await expectAllowed(constraint, { items: [decoy, t] });
       }
@@ -142,20 +256,50 @@ describe('patterns a token carries cannot hold the kernel', () => {
   it('a pattern the linear engine cannot run (backreference, lookahead) makes the constraint unusable: deny, naming why', async () => {
     for (const value of ['^(a+)\\1$', '^(?=a)a+$']) {
       const r = await callWith({ type: 'regex_match', value }, { name: 'aa' });
-      expect(r, value).toMatchObject({ ok: false, guard: 'capability', reason: expect.stringContaining('cannot be run in linear time') });
+      expect(r, value).toMatchObject({
+        ok: false,
+        guard: 'capability',
+        reason: expect.stringContaining('cannot be run in linear time'),
+      });
     }
     expect(ledgerState()).toEqual({ chainOk: true, pending: 0 });
   });
 
   it('a domain_glob of many stars against a long host is decided (deny)', async () => {
-    await expectConstraintDeny({ type: 'domain_glob', value: `${'*a'.repeat(30)}b.example.com` }, { url: `https://${'a'.repeat(60)}.${'a'.repeat(60)}.example.com/` });
+    await expectConstraintDeny(
+      { type: 'domain_glob', value: `${'*a'.repeat(30)}b.example.com` },
+      { url: `https://${'a'.repeat(60)}.${'a'.repeat(60)}.example.com/` },
+    );
     expect(ledgerState()).toEqual({ chainOk: true, pending: 0 });
   });
 
   it('a token from an untrusted signer is refused for its signer before its patterns run', async () => {
     const stranger = signerFromSeed(fromHex('83'.repeat(32)));
-    const forged = issueCapability(stranger, { subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'], constraints: [{ type: 'regex_match', value: '^(a+)\\1$' }] }] }, ttlSeconds: 60 });
-    const r = await kernel.evaluateToolCall({ capability: forged, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'hello_tool', arguments: { name: 'aa' } });
-    expect(r).toMatchObject({ ok: false, guard: 'capability', receipt: { evidence: [{ guard_name: 'capability', details: 'untrusted_issuer' }] } });
+    const forged = issueCapability(stranger, {
+      subject: agent.publicKeyHex,
+      scope: {
+        grants: [
+          {
+            server_id: 'fs',
+            tool_name: 'hello_tool',
+            operations: ['invoke'],
+            constraints: [{ type: 'regex_match', value: '^(a+)\\1$' }],
+          },
+        ],
+      },
+      ttlSeconds: 60,
+    });
+    const r = await kernel.evaluateToolCall({
+      capability: forged,
+      caller: agent.publicKeyHex,
+      serverId: 'fs',
+      toolName: 'hello_tool',
+      arguments: { name: 'aa' },
+    });
+    expect(r).toMatchObject({
+      ok: false,
+      guard: 'capability',
+      receipt: { evidence: [{ guard_name: 'capability', details: 'untrusted_issuer' }] },
+    });
   });
 });

@@ -5,7 +5,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildGuards, GuardsConfigSchema } from '../../src/kernel/guards/index.js';
-import { createCorpusWorkspace, HARMLESS_CORPUS, HOSTILE_CORPUS, runCorpora } from '../../src/kernel/guards/corpus/index.js';
+import {
+  createCorpusWorkspace,
+  HARMLESS_CORPUS,
+  HOSTILE_CORPUS,
+  runCorpora,
+} from '../../src/kernel/guards/corpus/index.js';
 import { chio } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -41,8 +46,15 @@ describe('chio policy test', () => {
   it('passes the default policy: every hostile case denied, every harmless one allowed, exit 0', () => {
     const r = chio(['policy', 'test']);
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^PASS: hostile ${HOSTILE_CORPUS.length}/${HOSTILE_CORPUS.length} denied, harmless ${HARMLESS_CORPUS.length}/${HARMLESS_CORPUS.length} allowed \\(policy_hash [0-9a-f]{64}\\)$`, 'm'));
-    expect(r.stdout.split('\n').filter((l) => l.startsWith('ok '))).toHaveLength(HOSTILE_CORPUS.length + HARMLESS_CORPUS.length);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^PASS: hostile ${HOSTILE_CORPUS.length}/${HOSTILE_CORPUS.length} denied, harmless ${HARMLESS_CORPUS.length}/${HARMLESS_CORPUS.length} allowed \\(policy_hash [0-9a-f]{64}\\)$`,
+        'm',
+      ),
+    );
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('ok '))).toHaveLength(
+      HOSTILE_CORPUS.length + HARMLESS_CORPUS.length,
+    );
   });
 
   it('fails a policy that switches a guard off, naming each hostile case it lets through (exit 1, JSON too)', () => {
@@ -57,7 +69,11 @@ describe('chio policy test', () => {
 
     const json = chio(['policy', 'test', '--policy', policy, '--json']);
     expect(json.status).toBe(1);
-    const report = JSON.parse(json.stdout) as { ok: boolean; summary: Record<string, number>; cases: Array<{ id: string; verdict: string; pass: boolean }> };
+    const report = JSON.parse(json.stdout) as {
+      ok: boolean;
+      summary: Record<string, number>;
+      cases: Array<{ id: string; verdict: string; pass: boolean }>;
+    };
     expect(report.ok).toBe(false);
     expect(report.summary.hostile_allowed).toBe(report.cases.filter((c) => !c.pass).length);
     expect(report.cases.find((c) => c.id === 'curl-metadata')).toMatchObject({ verdict: 'allow', pass: false });
@@ -86,7 +102,9 @@ describe('chio policy test', () => {
 
 describe('what a policy can open deliberately', () => {
   it('allowed_interpreters lets an interpreter run inline code, and shell code is still judged inside', () => {
-    const guards = buildGuards(GuardsConfigSchema.parse({ 'shell-command': { allowed_interpreters: ['bash', 'python'] } }));
+    const guards = buildGuards(
+      GuardsConfigSchema.parse({ 'shell-command': { allowed_interpreters: ['bash', 'python'] } }),
+    );
     const r = runCorpora(guards, ws);
     const byId = (id: string) => r.results.find((x) => x.id === id)!;
     expect(byId('python-c')).toMatchObject({ verdict: 'allow' });

@@ -23,7 +23,10 @@ afterEach(async () => {
   open = [];
 });
 
-function kernelAt(path: string, options: { clock?: () => number; policy?: ReturnType<typeof normalizePolicy>; redactionKey?: Uint8Array } = {}) {
+function kernelAt(
+  path: string,
+  options: { clock?: () => number; policy?: ReturnType<typeof normalizePolicy>; redactionKey?: Uint8Array } = {},
+) {
   const kernel = Kernel.open({ ledgerPath: path, seed: SEED, ...options });
   const server = new CountingToolServer();
   kernel.registerToolServer(server);
@@ -31,36 +34,88 @@ function kernelAt(path: string, options: { clock?: () => number; policy?: Return
   return { kernel, server };
 }
 const fresh = () => join(dir, `k-${++n}.sqlite`);
-const call = (capability: unknown, toolName: string, args: unknown, extra: Record<string, unknown> = {}) => ({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName, arguments: args, ...extra });
+const call = (capability: unknown, toolName: string, args: unknown, extra: Record<string, unknown> = {}) => ({
+  capability,
+  caller: agent.publicKeyHex,
+  serverId: 'fs',
+  toolName,
+  arguments: args,
+  ...extra,
+});
 
 describe('allowed calls', () => {
   it('dispatches, returns the output, and appends a verifiable allow receipt with guard evidence', async () => {
     const { kernel, server } = kernelAt(fresh());
     const cap = kernel.issueCapability({ subject: agent.publicKeyHex });
-    const r = await kernel.evaluateToolCall(call(cap, 'read_file', { path: '/workspace/a.txt' }, { requestId: 'req-1', sessionId: 's1' }));
-    expect(r).toMatchObject({ ok: true, output: { text: 'contents of /workspace/a.txt' }, entry: { seq: 1, sessionId: 's1' } });
+    const r = await kernel.evaluateToolCall(
+      call(cap, 'read_file', { path: '/workspace/a.txt' }, { requestId: 'req-1', sessionId: 's1' }),
+    );
+    expect(r).toMatchObject({
+      ok: true,
+      output: { text: 'contents of /workspace/a.txt' },
+      entry: { seq: 1, sessionId: 's1' },
+    });
     expect(server.calls).toHaveLength(1);
     expect(r.receipt).toMatchObject({
-      capability_id: cap.id, tool_server: 'fs', tool_name: 'read_file', decision: { verdict: 'allow' }, kernel_key: kernel.publicKeyHex,
-      content_hash: hashCanonical({ text: 'contents of /workspace/a.txt' }), policy_hash: kernel.policy.policyHash,
-      evidence: [{ guard_name: 'forbidden-path', verdict: true }], metadata: { chio_grant_index: 0, chio_request_id: 'req-1', chio_receipt_signing_nonce: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) },
+      capability_id: cap.id,
+      tool_server: 'fs',
+      tool_name: 'read_file',
+      decision: { verdict: 'allow' },
+      kernel_key: kernel.publicKeyHex,
+      content_hash: hashCanonical({ text: 'contents of /workspace/a.txt' }),
+      policy_hash: kernel.policy.policyHash,
+      evidence: [{ guard_name: 'forbidden-path', verdict: true }],
+      metadata: {
+        chio_grant_index: 0,
+        chio_request_id: 'req-1',
+        chio_receipt_signing_nonce: expect.stringMatching(
+          /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+        ),
+      },
     });
     expect(verifyReceipt(JSON.parse(JSON.stringify(r.receipt))).ok).toBe(true);
   });
 
-  it('the client\'s request id is recorded, never trusted as unique: the same id three times is three calls, three receipts, nothing left reserved', async () => {
+  it("the client's request id is recorded, never trusted as unique: the same id three times is three calls, three receipts, nothing left reserved", async () => {
     const path = fresh();
     const { kernel, server } = kernelAt(path);
-    const cap = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'], max_invocations: 5 }] } });
+    const cap = kernel.issueCapability({
+      subject: agent.publicKeyHex,
+      scope: { grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'], max_invocations: 5 }] },
+    });
     const results = [];
-    for (let i = 0; i < 3; i++) results.push(await kernel.evaluateToolCall(call(cap, 'read_file', { path: `/workspace/${i}` }, { requestId: 'same', sessionId: 's1' })));
+    for (let i = 0; i < 3; i++)
+      results.push(
+        await kernel.evaluateToolCall(
+          call(cap, 'read_file', { path: `/workspace/${i}` }, { requestId: 'same', sessionId: 's1' }),
+        ),
+      );
     // And three at once, racing for the same id.
-    results.push(...await Promise.all([3, 4, 5].map((i) => kernel.evaluateToolCall(call(cap, 'read_file', { path: `/workspace/${i}` }, { requestId: 'same', sessionId: 's1' })))));
-    expect(results.map((r) => r.receipt.decision?.verdict)).toEqual(['allow', 'allow', 'allow', 'allow', 'allow', 'deny']);
+    results.push(
+      ...(await Promise.all(
+        [3, 4, 5].map((i) =>
+          kernel.evaluateToolCall(
+            call(cap, 'read_file', { path: `/workspace/${i}` }, { requestId: 'same', sessionId: 's1' }),
+          ),
+        ),
+      )),
+    );
+    expect(results.map((r) => r.receipt.decision?.verdict)).toEqual([
+      'allow',
+      'allow',
+      'allow',
+      'allow',
+      'allow',
+      'deny',
+    ]);
     expect(server.calls).toHaveLength(5);
-    const nonces = new Set(results.map((r) => (r.receipt.metadata as Record<string, unknown>)['chio_receipt_signing_nonce']));
+    const nonces = new Set(
+      results.map((r) => (r.receipt.metadata as Record<string, unknown>)['chio_receipt_signing_nonce']),
+    );
     expect(nonces.size).toBe(6);
-    expect(results.every((r) => (r.receipt.metadata as Record<string, unknown>)['chio_request_id'] === 'same')).toBe(true);
+    expect(results.every((r) => (r.receipt.metadata as Record<string, unknown>)['chio_request_id'] === 'same')).toBe(
+      true,
+    );
     const ledger = openLedger(path, { readonly: true });
     try {
       expect(ledger.db.prepare('SELECT count(*) AS n FROM pending_calls').get()).toEqual({ n: 0 });
@@ -73,11 +128,19 @@ describe('allowed calls', () => {
   it('a call whose abort signal is already set is never dispatched: a signed cancelled receipt, no budget used, nothing left reserved', async () => {
     const path = fresh();
     const { kernel, server } = kernelAt(path);
-    const cap = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'], max_invocations: 1 }] } });
+    const cap = kernel.issueCapability({
+      subject: agent.publicKeyHex,
+      scope: { grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'], max_invocations: 1 }] },
+    });
     const aborted = new AbortController();
     aborted.abort('the client went away');
-    const r = await kernel.evaluateToolCall(call(cap, 'read_file', { path: '/workspace/a' }, { signal: aborted.signal }));
-    expect(r).toMatchObject({ ok: false, receipt: { decision: { verdict: 'cancelled', reason: 'cancelled by the caller before dispatch' } } });
+    const r = await kernel.evaluateToolCall(
+      call(cap, 'read_file', { path: '/workspace/a' }, { signal: aborted.signal }),
+    );
+    expect(r).toMatchObject({
+      ok: false,
+      receipt: { decision: { verdict: 'cancelled', reason: 'cancelled by the caller before dispatch' } },
+    });
     expect(server.calls).toHaveLength(0);
     expect(verifyReceipt(JSON.parse(JSON.stringify(r.receipt))).ok).toBe(true);
     // The one invocation the grant allows is still there.
@@ -104,17 +167,29 @@ describe('allowed calls', () => {
 
   it('a failing tool leaves an incomplete receipt', async () => {
     const { kernel } = kernelAt(fresh());
-    const r = await kernel.evaluateToolCall(call(kernel.issueCapability({ subject: agent.publicKeyHex }), 'fail_tool', {}));
-    expect(r).toMatchObject({ ok: false, verdict: 'incomplete', reason: 'tool error: disk on fire', receipt: { decision: { verdict: 'incomplete' } } });
+    const r = await kernel.evaluateToolCall(
+      call(kernel.issueCapability({ subject: agent.publicKeyHex }), 'fail_tool', {}),
+    );
+    expect(r).toMatchObject({
+      ok: false,
+      verdict: 'incomplete',
+      reason: 'tool error: disk on fire',
+      receipt: { decision: { verdict: 'incomplete' } },
+    });
   });
 
   it('redaction stores the redacted parameters while parameter_hash stays over the original, salted by the redaction key', async () => {
     const policy = normalizePolicy({ redaction: { mode: 'redact_keys', keys: ['name'] } });
     const redactionKey = fromHex('77'.repeat(32));
     const { kernel } = kernelAt(fresh(), { policy, redactionKey });
-    const r = await kernel.evaluateToolCall(call(kernel.issueCapability({ subject: agent.publicKeyHex }), 'hello_tool', { name: 'Ada' }));
+    const r = await kernel.evaluateToolCall(
+      call(kernel.issueCapability({ subject: agent.publicKeyHex }), 'hello_tool', { name: 'Ada' }),
+    );
     const salt = RedactionKey.fromBytes(redactionKey).salt(saltInputOf(r.receipt)!);
-    expect(r.receipt).toMatchObject({ redaction_mode: 'redacted', action: { parameters: { name: '[REDACTED]' }, parameter_hash: saltedParameterHash(salt, { name: 'Ada' }) } });
+    expect(r.receipt).toMatchObject({
+      redaction_mode: 'redacted',
+      action: { parameters: { name: '[REDACTED]' }, parameter_hash: saltedParameterHash(salt, { name: 'Ada' }) },
+    });
     expect(r.receipt.action.parameter_hash).not.toBe(hashCanonical({ name: 'Ada' }));
   });
 });
@@ -123,14 +198,87 @@ describe('denied calls are signed receipts naming the failed check, and the tool
   const NOW = 1_800_000_000;
   const clock = () => NOW;
   const cases: Array<[string, (k: Kernel, cap: CapabilityToken) => Record<string, unknown>, string, RegExp]> = [
-    ['forged signature', (_k, cap) => call({ ...cap, signature: toHex(agent.sign('x')) }, 'read_file', { path: '/w/a' }), 'capability', /capability signature/],
-    ['expired', (k) => call(k.issueCapability({ subject: agent.publicKeyHex, ttlSeconds: 1 }), 'read_file', { path: '/w/a' }), 'capability', /capability expired/],
-    ['not yet valid', (k) => call(k.issueCapability({ subject: agent.publicKeyHex }), 'read_file', { path: '/w/a' }), 'capability', /capability not_yet_valid/],
-    ['wrong subject', (_k, cap) => ({ ...call(cap, 'read_file', { path: '/w/a' }), caller: helper.publicKeyHex }), 'capability', /capability subject/],
-    ['tool out of scope', (k) => call(k.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'] }] } }), 'read_file', { path: '/w/a' }), 'capability', /capability scope/],
-    ['server out of scope', (k) => call(k.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'web', tool_name: '*', operations: ['invoke'] }] } }), 'read_file', { path: '/w/a' }), 'capability', /capability scope/],
-    ['constraint violated', (k) => call(k.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'], constraints: [{ type: 'path_prefix', value: '/workspace' }] }] } }), 'read_file', { path: '/etc/hosts' }), 'capability', /capability constraint/],
-    ['guard: forbidden path', (_k, cap) => call(cap, 'read_file', { path: '/srv/app/.env' }), 'forbidden-path', /\*\*\/\.env/],
+    [
+      'forged signature',
+      (_k, cap) => call({ ...cap, signature: toHex(agent.sign('x')) }, 'read_file', { path: '/w/a' }),
+      'capability',
+      /capability signature/,
+    ],
+    [
+      'expired',
+      (k) => call(k.issueCapability({ subject: agent.publicKeyHex, ttlSeconds: 1 }), 'read_file', { path: '/w/a' }),
+      'capability',
+      /capability expired/,
+    ],
+    [
+      'not yet valid',
+      (k) => call(k.issueCapability({ subject: agent.publicKeyHex }), 'read_file', { path: '/w/a' }),
+      'capability',
+      /capability not_yet_valid/,
+    ],
+    [
+      'wrong subject',
+      (_k, cap) => ({ ...call(cap, 'read_file', { path: '/w/a' }), caller: helper.publicKeyHex }),
+      'capability',
+      /capability subject/,
+    ],
+    [
+      'tool out of scope',
+      (k) =>
+        call(
+          k.issueCapability({
+            subject: agent.publicKeyHex,
+            scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'] }] },
+          }),
+          'read_file',
+          { path: '/w/a' },
+        ),
+      'capability',
+      /capability scope/,
+    ],
+    [
+      'server out of scope',
+      (k) =>
+        call(
+          k.issueCapability({
+            subject: agent.publicKeyHex,
+            scope: { grants: [{ server_id: 'web', tool_name: '*', operations: ['invoke'] }] },
+          }),
+          'read_file',
+          { path: '/w/a' },
+        ),
+      'capability',
+      /capability scope/,
+    ],
+    [
+      'constraint violated',
+      (k) =>
+        call(
+          k.issueCapability({
+            subject: agent.publicKeyHex,
+            scope: {
+              grants: [
+                {
+                  server_id: 'fs',
+                  tool_name: '*',
+                  operations: ['invoke'],
+                  constraints: [{ type: 'path_prefix', value: '/workspace' }],
+                },
+              ],
+            },
+          }),
+          'read_file',
+          { path: '/etc/hosts' },
+        ),
+      'capability',
+      /capability constraint/,
+    ],
+    [
+      'guard: forbidden path',
+      (_k, cap) => call(cap, 'read_file', { path: '/srv/app/.env' }),
+      'forbidden-path',
+      /\*\*\/\.env/,
+    ],
     ['unknown tool', (_k, cap) => call(cap, 'no_such_tool', {}), 'kernel', /unknown tool fs\/no_such_tool/],
   ];
   for (const [name, make, guard, reason] of cases) {
@@ -139,7 +287,10 @@ describe('denied calls are signed receipts naming the failed check, and the tool
       const cap = kernel.issueCapability({ subject: agent.publicKeyHex });
       const request = make(kernel, cap);
       const skew = name === 'expired' ? 10 : name === 'not yet valid' ? -10 : 0; // the call is judged at another time than the issue
-      const later = skew !== 0 ? Kernel.open({ ledgerPath: join(dir, `exp-${n}.sqlite`), seed: SEED, clock: () => NOW + skew }) : kernel;
+      const later =
+        skew !== 0
+          ? Kernel.open({ ledgerPath: join(dir, `exp-${n}.sqlite`), seed: SEED, clock: () => NOW + skew })
+          : kernel;
       if (later !== kernel) {
         later.registerToolServer(server);
         open.push(later);
@@ -155,15 +306,33 @@ describe('denied calls are signed receipts naming the failed check, and the tool
 
   it('a delegation that widens scope is denied by the capability check', async () => {
     const { kernel, server } = kernelAt(fresh());
-    const root = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'] }] } });
+    const root = kernel.issueCapability({
+      subject: agent.publicKeyHex,
+      scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'] }] },
+    });
     const { delegation_chain: _d, ...alone } = root;
-    const body = { schema: 'chio.capability.v1', issuer: agent.publicKeyHex, subject: helper.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'] }] }, issued_at: root.issued_at, expires_at: root.expires_at, parent_id: root.id };
+    const body = {
+      schema: 'chio.capability.v1',
+      issuer: agent.publicKeyHex,
+      subject: helper.publicKeyHex,
+      scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'] }] },
+      issued_at: root.issued_at,
+      expires_at: root.expires_at,
+      parent_id: root.id,
+    };
     const { canonicalJson } = await import('../../src/crypto/index.js');
     const { delegatedCapabilityId } = await import('../../src/capability/index.js');
     const signed = { id: delegatedCapabilityId(body), ...body };
     const widened = { ...signed, signature: toHex(agent.sign(canonicalJson(signed))), delegation_chain: [alone] };
-    const r = await kernel.evaluateToolCall({ ...call(widened, 'read_file', { path: '/w/a' }), caller: helper.publicKeyHex });
-    expect(r).toMatchObject({ ok: false, guard: 'capability', reason: expect.stringMatching(/capability delegation: .*widens/) });
+    const r = await kernel.evaluateToolCall({
+      ...call(widened, 'read_file', { path: '/w/a' }),
+      caller: helper.publicKeyHex,
+    });
+    expect(r).toMatchObject({
+      ok: false,
+      guard: 'capability',
+      reason: expect.stringMatching(/capability delegation: .*widens/),
+    });
     expect(server.calls).toHaveLength(0);
   });
 });
@@ -173,15 +342,28 @@ describe('revocation', () => {
     const path = fresh();
     const { kernel, server } = kernelAt(path);
     const root = kernel.issueCapability({ subject: agent.publicKeyHex });
-    const child = delegateCapability(root, agent, { delegatee: helper.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'] }] } });
-    expect(await kernel.evaluateToolCall({ ...call(child, 'hello_tool', {}), caller: helper.publicKeyHex })).toMatchObject({ ok: true });
+    const child = delegateCapability(root, agent, {
+      delegatee: helper.publicKeyHex,
+      scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'] }] },
+    });
+    expect(
+      await kernel.evaluateToolCall({ ...call(child, 'hello_tool', {}), caller: helper.publicKeyHex }),
+    ).toMatchObject({ ok: true });
     const { entry } = await kernel.revokeCapability(root.id, 'agent compromised');
     expect(entry.seq).toBe(2);
-    expect(await kernel.evaluateToolCall(call(root, 'hello_tool', {}))).toMatchObject({ ok: false, guard: 'revocation', reason: 'capability is revoked' });
-    expect(await kernel.evaluateToolCall({ ...call(child, 'hello_tool', {}), caller: helper.publicKeyHex })).toMatchObject({ ok: false, guard: 'revocation', reason: `capability ancestor ${root.id} is revoked` });
+    expect(await kernel.evaluateToolCall(call(root, 'hello_tool', {}))).toMatchObject({
+      ok: false,
+      guard: 'revocation',
+      reason: 'capability is revoked',
+    });
+    expect(
+      await kernel.evaluateToolCall({ ...call(child, 'hello_tool', {}), caller: helper.publicKeyHex }),
+    ).toMatchObject({ ok: false, guard: 'revocation', reason: `capability ancestor ${root.id} is revoked` });
     expect(server.calls).toHaveLength(1);
     const ledger = openLedger(path, { readonly: true });
-    expect(ledger.db.prepare("SELECT revoked_capability_id, reason FROM revocations").all()).toEqual([{ revoked_capability_id: root.id, reason: 'agent compromised' }]);
+    expect(ledger.db.prepare('SELECT revoked_capability_id, reason FROM revocations').all()).toEqual([
+      { revoked_capability_id: root.id, reason: 'agent compromised' },
+    ]);
     expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 4 });
     ledger.close();
   });
@@ -191,10 +373,17 @@ describe('budgets', () => {
   it('max_invocations is exhausted, the process restarts, and the next call is still denied', async () => {
     const path = fresh();
     const first = kernelAt(path);
-    const cap = first.kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'], max_invocations: 2 }] } });
+    const cap = first.kernel.issueCapability({
+      subject: agent.publicKeyHex,
+      scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'], max_invocations: 2 }] },
+    });
     expect(await first.kernel.evaluateToolCall(call(cap, 'hello_tool', {}))).toMatchObject({ ok: true });
     expect(await first.kernel.evaluateToolCall(call(cap, 'hello_tool', {}))).toMatchObject({ ok: true });
-    expect(await first.kernel.evaluateToolCall(call(cap, 'hello_tool', {}))).toMatchObject({ ok: false, guard: 'budget', reason: 'budget exhausted: grant 0 has used 2 of 2 invocations' });
+    expect(await first.kernel.evaluateToolCall(call(cap, 'hello_tool', {}))).toMatchObject({
+      ok: false,
+      guard: 'budget',
+      reason: 'budget exhausted: grant 0 has used 2 of 2 invocations',
+    });
     await first.kernel.close();
     open = [];
     // A new process (its own child) opens the same ledger with the same key and tries again.
@@ -208,7 +397,11 @@ describe('budgets', () => {
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(child.stderr).toBe('');
     expect(child.stdout).not.toContain('INVOKED');
-    expect(JSON.parse(child.stdout)).toEqual({ ok: false, guard: 'budget', reason: 'budget exhausted: grant 0 has used 2 of 2 invocations' });
+    expect(JSON.parse(child.stdout)).toEqual({
+      ok: false,
+      guard: 'budget',
+      reason: 'budget exhausted: grant 0 has used 2 of 2 invocations',
+    });
   });
 });
 
@@ -223,7 +416,9 @@ describe('fail closed', () => {
     const files = [path, `${path}-wal`];
     expect(spawnSync('chattr', ['+i', ...files]).status).toBe(0);
     try {
-      await expect(kernel.evaluateToolCall(call(cap, 'hello_tool', {}))).rejects.toMatchObject({ code: 'CHIO-LEDGER-APPEND-FAILED' });
+      await expect(kernel.evaluateToolCall(call(cap, 'hello_tool', {}))).rejects.toMatchObject({
+        code: 'CHIO-LEDGER-APPEND-FAILED',
+      });
       expect(server.calls).toHaveLength(1);
     } finally {
       spawnSync('chattr', ['-i', ...files]);
@@ -255,13 +450,22 @@ describe('fail closed', () => {
 describe('check order (issue 3): capability → budget → revocation → guards', () => {
   it('an exhausted, revoked capability asking for a forbidden path is denied for its budget first, then its revocation', async () => {
     const { kernel, server } = kernelAt(fresh());
-    const cap = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'], max_invocations: 1 }] } });
+    const cap = kernel.issueCapability({
+      subject: agent.publicKeyHex,
+      scope: { grants: [{ server_id: 'fs', tool_name: '*', operations: ['invoke'], max_invocations: 1 }] },
+    });
     expect(await kernel.evaluateToolCall(call(cap, 'hello_tool', {}))).toMatchObject({ ok: true });
     await kernel.revokeCapability(cap.id);
-    expect(await kernel.evaluateToolCall(call(cap, 'read_file', { path: '/etc/shadow' }))).toMatchObject({ ok: false, guard: 'budget' });
+    expect(await kernel.evaluateToolCall(call(cap, 'read_file', { path: '/etc/shadow' }))).toMatchObject({
+      ok: false,
+      guard: 'budget',
+    });
     const fresh2 = kernel.issueCapability({ subject: agent.publicKeyHex });
     await kernel.revokeCapability(fresh2.id);
-    expect(await kernel.evaluateToolCall(call(fresh2, 'read_file', { path: '/etc/shadow' }))).toMatchObject({ ok: false, guard: 'revocation' });
+    expect(await kernel.evaluateToolCall(call(fresh2, 'read_file', { path: '/etc/shadow' }))).toMatchObject({
+      ok: false,
+      guard: 'revocation',
+    });
     expect(server.calls).toHaveLength(1);
   });
 });

@@ -15,10 +15,16 @@ const agent = signerFromSeed(fromHex('55'.repeat(32)));
 describe('a kernel on PostgreSQL when the server restarts under load', () => {
   it('fails the calls it catches closed, reconnects, and leaves exactly one receipt per dispatched call', async () => {
     // @ts-expect-error: a plain .mjs script without type declarations
-    const { startCluster } = (await import('../../scripts/postgres-cluster.mjs')) as { startCluster: () => Promise<{ url: string; restart(): void; stop(): void }> };
+    const { startCluster } = (await import('../../scripts/postgres-cluster.mjs')) as {
+      startCluster: () => Promise<{ url: string; restart(): void; stop(): void }>;
+    };
     const cluster = await startCluster();
     try {
-      const kernel = await Kernel.connect({ ledgerPath: cluster.url, seed: fromHex('44'.repeat(32)), checkpoints: false });
+      const kernel = await Kernel.connect({
+        ledgerPath: cluster.url,
+        seed: fromHex('44'.repeat(32)),
+        checkpoints: false,
+      });
       const server = new CountingToolServer();
       kernel.registerToolServer(server);
       const cap = kernel.issueCapability({ subject: agent.publicKeyHex });
@@ -26,32 +32,48 @@ describe('a kernel on PostgreSQL when the server restarts under load', () => {
       const failed = new Map<string, string>();
       let next = 0;
       let restarted = false;
-      await Promise.all(Array.from({ length: 16 }, async () => {
-        while (next < 600) {
-          const id = `c-${next++}`;
-          if (!restarted && acked.size >= 60) {
-            restarted = true;
-            cluster.restart();
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < 600) {
+            const id = `c-${next++}`;
+            if (!restarted && acked.size >= 60) {
+              restarted = true;
+              cluster.restart();
+            }
+            try {
+              const r = await kernel.evaluateToolCall({
+                capability: cap,
+                caller: agent.publicKeyHex,
+                serverId: 'fs',
+                toolName: 'hello_tool',
+                arguments: { name: id },
+                requestId: id,
+                sessionId: 'load',
+              });
+              expect(r.ok).toBe(true);
+              acked.set(id, r.entry.seq);
+            } catch (e) {
+              failed.set(id, e instanceof ChioError ? e.code : String(e));
+            }
           }
-          try {
-            const r = await kernel.evaluateToolCall({ capability: cap, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'hello_tool', arguments: { name: id }, requestId: id, sessionId: 'load' });
-            expect(r.ok).toBe(true);
-            acked.set(id, r.entry.seq);
-          } catch (e) {
-            failed.set(id, e instanceof ChioError ? e.code : String(e));
-          }
-        }
-      }));
+        }),
+      );
       expect(restarted).toBe(true);
       expect(failed.size).toBeGreaterThan(0);
       // A lost reservation or receipt commit is APPEND-FAILED; a lost budget or revocation read, UNREACHABLE.
-      for (const code of failed.values()) expect(['CHIO-LEDGER-APPEND-FAILED', 'CHIO-LEDGER-UNREACHABLE']).toContain(code);
+      for (const code of failed.values())
+        expect(['CHIO-LEDGER-APPEND-FAILED', 'CHIO-LEDGER-UNREACHABLE']).toContain(code);
       // Calls after the restart were answered: the kernel reconnected.
-      expect(Math.max(...[...acked.keys()].map((k) => Number(k.slice(2))))).toBeGreaterThan(Math.max(...[...failed.keys()].map((k) => Number(k.slice(2)))));
+      expect(Math.max(...[...acked.keys()].map((k) => Number(k.slice(2))))).toBeGreaterThan(
+        Math.max(...[...failed.keys()].map((k) => Number(k.slice(2)))),
+      );
       // Closing settles what this process still owes (calls whose receipt append was lost).
       await kernel.close();
 
-      const rows = await ledgerRows<{ seq: number; body: string; verdict: string }>(cluster.url, 'SELECT seq, body, verdict FROM ledger_entries ORDER BY seq');
+      const rows = await ledgerRows<{ seq: number; body: string; verdict: string }>(
+        cluster.url,
+        'SELECT seq, body, verdict FROM ledger_entries ORDER BY seq',
+      );
       const byRequest = new Map<string, Array<{ seq: number; verdict: string }>>();
       for (const r of rows) {
         const id = (JSON.parse(r.body) as { metadata: { chio_request_id: string } }).metadata.chio_request_id;

@@ -3,7 +3,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hashCanonical } from '../../src/crypto/index.js';
-import { checkCall, defaultPolicy, loadPolicy, normalizePolicy, redactParameters, REDACTED } from '../../src/kernel/index.js';
+import {
+  checkCall,
+  defaultPolicy,
+  loadPolicy,
+  normalizePolicy,
+  redactParameters,
+  REDACTED,
+} from '../../src/kernel/index.js';
 import { chio, errorCode } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -52,17 +59,27 @@ describe('loading policies', () => {
   it('the policy_hash changes with any effective setting, not with formatting', () => {
     const a = loadPolicy(file('a.yaml', YAML_POLICY)).policyHash;
     const reformatted = loadPolicy(file('b.yaml', YAML_POLICY.replace(/\n\n/g, '\n') + '\n# a comment\n')).policyHash;
-    const changed = loadPolicy(file('c.yaml', YAML_POLICY.replace('max_invocations: 100', 'max_invocations: 101'))).policyHash;
+    const changed = loadPolicy(
+      file('c.yaml', YAML_POLICY.replace('max_invocations: 100', 'max_invocations: 101')),
+    ).policyHash;
     expect(reformatted).toBe(a);
     expect(changed).not.toBe(a);
     expect(defaultPolicy().policyHash).toMatch(/^[0-9a-f]{64}$/);
   });
 
   const bad: Array<[string, string, RegExp]> = [
-    ['a misspelt guard setting', 'guards:\n  forbidden-path:\n    patern: [x]\n', /\$\.guards\.forbidden-path: Unrecognized key: "patern"/],
+    [
+      'a misspelt guard setting',
+      'guards:\n  forbidden-path:\n    patern: [x]\n',
+      /\$\.guards\.forbidden-path: Unrecognized key: "patern"/,
+    ],
     ['an unknown guard', 'guards:\n  no-such-guard: {}\n', /no-such-guard/],
     ['a wrong type', 'capability:\n  ttl_seconds: soon\n', /\$\.capability\.ttl_seconds/],
-    ['a bad grant', 'default_grants:\n  - server_id: fs\n    operations: [invoke]\n', /\$\.default_grants\.0\.tool_name/],
+    [
+      'a bad grant',
+      'default_grants:\n  - server_id: fs\n    operations: [invoke]\n',
+      /\$\.default_grants\.0\.tool_name/,
+    ],
     ['redact_keys without keys', 'redaction:\n  mode: redact_keys\n', /\$\.redaction\.keys/],
     ['a duplicate key', 'budgets: {}\nbudgets: {}\n', /cannot be parsed/],
     ['broken YAML', 'guards: [\n', /cannot be parsed/],
@@ -70,7 +87,9 @@ describe('loading policies', () => {
   ];
   for (const [name, text, message] of bad) {
     it(`refuses ${name}, naming it`, () => {
-      expect(() => loadPolicy(file(`bad-${name.replace(/\W/g, '')}.yaml`, text))).toThrowError(expect.objectContaining({ code: 'CHIO-POLICY-INVALID', message: expect.stringMatching(message) }));
+      expect(() => loadPolicy(file(`bad-${name.replace(/\W/g, '')}.yaml`, text))).toThrowError(
+        expect.objectContaining({ code: 'CHIO-POLICY-INVALID', message: expect.stringMatching(message) }),
+      );
     });
   }
 });
@@ -79,7 +98,10 @@ describe('redaction', () => {
   const params = { path: '/x', auth: { token: 's3cret', nested: [{ Token: 'x' }] } };
   it('redact_keys replaces the named keys at any depth, case-insensitively', () => {
     const r = redactParameters(params, { mode: 'redact_keys', keys: ['token'] });
-    expect(r).toEqual({ mode: 'redacted', parameters: { path: '/x', auth: { token: REDACTED, nested: [{ Token: REDACTED }] } } });
+    expect(r).toEqual({
+      mode: 'redacted',
+      parameters: { path: '/x', auth: { token: REDACTED, nested: [{ Token: REDACTED }] } },
+    });
     expect(params.auth.token).toBe('s3cret'); // the original is untouched
   });
   it('hash_only stores nothing but the hash; none stores everything', () => {
@@ -89,25 +111,65 @@ describe('redaction', () => {
 });
 
 describe('checkCall and chio check', () => {
-  const loaded = normalizePolicy({ default_grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'], constraints: [{ type: 'path_prefix', value: '/workspace' }] }] });
+  const loaded = normalizePolicy({
+    default_grants: [
+      {
+        server_id: 'fs',
+        tool_name: 'read_file',
+        operations: ['invoke'],
+        constraints: [{ type: 'path_prefix', value: '/workspace' }],
+      },
+    ],
+  });
 
   it('a call covered by a grant and passing the guards is allowed', () => {
-    expect(checkCall(loaded, { serverId: 'fs', toolName: 'read_file', arguments: { path: '/workspace/a' } })).toMatchObject({ verdict: 'allow', grant: 0 });
+    expect(
+      checkCall(loaded, { serverId: 'fs', toolName: 'read_file', arguments: { path: '/workspace/a' } }),
+    ).toMatchObject({ verdict: 'allow', grant: 0 });
   });
   it('a call no grant covers is denied by the capability check, before any guard', () => {
-    expect(checkCall(loaded, { serverId: 'fs', toolName: 'write_file', arguments: { path: '/workspace/a' } })).toMatchObject({ verdict: 'deny', guard: 'capability', evidence: [] });
-    expect(checkCall(loaded, { serverId: 'fs', toolName: 'read_file', arguments: { path: '/etc/hosts' } })).toMatchObject({ verdict: 'deny', guard: 'capability' });
+    expect(
+      checkCall(loaded, { serverId: 'fs', toolName: 'write_file', arguments: { path: '/workspace/a' } }),
+    ).toMatchObject({ verdict: 'deny', guard: 'capability', evidence: [] });
+    expect(
+      checkCall(loaded, { serverId: 'fs', toolName: 'read_file', arguments: { path: '/etc/hosts' } }),
+    ).toMatchObject({ verdict: 'deny', guard: 'capability' });
   });
   it('a granted call a guard refuses is denied by that guard', () => {
-    expect(checkCall(loaded, { serverId: 'fs', toolName: 'read_file', arguments: { path: '/workspace/.env' } })).toMatchObject({ verdict: 'deny', guard: 'forbidden-path' });
+    expect(
+      checkCall(loaded, { serverId: 'fs', toolName: 'read_file', arguments: { path: '/workspace/.env' } }),
+    ).toMatchObject({ verdict: 'deny', guard: 'forbidden-path' });
   });
 
   it('the CLI prints the decision, guard and reason, exit 1 on deny and 0 on allow', () => {
     const policy = file('cli.yaml', YAML_POLICY);
-    const deny = chio(['check', '--policy', policy, '--server', 'web', '--tool', 'fetch', '--params', '{"url":"http://169.254.169.254/"}']);
+    const deny = chio([
+      'check',
+      '--policy',
+      policy,
+      '--server',
+      'web',
+      '--tool',
+      'fetch',
+      '--params',
+      '{"url":"http://169.254.169.254/"}',
+    ]);
     expect(deny.status).toBe(1);
-    expect(deny.stdout).toMatch(/decision\s+deny\nguard\s+internal-network\nreason\s+169\.254\.169\.254 is a link-local/);
-    const allow = chio(['check', '--policy', policy, '--server', 'web', '--tool', 'fetch', '--params', '{"url":"https://api.example.com/"}', '--json']);
+    expect(deny.stdout).toMatch(
+      /decision\s+deny\nguard\s+internal-network\nreason\s+169\.254\.169\.254 is a link-local/,
+    );
+    const allow = chio([
+      'check',
+      '--policy',
+      policy,
+      '--server',
+      'web',
+      '--tool',
+      'fetch',
+      '--params',
+      '{"url":"https://api.example.com/"}',
+      '--json',
+    ]);
     expect(allow.status).toBe(0);
     expect(JSON.parse(allow.stdout)).toMatchObject({ verdict: 'allow', policyHash: loadPolicy(policy).policyHash });
   });
@@ -127,7 +189,10 @@ describe('checkCall and chio check', () => {
   it('a JSON policy with a duplicate key (even spelled with an escape) is refused like YAML, not read as its last value', () => {
     for (const [name, text] of [
       ['dup.json', '{"schema":"chio.policy.v1","guards":{"forbidden-path":{"enabled":true,"enabled":false}}}'],
-      ['escaped.json', '{"schema":"chio.policy.v1","guards":{"forbidden-path":{"enabled":true,"enabl\\u0065d":false}}}'],
+      [
+        'escaped.json',
+        '{"schema":"chio.policy.v1","guards":{"forbidden-path":{"enabled":true,"enabl\\u0065d":false}}}',
+      ],
       ['dup.yaml', 'schema: chio.policy.v1\nguards:\n  forbidden-path:\n    enabled: true\n    enabled: false\n'],
     ]) {
       const r = chio(['policy', 'check', file(name!, text!)]);
@@ -135,11 +200,23 @@ describe('checkCall and chio check', () => {
       expect(errorCode(r.stderr)).toBe('CHIO-POLICY-INVALID');
       expect(r.stderr).toMatch(/unique/i);
       // And no command that loads a policy runs with it.
-      const check = chio(['check', '--policy', file(name!, text!), '--tool', 'read_file', '--params', '{"path":"/workspace/.env"}']);
+      const check = chio([
+        'check',
+        '--policy',
+        file(name!, text!),
+        '--tool',
+        'read_file',
+        '--params',
+        '{"path":"/workspace/.env"}',
+      ]);
       expect(check.status).toBe(2);
       expect(errorCode(check.stderr)).toBe('CHIO-POLICY-INVALID');
     }
-    const single = chio(['policy', 'check', file('single.json', '{"schema":"chio.policy.v1","guards":{"forbidden-path":{"enabled":true}}}')]);
+    const single = chio([
+      'policy',
+      'check',
+      file('single.json', '{"schema":"chio.policy.v1","guards":{"forbidden-path":{"enabled":true}}}'),
+    ]);
     expect(single.status, single.stderr).toBe(0);
   });
 });

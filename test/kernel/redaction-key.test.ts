@@ -49,7 +49,15 @@ describe('a kernel whose policy redacts', () => {
     const { receipt } = await kernel.revokeCapability(cap.id, 'done');
     expect(receipt.redaction_mode).toBe('none');
     // With no server registered a call is denied as unknown, and its receipt would have to be salted: it fails closed.
-    await expect(kernel.evaluateToolCall({ capability: cap, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'read_file', arguments: { password: 'x' } })).rejects.toMatchObject({ code: 'CHIO-REDACTION-KEY-REQUIRED' });
+    await expect(
+      kernel.evaluateToolCall({
+        capability: cap,
+        caller: agent.publicKeyHex,
+        serverId: 'fs',
+        toolName: 'read_file',
+        arguments: { password: 'x' },
+      }),
+    ).rejects.toMatchObject({ code: 'CHIO-REDACTION-KEY-REQUIRED' });
     const l = openLedger(path, { readonly: true });
     expect(l.db.prepare('SELECT count(*) AS n FROM ledger_entries').get()).toEqual({ n: 1 });
     expect(l.db.prepare('SELECT count(*) AS n FROM pending_calls').get()).toEqual({ n: 0 });
@@ -60,10 +68,16 @@ describe('a kernel whose policy redacts', () => {
     const file = join(dir, 'k.key');
     writeFileSync(file, `${toHex(KEY).toUpperCase()}\n`);
     expect(open({ policy: redacting, redactionKeyFile: file })).toBeInstanceOf(Kernel);
-    expect(thrown(() => Kernel.open({ ledgerPath: fresh(), seed: SEED, redactionKey: KEY, redactionKeyFile: file })).code).toBe('CHIO-REDACTION-KEY-INVALID');
-    expect(thrown(() => Kernel.open({ ledgerPath: fresh(), seed: SEED, redactionKey: KEY.slice(0, 31) })).code).toBe('CHIO-REDACTION-KEY-INVALID');
+    expect(
+      thrown(() => Kernel.open({ ledgerPath: fresh(), seed: SEED, redactionKey: KEY, redactionKeyFile: file })).code,
+    ).toBe('CHIO-REDACTION-KEY-INVALID');
+    expect(thrown(() => Kernel.open({ ledgerPath: fresh(), seed: SEED, redactionKey: KEY.slice(0, 31) })).code).toBe(
+      'CHIO-REDACTION-KEY-INVALID',
+    );
     writeFileSync(file, 'ab'.repeat(31));
-    expect(thrown(() => Kernel.open({ ledgerPath: fresh(), seed: SEED, redactionKeyFile: file })).code).toBe('CHIO-REDACTION-KEY-INVALID');
+    expect(thrown(() => Kernel.open({ ledgerPath: fresh(), seed: SEED, redactionKeyFile: file })).code).toBe(
+      'CHIO-REDACTION-KEY-INVALID',
+    );
   });
 
   it('the key never shows in JSON, util.inspect or the receipt; the receipt names it by id only', async () => {
@@ -74,14 +88,34 @@ describe('a kernel whose policy redacts', () => {
     expect(JSON.stringify({ key })).toContain(key.id);
     const kernel = open({ policy: redacting, redactionKey: key });
     kernel.registerToolServer(new CountingToolServer());
-    const r = await kernel.evaluateToolCall({ capability: kernel.issueCapability({ subject: agent.publicKeyHex }), caller: agent.publicKeyHex, serverId: 'fs', toolName: 'hello_tool', arguments: { name: 'Ada', password: 'hunter2' } });
+    const r = await kernel.evaluateToolCall({
+      capability: kernel.issueCapability({ subject: agent.publicKeyHex }),
+      caller: agent.publicKeyHex,
+      serverId: 'fs',
+      toolName: 'hello_tool',
+      arguments: { name: 'Ada', password: 'hunter2' },
+    });
     expect(JSON.stringify(r.receipt)).not.toContain(hex);
     expect(r.receipt.metadata!['chio_parameter_salt']).toEqual({ key_id: key.id, scheme: 'chio.parameter-salt.v1' });
     // Denials are salted as well: the arguments of a refused call are redacted the same way.
-    const denied = await kernel.evaluateToolCall({ capability: { id: 'not-a-token' }, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'hello_tool', arguments: { password: 'hunter2' } });
-    expect(denied).toMatchObject({ ok: false, verdict: 'deny', receipt: { redaction_mode: 'redacted', action: { parameters: { password: '[REDACTED]' } } } });
+    const denied = await kernel.evaluateToolCall({
+      capability: { id: 'not-a-token' },
+      caller: agent.publicKeyHex,
+      serverId: 'fs',
+      toolName: 'hello_tool',
+      arguments: { password: 'hunter2' },
+    });
+    expect(denied).toMatchObject({
+      ok: false,
+      verdict: 'deny',
+      receipt: { redaction_mode: 'redacted', action: { parameters: { password: '[REDACTED]' } } },
+    });
     expect(denied.receipt.action.parameter_hash).not.toBe(hashCanonical({ password: 'hunter2' }));
-    const salt = key.salt({ capabilityId: 'not-a-token', timestamp: denied.receipt.timestamp, signingNonce: denied.receipt.metadata!['chio_receipt_signing_nonce'] as string });
+    const salt = key.salt({
+      capabilityId: 'not-a-token',
+      timestamp: denied.receipt.timestamp,
+      signingNonce: denied.receipt.metadata!['chio_receipt_signing_nonce'] as string,
+    });
     expect(denied.receipt.action.parameter_hash).toBe(saltedParameterHash(salt, { password: 'hunter2' }));
   });
 });
@@ -90,35 +124,78 @@ describe('recovery and the salt marker of stored facts (read from the file: atta
   const self = currentOwner();
   const deadOwner = () => `${self.host}:${spawnSync('true').pid!}`;
   const marker = { key_id: 'c'.repeat(64), scheme: 'chio.parameter-salt.v1' };
-  const facts = (mode: 'none' | 'redacted', parameters: unknown, hash: string, meta?: unknown) => canonicalJson({
-    timestamp: 1_800_000_000, capability_id: 'cap-x', tool_server: 'fs', tool_name: 'login', action: { parameters, parameter_hash: hash },
-    redaction_mode: mode, policy_hash: '', receipt_kind: 'mediated_decision', boundary_class: 'prevent', tool_origin: 'caller_executed', trust_level: 'mediated',
-    ...(meta === undefined ? {} : { metadata: meta }),
-  });
+  const facts = (mode: 'none' | 'redacted', parameters: unknown, hash: string, meta?: unknown) =>
+    canonicalJson({
+      timestamp: 1_800_000_000,
+      capability_id: 'cap-x',
+      tool_server: 'fs',
+      tool_name: 'login',
+      action: { parameters, parameter_hash: hash },
+      redaction_mode: mode,
+      policy_hash: '',
+      receipt_kind: 'mediated_decision',
+      boundary_class: 'prevent',
+      tool_origin: 'caller_executed',
+      trust_level: 'mediated',
+      ...(meta === undefined ? {} : { metadata: meta }),
+    });
   const insert = (path: string, id: string, text: string) => {
     const l = openLedger(path);
-    l.db.prepare('INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts) VALUES (?, ?, 0, 1800000000, ?, NULL, ?, ?, ?)')
+    l.db
+      .prepare(
+        'INSERT INTO pending_calls (request_id, capability_id, grant_index, reserved_at, owner, session_id, tool_server, tool_name, facts) VALUES (?, ?, 0, 1800000000, ?, NULL, ?, ?, ?)',
+      )
       .run(id, 'cap-x', deadOwner(), 'fs', 'login', text);
     l.close();
   };
 
   it('redacted facts keep their salted hash and marker; unredacted facts lose a planted marker; other metadata is never carried', () => {
     const path = fresh();
-    insert(path, 'salted', facts('redacted', { password: '[REDACTED]' }, 'd'.repeat(64), { chio_parameter_salt: marker, chio_grant_index: 99, note: 'planted' }));
+    insert(
+      path,
+      'salted',
+      facts('redacted', { password: '[REDACTED]' }, 'd'.repeat(64), {
+        chio_parameter_salt: marker,
+        chio_grant_index: 99,
+        note: 'planted',
+      }),
+    );
     insert(path, 'legacy', facts('redacted', { password: '[REDACTED]' }, 'e'.repeat(64)));
-    insert(path, 'planted', facts('none', { path: '/w' }, hashCanonical({ path: '/w' }), { chio_parameter_salt: marker }));
-    insert(path, 'bad-marker', facts('redacted', { password: '[REDACTED]' }, 'f'.repeat(64), { chio_parameter_salt: { key_id: 'nope', scheme: 'chio.parameter-salt.v1' } }));
+    insert(
+      path,
+      'planted',
+      facts('none', { path: '/w' }, hashCanonical({ path: '/w' }), { chio_parameter_salt: marker }),
+    );
+    insert(
+      path,
+      'bad-marker',
+      facts('redacted', { password: '[REDACTED]' }, 'f'.repeat(64), {
+        chio_parameter_salt: { key_id: 'nope', scheme: 'chio.parameter-salt.v1' },
+      }),
+    );
     const kernel = open({ path });
-    expect(kernel.lastRecovery.settled.map((s) => s.requestId).sort()).toEqual(['bad-marker', 'legacy', 'planted', 'salted']);
+    expect(kernel.lastRecovery.settled.map((s) => s.requestId).sort()).toEqual([
+      'bad-marker',
+      'legacy',
+      'planted',
+      'salted',
+    ]);
     const byId = Object.fromEntries(kernel.lastRecovery.settled.map((s) => [s.requestId, s.receipt]));
-    expect(byId['salted']).toMatchObject({ redaction_mode: 'redacted', action: { parameter_hash: 'd'.repeat(64) }, metadata: { chio_parameter_salt: marker, chio_grant_index: 0 } });
+    expect(byId['salted']).toMatchObject({
+      redaction_mode: 'redacted',
+      action: { parameter_hash: 'd'.repeat(64) },
+      metadata: { chio_parameter_salt: marker, chio_grant_index: 0 },
+    });
     expect(byId['salted']!.metadata!['note']).toBeUndefined();
     expect(byId['legacy']!.metadata!['chio_parameter_salt']).toBeUndefined();
     expect(byId['legacy']!.action.parameter_hash).toBe('e'.repeat(64));
     expect(byId['planted']!.metadata!['chio_parameter_salt']).toBeUndefined();
     expect(byId['planted']!.metadata!['chio_recovery']).toMatchObject({ facts: 'stored' });
     // A malformed marker makes the facts unreadable: nothing of them is signed.
-    expect(byId['bad-marker']).toMatchObject({ action: { parameters: null, parameter_hash: '0'.repeat(64) }, metadata: { chio_recovery: { facts: 'unreadable' } } });
+    expect(byId['bad-marker']).toMatchObject({
+      action: { parameters: null, parameter_hash: '0'.repeat(64) },
+      metadata: { chio_recovery: { facts: 'unreadable' } },
+    });
     for (const r of Object.values(byId)) expect(verifyReceipt(JSON.parse(JSON.stringify(r))).ok).toBe(true);
     const l = openLedger(path, { readonly: true });
     expect(verifyChain(l)).toMatchObject({ ok: true, entries: 4 });

@@ -14,9 +14,19 @@ import { tempDir } from '../helpers/tmp.js';
 const WORKER = new URL('../helpers/busy-kernel-worker.mjs', import.meta.url).pathname;
 const SEED_HEX = '55'.repeat(32);
 
-interface Row { seq: number; receipt_id: string; session_id: string; verdict: string; body: string }
+interface Row {
+  seq: number;
+  receipt_id: string;
+  session_id: string;
+  verdict: string;
+  body: string;
+}
 
-async function killedRun(db: string, sync: 'full' | 'normal', delayMs: number): Promise<{ dispatched: Set<number>; acks: Array<{ n: number; id: string; seq: number }> }> {
+async function killedRun(
+  db: string,
+  sync: 'full' | 'normal',
+  delayMs: number,
+): Promise<{ dispatched: Set<number>; acks: Array<{ n: number; id: string; seq: number }> }> {
   const child = spawn(process.execPath, [WORKER, db, SEED_HEX, '16', sync], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -56,36 +66,60 @@ describe('a crash during shared commits loses nothing acknowledged', () => {
         expect(acks.length, 'the worker answered calls before it was killed').toBeGreaterThanOrEqual(32);
 
         const before = openLedger(db, { readonly: true });
-        const stored = new Map((before.db.prepare('SELECT seq, receipt_id FROM ledger_entries').all() as Row[]).map((r) => [r.receipt_id, r.seq]));
+        const stored = new Map(
+          (before.db.prepare('SELECT seq, receipt_id FROM ledger_entries').all() as Row[]).map((r) => [
+            r.receipt_id,
+            r.seq,
+          ]),
+        );
         before.close();
         // Acknowledged means committed: the receipt is there, at the position the caller was told.
         expect(acks.filter((a) => stored.get(a.id) !== a.seq)).toEqual([]);
 
         // The product started again on the file: recovery settles the killed producer's calls.
-        const kernel = Kernel.open({ ledgerPath: db, seed: Uint8Array.from(Buffer.from(SEED_HEX, 'hex')), checkpoints: false });
+        const kernel = Kernel.open({
+          ledgerPath: db,
+          seed: Uint8Array.from(Buffer.from(SEED_HEX, 'hex')),
+          checkpoints: false,
+        });
         expect(kernel.lastRecovery.left).toEqual([]);
         await kernel.close();
 
         const ledger = openLedger(db, { readonly: true });
         try {
-          const rows = ledger.db.prepare("SELECT seq, receipt_id, session_id, verdict, body FROM ledger_entries WHERE kind = 'receipt' ORDER BY seq").all() as Row[];
+          const rows = ledger.db
+            .prepare(
+              "SELECT seq, receipt_id, session_id, verdict, body FROM ledger_entries WHERE kind = 'receipt' ORDER BY seq",
+            )
+            .all() as Row[];
           const byCall = new Map<number, Row[]>();
           for (const r of rows) {
             const n = JSON.parse(r.body).action.parameters.n as number;
             byCall.set(n, [...(byCall.get(n) ?? []), r]);
           }
-          expect([...byCall.values()].filter((rs) => rs.length !== 1), 'no call has two receipts').toEqual([]);
-          expect([...dispatched].filter((n) => !byCall.has(n)), 'every dispatched call has a receipt').toEqual([]);
+          expect(
+            [...byCall.values()].filter((rs) => rs.length !== 1),
+            'no call has two receipts',
+          ).toEqual([]);
+          expect(
+            [...dispatched].filter((n) => !byCall.has(n)),
+            'every dispatched call has a receipt',
+          ).toEqual([]);
           const acked = new Set(acks.map((a) => a.n));
           // Answered calls were allowed; a dispatched call was committed unanswered (allow) or settled by recovery
           // (incomplete); a call reserved but killed before its tool ran is settled incomplete too (recovery cannot
           // know it never ran, so it claims nothing).
           for (const [n, [r]] of byCall) {
-            expect(acked.has(n) ? ['allow'] : dispatched.has(n) ? ['allow', 'incomplete'] : ['incomplete'], `call ${n}`).toContain(r!.verdict);
+            expect(
+              acked.has(n) ? ['allow'] : dispatched.has(n) ? ['allow', 'incomplete'] : ['incomplete'],
+              `call ${n}`,
+            ).toContain(r!.verdict);
           }
           // Each lane's answered calls appear in its session in the order they were answered.
           for (let lane = 0; lane < 16; lane++) {
-            const answered = acks.filter((a) => rows.find((r) => r.receipt_id === a.id)?.session_id === `lane-${lane}`).map((a) => a.seq);
+            const answered = acks
+              .filter((a) => rows.find((r) => r.receipt_id === a.id)?.session_id === `lane-${lane}`)
+              .map((a) => a.seq);
             expect(answered).toEqual([...answered].sort((a, b) => a - b));
           }
           expect(ledger.db.prepare('SELECT count(*) AS n FROM pending_calls').get()).toEqual({ n: 0 });

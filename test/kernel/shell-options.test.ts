@@ -8,7 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { createCorpusWorkspace } from '../../src/kernel/guards/corpus/index.js';
 import { buildGuards, runGuards } from '../../src/kernel/guards/index.js';
 import { harmlessGitKey } from '../../src/kernel/guards/shell/options/git-config.js';
-import { COMMAND_RULES, formMatches, GIT_SUBCOMMANDS, optionFindings, WRAPPERS } from '../../src/kernel/guards/shell/options/index.js';
+import {
+  COMMAND_RULES,
+  formMatches,
+  GIT_SUBCOMMANDS,
+  optionFindings,
+  WRAPPERS,
+} from '../../src/kernel/guards/shell/options/index.js';
 import type { OptionFinding, OptionForm, Syntax } from '../../src/kernel/guards/shell/options/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -18,7 +24,12 @@ const guards = buildGuards();
 
 /** An argv as shell text (each word single-quoted), judged as a bash tool's command. */
 const quote = (w: string) => `'${w.replaceAll("'", "'\\''")}'`;
-const judge = (argv: readonly string[]) => runGuards(guards, { serverId: 's', toolName: 'bash', arguments: { command: argv.map(quote).join(' ') } }, { pathBases: [ws] });
+const judge = (argv: readonly string[]) =>
+  runGuards(
+    guards,
+    { serverId: 's', toolName: 'bash', arguments: { command: argv.map(quote).join(' ') } },
+    { pathBases: [ws] },
+  );
 
 // Each refused argv and a part of the reason.
 const REFUSED: Array<[argv: string[], reason: string]> = [
@@ -66,7 +77,10 @@ const REFUSED: Array<[argv: string[], reason: string]> = [
   [['git', 'rebase', '--exec', 'sh -c id', 'main'], 'rebase --exec'],
   [['git', 'grep', '-O', 'foo'], 'grep -O'],
   [['git', 'grep', '--open-files-in-pager=vim', 'foo'], 'grep --open-files-in-pager'],
-  ...['sendmail-cmd', 'smtp-server', 'to-cmd', 'cc-cmd', 'header-cmd'].map((o): [string[], string] => [['git', 'send-email', `--${o}=x`, 'p'], `send-email --${o}`]),
+  ...['sendmail-cmd', 'smtp-server', 'to-cmd', 'cc-cmd', 'header-cmd'].map((o): [string[], string] => [
+    ['git', 'send-email', `--${o}=x`, 'p'],
+    `send-email --${o}`,
+  ]),
   [['git', 'daemon', '--access-hook=x'], 'daemon --access-hook'],
   [['git', 'bisect', 'run', 'sh', '-c', 'id'], 'bisect run'],
   [['git', 'submodule', 'foreach', 'sh -c id'], 'submodule foreach'],
@@ -98,7 +112,9 @@ const REFUSED: Array<[argv: string[], reason: string]> = [
   [['npm', '--shell=./evil.sh', 'explore', 'x'], 'npm --shell'],
   [['npm', '--git=./evil.sh', 'install'], 'npm --git'],
   [['npm', '--node-gyp=./evil.sh', 'install'], 'npm --node-gyp'],
-  ...['userconfig', 'globalconfig', 'init-module', 'onload-script', 'editor', 'browser'].map((o): [string[], string] => [['npm', `--${o}=/tmp/x`, 'test'], `npm --${o}`]),
+  ...['userconfig', 'globalconfig', 'init-module', 'onload-script', 'editor', 'browser'].map(
+    (o): [string[], string] => [['npm', `--${o}=/tmp/x`, 'test'], `npm --${o}`],
+  ),
   [['pnpm', '--pnpmfile=/tmp/x.cjs', 'install'], 'pnpm --pnpmfile'],
   [['pnpm', '--global-pnpmfile=/tmp/x.cjs', 'install'], 'pnpm --global-pnpmfile'],
   [['yarn', '--use-yarnrc', '/tmp/rc', 'install'], 'yarn --use-yarnrc'],
@@ -117,7 +133,10 @@ const REFUSED: Array<[argv: string[], reason: string]> = [
   [['make', '--eval=all: ; id'], 'make --eval'],
   [['make', '-E', 'all: ; id'], 'make -E'],
   [['make', 'LD_PRELOAD=./evil.so', 'test'], 'make LD_PRELOAD=… hands LD_PRELOAD to what it runs'],
-  [['make', '-f', '-', 'all'], 'make -f - runs other commands or loads code (reads the makefile, whose recipes run, from standard input)'],
+  [
+    ['make', '-f', '-', 'all'],
+    'make -f - runs other commands or loads code (reads the makefile, whose recipes run, from standard input)',
+  ],
   [['make', '--file=/dev/stdin'], 'make -f /dev/stdin'],
   // rg(1), tar(1)
   [['rg', '--pre', './evil.sh', 'TODO'], 'rg --pre runs'],
@@ -136,7 +155,10 @@ const REFUSED: Array<[argv: string[], reason: string]> = [
   [['tar', '-F', './evil', '-cf', 'a.tar', 'src'], 'tar -F'],
   [['tar', '--new-volume-script=./evil', '-cf', 'a.tar', 'src'], 'tar --new-volume-script'],
   // ssh(1), ssh_config(5), scp(1), sftp(1), rsync(1), zip(1), vim(1)
-  [['ssh', '-o', 'ProxyCommand=sh -c id', 'build.example.org'], 'ssh -o runs other commands or loads code (ProxyCommand=…)'],
+  [
+    ['ssh', '-o', 'ProxyCommand=sh -c id', 'build.example.org'],
+    'ssh -o runs other commands or loads code (ProxyCommand=…)',
+  ],
   [['ssh', '-oLocalCommand=id', '-oPermitLocalCommand=yes', 'build.example.org'], 'LocalCommand=…'],
   [['ssh', '-o', 'KnownHostsCommand sh -c id', 'build.example.org'], 'KnownHostsCommand=…'],
   [['ssh', '-o', 'Include=/tmp/cfg', 'build.example.org'], 'Include=…'],
@@ -182,7 +204,10 @@ const REFUSED: Array<[argv: string[], reason: string]> = [
   // wrappers: through them, and their own forms that run what the line does not show
   [['nice', '-n', '5', 'git', '-c', 'alias.x=!id', 'x'], 'git -c runs'],
   [['timeout', '5', 'tar', '--to-command=id', '-xf', 'a.tar'], 'tar --to-command'],
-  [['find', '.', '-exec', 'git', '-c', 'core.pager=id', 'log', ';'], 'find -exec runs a command that is refused: git -c'],
+  [
+    ['find', '.', '-exec', 'git', '-c', 'core.pager=id', 'log', ';'],
+    'find -exec runs a command that is refused: git -c',
+  ],
   [['sudo', '-s'], 'sudo -s runs other commands'],
   [['sudo', '-i'], 'sudo -i'],
   [['sudo', '-e', '/etc/hosts'], 'sudo -e'],
@@ -195,27 +220,73 @@ const REFUSED: Array<[argv: string[], reason: string]> = [
 ];
 
 const PASSING: string[][] = [
-  ['git', '-c', 'user.name=Build Bot', '-c', 'user.email=bot@example.com', 'commit', '-m', 'x'], ['git', '-c', 'color.ui=never', 'log', '--oneline'],
-  ['git', '-c', 'color.diff.meta=blue', 'diff'], ['git', '-c', 'core.autocrlf=false', 'status'], ['git', '-c', 'init.defaultBranch=main', 'init'],
-  ['git', '-c', 'advice.detachedHead=false', 'checkout', 'v1'], ['git', '-c', 'pull.rebase=false', 'pull'], ['git', '-c', 'http.postBuffer=524288000', 'push'],
-  ['git', '--exec-path'], ['git', '--git-dir=.git', 'log'], ['git', '-C', 'src', 'status'], ['git', 'config', 'user.email', 'bot@example.com'],
-  ['git', 'config', '--global', 'init.defaultBranch', 'main'], ['git', 'config', '--get', 'user.name'], ['git', 'config', '--unset', 'alias.x'],
-  ['git', 'clone', '-c', 'core.autocrlf=false', 'https://github.com/org/r.git'], ['git', 'clone', '--bare', 'https://github.com/org/r.git'], ['git', 'fetch', '-u', 'origin'],
-  ['git', 'rebase', '-i', 'main'], ['git', 'bisect', 'start'], ['git', 'commit', '-m', 'fix -x and -c handling'],
-  ['npm', 'test'], ['npm', 'run', 'build', '--', '-c', 'production'], ['npm', 'ci'], ['npx', '--no', 'tsc', '-p', '.'], ['npx', '--no-install', 'vitest', 'run', '-c', 'vitest.config.ts'],
-  ['npm', 'exec', '--no', '--', 'tsc', '--noEmit'], ['npm', 'config', 'get', 'registry'], ['pnpm', 'install', '--frozen-lockfile'],
-  ['cargo', 'build', '--release'], ['cargo', '+nightly', 'build'], ['cargo', 'rustc', '--', '-C', 'opt-level=3'],
-  ['make', '-C', 'build', 'test'], ['make', '-j4', 'all'], ['make', 'VERBOSE=1'], ['make', 'CFLAGS=-O2'], ['make', '-f', 'Makefile.ci'],
-  ['find', '.', '-name', '*.ts', '-newer', 'package.json'], ['find', '.', '-name', '*.ts', '-exec', 'grep', '-l', 'TODO', '{}', '+'],
-  ['rg', '-n', 'TODO', 'src'], ['rg', '--pre-glob', '*.pdf', 'x'],
-  ['tar', '-C', 'build', '-xzf', 'a.tgz'], ['tar', '-I', 'zstd', '-cf', 'src.tar.zst', 'src'], ['tar', '--use-compress-program=zstd -T0 --long=31', '-cf', 'a.tar.zst', 'src'],
-  ['tar', '--checkpoint=10', '-xf', 'a.tar'], ['tar', '-xfI.tar'],
-  ['ssh', '-o', 'ConnectTimeout=5', 'build.example.org', 'uptime'], ['ssh', '-o', 'StrictHostKeyChecking=no', '-o', 'BatchMode=yes', 'build.example.org'],
-  ['ssh', '-F', '/dev/null', 'build.example.org'], ['ssh', '-p', '2222', 'deploy@build.example.org'], ['ssh', '-i', 'deploy_key', 'build.example.org'],
-  ['ssh', 'build.example.org', 'grep', '-rIl', 'TODO', '/srv'], ['ssh', '-oUserKnownHostsFile=known_Hosts_File', 'build.example.org'], ['scp', '-P', '22', 'a', 'build.example.org:b'],
-  ['rsync', '-av', 'src/', 'build/'], ['rsync', '-avz', '-e', 'ssh', 'src/', 'build.example.org:dst/'], ['rsync', '-e', 'ssh -p 2222 -i deploy_key', '-a', 'src/', 'build.example.org:dst/'], ['rsync', '--delete', '-a', 'src/', 'build/'],
-  ['zip', '-r', 'out.zip', 'src'], ['vim', '+12', 'f'], ['sed', '-n', '/x/{s/a/b/;p}', 'f'], ['sed', '-i', 's/a/b/', 'src/app.ts'], ['sed', '-f', 'fix.sed', 'src/app.ts'],
-  ['nice', '-n', '5', 'git', 'status'], ['sudo', '-u', 'root', 'git', 'status'], ['env', '-C', 'src', 'ls'], ['strace', '-f', '-o', 'trace.txt', 'ls'],
+  ['git', '-c', 'user.name=Build Bot', '-c', 'user.email=bot@example.com', 'commit', '-m', 'x'],
+  ['git', '-c', 'color.ui=never', 'log', '--oneline'],
+  ['git', '-c', 'color.diff.meta=blue', 'diff'],
+  ['git', '-c', 'core.autocrlf=false', 'status'],
+  ['git', '-c', 'init.defaultBranch=main', 'init'],
+  ['git', '-c', 'advice.detachedHead=false', 'checkout', 'v1'],
+  ['git', '-c', 'pull.rebase=false', 'pull'],
+  ['git', '-c', 'http.postBuffer=524288000', 'push'],
+  ['git', '--exec-path'],
+  ['git', '--git-dir=.git', 'log'],
+  ['git', '-C', 'src', 'status'],
+  ['git', 'config', 'user.email', 'bot@example.com'],
+  ['git', 'config', '--global', 'init.defaultBranch', 'main'],
+  ['git', 'config', '--get', 'user.name'],
+  ['git', 'config', '--unset', 'alias.x'],
+  ['git', 'clone', '-c', 'core.autocrlf=false', 'https://github.com/org/r.git'],
+  ['git', 'clone', '--bare', 'https://github.com/org/r.git'],
+  ['git', 'fetch', '-u', 'origin'],
+  ['git', 'rebase', '-i', 'main'],
+  ['git', 'bisect', 'start'],
+  ['git', 'commit', '-m', 'fix -x and -c handling'],
+  ['npm', 'test'],
+  ['npm', 'run', 'build', '--', '-c', 'production'],
+  ['npm', 'ci'],
+  ['npx', '--no', 'tsc', '-p', '.'],
+  ['npx', '--no-install', 'vitest', 'run', '-c', 'vitest.config.ts'],
+  ['npm', 'exec', '--no', '--', 'tsc', '--noEmit'],
+  ['npm', 'config', 'get', 'registry'],
+  ['pnpm', 'install', '--frozen-lockfile'],
+  ['cargo', 'build', '--release'],
+  ['cargo', '+nightly', 'build'],
+  ['cargo', 'rustc', '--', '-C', 'opt-level=3'],
+  ['make', '-C', 'build', 'test'],
+  ['make', '-j4', 'all'],
+  ['make', 'VERBOSE=1'],
+  ['make', 'CFLAGS=-O2'],
+  ['make', '-f', 'Makefile.ci'],
+  ['find', '.', '-name', '*.ts', '-newer', 'package.json'],
+  ['find', '.', '-name', '*.ts', '-exec', 'grep', '-l', 'TODO', '{}', '+'],
+  ['rg', '-n', 'TODO', 'src'],
+  ['rg', '--pre-glob', '*.pdf', 'x'],
+  ['tar', '-C', 'build', '-xzf', 'a.tgz'],
+  ['tar', '-I', 'zstd', '-cf', 'src.tar.zst', 'src'],
+  ['tar', '--use-compress-program=zstd -T0 --long=31', '-cf', 'a.tar.zst', 'src'],
+  ['tar', '--checkpoint=10', '-xf', 'a.tar'],
+  ['tar', '-xfI.tar'],
+  ['ssh', '-o', 'ConnectTimeout=5', 'build.example.org', 'uptime'],
+  ['ssh', '-o', 'StrictHostKeyChecking=no', '-o', 'BatchMode=yes', 'build.example.org'],
+  ['ssh', '-F', '/dev/null', 'build.example.org'],
+  ['ssh', '-p', '2222', 'deploy@build.example.org'],
+  ['ssh', '-i', 'deploy_key', 'build.example.org'],
+  ['ssh', 'build.example.org', 'grep', '-rIl', 'TODO', '/srv'],
+  ['ssh', '-oUserKnownHostsFile=known_Hosts_File', 'build.example.org'],
+  ['scp', '-P', '22', 'a', 'build.example.org:b'],
+  ['rsync', '-av', 'src/', 'build/'],
+  ['rsync', '-avz', '-e', 'ssh', 'src/', 'build.example.org:dst/'],
+  ['rsync', '-e', 'ssh -p 2222 -i deploy_key', '-a', 'src/', 'build.example.org:dst/'],
+  ['rsync', '--delete', '-a', 'src/', 'build/'],
+  ['zip', '-r', 'out.zip', 'src'],
+  ['vim', '+12', 'f'],
+  ['sed', '-n', '/x/{s/a/b/;p}', 'f'],
+  ['sed', '-i', 's/a/b/', 'src/app.ts'],
+  ['sed', '-f', 'fix.sed', 'src/app.ts'],
+  ['nice', '-n', '5', 'git', 'status'],
+  ['sudo', '-u', 'root', 'git', 'status'],
+  ['env', '-C', 'src', 'ls'],
+  ['strace', '-f', '-o', 'trace.txt', 'ls'],
 ];
 
 describe('option forms that run other commands, in shell commands', () => {
@@ -233,12 +304,22 @@ describe('option forms that run other commands, in shell commands', () => {
   it('every form of the table that runs something has a refused case above', () => {
     const hit = (label: string, forms: ReadonlyArray<OptionForm>, syntax: Syntax, cases: string[][]) => {
       for (const form of forms.filter((f) => f.runs !== false)) {
-        expect(cases.some((args) => args.some((w) => formMatches(form, w, syntax))), `${label}: ${JSON.stringify({ ...form, match: form.match?.source })}`).toBe(true);
+        expect(
+          cases.some((args) => args.some((w) => formMatches(form, w, syntax))),
+          `${label}: ${JSON.stringify({ ...form, match: form.match?.source })}`,
+        ).toBe(true);
       }
     };
     for (const [name, rules] of Object.entries(COMMAND_RULES)) {
-      const sharing = Object.entries(COMMAND_RULES).filter(([, r]) => r.forms === rules.forms).map(([n]) => n);
-      hit(name, rules.forms, rules, REFUSED.filter(([a]) => sharing.includes(a[0]!)).map(([a]) => a.slice(1)));
+      const sharing = Object.entries(COMMAND_RULES)
+        .filter(([, r]) => r.forms === rules.forms)
+        .map(([n]) => n);
+      hit(
+        name,
+        rules.forms,
+        rules,
+        REFUSED.filter(([a]) => sharing.includes(a[0]!)).map(([a]) => a.slice(1)),
+      );
     }
     for (const [sub, rule] of Object.entries(GIT_SUBCOMMANDS)) {
       const cases = REFUSED.filter(([a]) => a[0] === 'git' && a[1] === sub).map(([a]) => a.slice(2));
@@ -248,7 +329,11 @@ describe('option forms that run other commands, in shell commands', () => {
     for (const [name, spec] of Object.entries(WRAPPERS)) {
       if (spec.refuseRuns !== true) continue;
       const cases = REFUSED.filter(([a]) => a[0] === name).map(([a]) => a.slice(1));
-      for (const letter of spec.refuseShort ?? '') expect(cases.some((args) => args.some((a) => /^-[^-]/.test(a) && a.includes(letter))), `${name} -${letter}`).toBe(true);
+      for (const letter of spec.refuseShort ?? '')
+        expect(
+          cases.some((args) => args.some((a) => /^-[^-]/.test(a) && a.includes(letter))),
+          `${name} -${letter}`,
+        ).toBe(true);
     }
   });
 });
@@ -257,34 +342,62 @@ describe('directories options name', () => {
   it.each([
     [['tar', '-C', 'cfg', '-cf', 'out.tar', 'credentials'], ['tar', '-cf', 'out.tar', 'credentials'], /\.aws/],
     [['make', '-C', 'keyring', 'all'], ['make', 'all'], /\.ssh/],
-    [['git', '-C', 'src', '-C', '../cfg', 'show', 'HEAD:credentials'], ['git', '-C', 'src', 'show', 'HEAD:credentials'], /\.aws/],
+    [
+      ['git', '-C', 'src', '-C', '../cfg', 'show', 'HEAD:credentials'],
+      ['git', '-C', 'src', 'show', 'HEAD:credentials'],
+      /\.aws/,
+    ],
     [['env', '-C', 'cfg', 'cat', 'credentials'], ['env', 'cat', 'credentials'], /\.aws/],
-  ])('%j: relative words are judged inside the directory (there a symlink to a secret directory); %j passes', (argv, control, pattern) => {
-    const d = judge(argv);
-    expect(d).toMatchObject({ verdict: 'deny', guard: 'shell-command' });
-    expect(d.verdict === 'deny' ? d.reason : '').toMatch(pattern);
-    expect(judge(control)).toMatchObject({ verdict: 'allow' });
-  });
+  ])(
+    '%j: relative words are judged inside the directory (there a symlink to a secret directory); %j passes',
+    (argv, control, pattern) => {
+      const d = judge(argv);
+      expect(d).toMatchObject({ verdict: 'deny', guard: 'shell-command' });
+      expect(d.verdict === 'deny' ? d.reason : '').toMatch(pattern);
+      expect(judge(control)).toMatchObject({ verdict: 'allow' });
+    },
+  );
 });
 
 describe('one table, two readings', () => {
-  const refusedOf = (command: string, args: string[]) => optionFindings(command, args, '/ws').filter((f): f is Extract<OptionFinding, { kind: 'refused' }> => f.kind === 'refused');
+  const refusedOf = (command: string, args: string[]) =>
+    optionFindings(command, args, '/ws').filter(
+      (f): f is Extract<OptionFinding, { kind: 'refused' }> => f.kind === 'refused',
+    );
 
   it('a strict table refuses every form; the shell guard only those that run something', () => {
-    expect(refusedOf('git', ['-c', 'user.name=x', 'commit'])).toEqual([expect.objectContaining({ arg: '-c', runs: false })]);
-    expect(refusedOf('git', ['-c', 'alias.x=!id', 'x'])).toEqual([expect.objectContaining({ arg: '-c', runs: true, detail: 'alias.x=!…' })]);
-    expect(refusedOf('find', ['.', '-exec', 'grep', 'x', '{}', '+'])).toEqual([expect.objectContaining({ arg: '-exec', runs: false })]);
-    expect(refusedOf('ssh', ['-o', 'ConnectTimeout=5', 'h'])).toEqual([expect.objectContaining({ arg: '-o', runs: false })]);
-    expect(refusedOf('ssh', ['-oIdentityFile=/k/IF', 'h'])).toEqual([
-      expect.objectContaining({ arg: '-oIdentityFile=/k/IF', runs: false }), expect.objectContaining({ runs: false }), expect.objectContaining({ runs: false }),
+    expect(refusedOf('git', ['-c', 'user.name=x', 'commit'])).toEqual([
+      expect.objectContaining({ arg: '-c', runs: false }),
     ]);
-    expect(refusedOf('npm', ['run', 'build', '--', '-c', 'prod'])).toEqual([expect.objectContaining({ arg: '-c', runs: false })]);
-    expect(refusedOf('npx', ['vitest', 'run'])).toEqual([expect.objectContaining({ arg: 'vitest', runs: true, commandItself: true })]);
+    expect(refusedOf('git', ['-c', 'alias.x=!id', 'x'])).toEqual([
+      expect.objectContaining({ arg: '-c', runs: true, detail: 'alias.x=!…' }),
+    ]);
+    expect(refusedOf('find', ['.', '-exec', 'grep', 'x', '{}', '+'])).toEqual([
+      expect.objectContaining({ arg: '-exec', runs: false }),
+    ]);
+    expect(refusedOf('ssh', ['-o', 'ConnectTimeout=5', 'h'])).toEqual([
+      expect.objectContaining({ arg: '-o', runs: false }),
+    ]);
+    expect(refusedOf('ssh', ['-oIdentityFile=/k/IF', 'h'])).toEqual([
+      expect.objectContaining({ arg: '-oIdentityFile=/k/IF', runs: false }),
+      expect.objectContaining({ runs: false }),
+      expect.objectContaining({ runs: false }),
+    ]);
+    expect(refusedOf('npm', ['run', 'build', '--', '-c', 'prod'])).toEqual([
+      expect.objectContaining({ arg: '-c', runs: false }),
+    ]);
+    expect(refusedOf('npx', ['vitest', 'run'])).toEqual([
+      expect.objectContaining({ arg: 'vitest', runs: true, commandItself: true }),
+    ]);
     expect(refusedOf('npx', ['--no', 'vitest', 'run'])).toEqual([]);
   });
 
   it('paths options name, relative to the directory earlier options moved to, and the variables make hands on', () => {
-    expect(optionFindings('git', ['-C', 'a', '-C', 'b', 'diff', '--output=p.diff'], undefined).filter((f) => f.kind === 'path')).toEqual([
+    expect(
+      optionFindings('git', ['-C', 'a', '-C', 'b', 'diff', '--output=p.diff'], undefined).filter(
+        (f) => f.kind === 'path',
+      ),
+    ).toEqual([
       { kind: 'path', op: 'cwd', value: 'a', base: undefined, chdir: true },
       { kind: 'path', op: 'cwd', value: 'b', base: 'a', chdir: true },
       { kind: 'path', op: 'write', value: 'p.diff', base: 'a/b', chdir: false },
@@ -296,9 +409,41 @@ describe('one table, two readings', () => {
   });
 
   it('git keys: a short list is harmless, everything else counts as running code', () => {
-    for (const k of ['user.name', 'USER.EMAIL', 'color.ui', 'color.diff.meta', 'core.autocrlf', 'init.defaultBranch', 'pull.rebase']) expect(harmlessGitKey(k), k).toBe(true);
-    for (const k of ['alias.x', 'core.pager', 'core.editor', 'core.sshCommand', 'core.fsmonitor', 'core.hooksPath', 'include.path', 'includeIf.gitdir:/x.path', 'credential.helper',
-      'diff.external', 'diff.x.textconv', 'filter.x.clean', 'merge.x.driver', 'gpg.program', 'safe.directory', 'protocol.ext.allow', 'submodule.x.update',
-      'gc.recentObjectsHook', 'commit.template', 'sequence.editor', 'color', 'user', 'x.y']) expect(harmlessGitKey(k), k).toBe(false);
+    for (const k of [
+      'user.name',
+      'USER.EMAIL',
+      'color.ui',
+      'color.diff.meta',
+      'core.autocrlf',
+      'init.defaultBranch',
+      'pull.rebase',
+    ])
+      expect(harmlessGitKey(k), k).toBe(true);
+    for (const k of [
+      'alias.x',
+      'core.pager',
+      'core.editor',
+      'core.sshCommand',
+      'core.fsmonitor',
+      'core.hooksPath',
+      'include.path',
+      'includeIf.gitdir:/x.path',
+      'credential.helper',
+      'diff.external',
+      'diff.x.textconv',
+      'filter.x.clean',
+      'merge.x.driver',
+      'gpg.program',
+      'safe.directory',
+      'protocol.ext.allow',
+      'submodule.x.update',
+      'gc.recentObjectsHook',
+      'commit.template',
+      'sequence.editor',
+      'color',
+      'user',
+      'x.y',
+    ])
+      expect(harmlessGitKey(k), k).toBe(false);
   });
 });

@@ -17,7 +17,8 @@ const parsed = (text: string): ParsedShell => {
   if (!r.ok) throw new Error(r.reason);
   return r.shell;
 };
-const argvs = (text: string) => parsed(text).commands.map((c) => c.argv.map((f) => f.value ?? `<${f.unknown ?? f.pattern}>`));
+const argvs = (text: string) =>
+  parsed(text).commands.map((c) => c.argv.map((f) => f.value ?? `<${f.unknown ?? f.pattern}>`));
 
 describe('words expand as bash expands them', () => {
   it.each([
@@ -44,11 +45,50 @@ describe('words expand as bash expands them', () => {
 describe('every command is found, with what feeds its standard input', () => {
   it('in pipelines, lists, substitutions, bodies and here-documents', () => {
     const text = [
-      'a | b && c || d; (e); { f; }', 'if g; then h; elif i; then j; else k; fi', 'while l; do m; done', 'for x in 1; do n; done',
-      'case y in y) o;; esac', 'p() { q; }', 'echo "$(r)" `s` <(t) >(u)', 'echo ${v:-$(w)}', 'cat <<EOF\n$(x1)\nEOF', 'time y1', '[[ -f $(z1) ]]',
+      'a | b && c || d; (e); { f; }',
+      'if g; then h; elif i; then j; else k; fi',
+      'while l; do m; done',
+      'for x in 1; do n; done',
+      'case y in y) o;; esac',
+      'p() { q; }',
+      'echo "$(r)" `s` <(t) >(u)',
+      'echo ${v:-$(w)}',
+      'cat <<EOF\n$(x1)\nEOF',
+      'time y1',
+      '[[ -f $(z1) ]]',
     ].join('\n');
     const names = parsed(text).commands.flatMap((c) => (c.argv[0]?.value === undefined ? [] : [c.argv[0].value]));
-    expect(names.sort()).toEqual(['a', 'b', 'c', 'cat', 'd', 'e', 'echo', 'echo', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'q', 'r', 's', 't', 'u', 'w', 'x1', 'y1', 'z1'].sort());
+    expect(names.sort()).toEqual(
+      [
+        'a',
+        'b',
+        'c',
+        'cat',
+        'd',
+        'e',
+        'echo',
+        'echo',
+        'f',
+        'g',
+        'h',
+        'i',
+        'j',
+        'k',
+        'l',
+        'm',
+        'n',
+        'o',
+        'q',
+        'r',
+        's',
+        't',
+        'u',
+        'w',
+        'x1',
+        'y1',
+        'z1',
+      ].sort(),
+    );
   });
 
   it('standard input: a pipe, a here-document, a here-string, a file, or inherited', () => {
@@ -62,10 +102,16 @@ describe('every command is found, with what feeds its standard input', () => {
   });
 
   it('refuses text it cannot parse, NUL characters, and text over the size limit', () => {
-    expect(parseShell('echo "unterminated', home)).toMatchObject({ ok: false, reason: expect.stringContaining('cannot parse') });
+    expect(parseShell('echo "unterminated', home)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('cannot parse'),
+    });
     expect(parseShell('echo $((', home)).toMatchObject({ ok: false });
     expect(parseShell('echo a\0b', home)).toMatchObject({ ok: false, reason: expect.stringContaining('NUL') });
-    expect(parseShell(`echo ${'x'.repeat(70_000)}`, home)).toMatchObject({ ok: false, reason: expect.stringContaining('longer than') });
+    expect(parseShell(`echo ${'x'.repeat(70_000)}`, home)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('longer than'),
+    });
   });
 });
 
@@ -73,7 +119,10 @@ describe('every command is found, with what feeds its standard input', () => {
 function mvdanStatements(text: string): Array<[number, number]> | 'error' {
   try {
     const file = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(text, '');
-    return (file.Stmts as Array<{ Pos(): { Offset(): number }; End(): { Offset(): number } }>).map((s) => [s.Pos().Offset(), s.End().Offset()]);
+    return (file.Stmts as Array<{ Pos(): { Offset(): number }; End(): { Offset(): number } }>).map((s) => [
+      s.Pos().Offset(),
+      s.End().Offset(),
+    ]);
   } catch {
     return 'error';
   }
@@ -94,7 +143,16 @@ describe('the tree parser agrees with sh-syntax (current mvdan/sh)', () => {
       const a = c.arguments as Record<string, unknown>;
       return typeof a['command'] === 'string' && !Array.isArray(a['args']) ? [a['command']] : [];
     }),
-    'echo "unterminated', 'a && ', 'f() {', 'cat <<EOF\nbody\nEOF', 'x=$(( 1 + ))', 'echo $\'a\\\'b\'', '[[ a == b ]] && echo ok', 'select x in a; do b; done', 'coproc cat', 'echo ${x/a/b} ${#x} ${x:1:2}',
+    'echo "unterminated',
+    'a && ',
+    'f() {',
+    'cat <<EOF\nbody\nEOF',
+    'x=$(( 1 + ))',
+    "echo $'a\\'b'",
+    '[[ a == b ]] && echo ok',
+    'select x in a; do b; done',
+    'coproc cat',
+    'echo ${x/a/b} ${#x} ${x:1:2}',
   ];
 
   it(`accepts and refuses the same texts, with the same top-level statements (${texts.length} texts)`, async () => {
@@ -102,7 +160,10 @@ describe('the tree parser agrees with sh-syntax (current mvdan/sh)', () => {
     for (const text of texts) {
       const ours = mvdanStatements(text);
       const theirs = await shSyntaxStatements(text);
-      if (JSON.stringify(ours) !== JSON.stringify(theirs)) disagreements.push(`${JSON.stringify(text)}: mvdan-sh ${JSON.stringify(ours)} vs sh-syntax ${JSON.stringify(theirs)}`);
+      if (JSON.stringify(ours) !== JSON.stringify(theirs))
+        disagreements.push(
+          `${JSON.stringify(text)}: mvdan-sh ${JSON.stringify(ours)} vs sh-syntax ${JSON.stringify(theirs)}`,
+        );
     }
     expect(disagreements).toEqual([]);
   });

@@ -27,7 +27,10 @@ afterEach(async () => {
   for (const k of opened.splice(0)) await k.close();
 });
 
-function kernelAt(path: string, options: { trustedKernelKeys?: string[] } = {}): { kernel: Kernel; server: CountingToolServer } {
+function kernelAt(
+  path: string,
+  options: { trustedKernelKeys?: string[] } = {},
+): { kernel: Kernel; server: CountingToolServer } {
   const kernel = Kernel.open({ ledgerPath: path, seed: SEED, ...options });
   const server = new CountingToolServer();
   kernel.registerToolServer(server);
@@ -35,10 +38,21 @@ function kernelAt(path: string, options: { trustedKernelKeys?: string[] } = {}):
   return { kernel, server };
 }
 const use = (kernel: Kernel, capability: CapabilityToken) =>
-  kernel.evaluateToolCall({ capability, caller: alice.publicKeyHex, serverId: 'fs', toolName: 'read_file', arguments: { path: '/workspace/a' } });
+  kernel.evaluateToolCall({
+    capability,
+    caller: alice.publicKeyHex,
+    serverId: 'fs',
+    toolName: 'read_file',
+    arguments: { path: '/workspace/a' },
+  });
 
 /** The same receipt body re-signed by another key under a fresh nonce: what a hostile co-writer can append. */
-function resign(genuine: Receipt, signer: Ed25519Signer, nonce: string, metadata: Record<string, unknown> = {}): Receipt {
+function resign(
+  genuine: Receipt,
+  signer: Ed25519Signer,
+  nonce: string,
+  metadata: Record<string, unknown> = {},
+): Receipt {
   const { id: _i, kernel_key: _k, signature: _s, algorithm: _a, metadata: meta, ...draft } = genuine;
   const { chio_receipt_signing_nonce: _n, ...rest } = (meta ?? {}) as Record<string, unknown>;
   return signReceipt({ ...draft, metadata: { ...rest, ...metadata } } as never, signer, { nonce });
@@ -83,17 +97,33 @@ describe('projections count only receipts signed by a trusted kernel key', () =>
     writeFileSync(both, `${kernelKey.publicKeyHex}\n`);
     const rogueFile = join(dir, `rogue-pub-${++n}`);
     writeFileSync(rogueFile, `${rogue.publicKeyHex}\n`);
-    const ok = chio(['ledger', 'verify', '--receipt-db', path, '--trusted-kernel-pubkey', both, '--trusted-kernel-pubkey', rogueFile]);
+    const ok = chio([
+      'ledger',
+      'verify',
+      '--receipt-db',
+      path,
+      '--trusted-kernel-pubkey',
+      both,
+      '--trusted-kernel-pubkey',
+      rogueFile,
+    ]);
     expect(ok.status, ok.stdout + ok.stderr).toBe(0);
   });
 
-  it('forged allow receipts naming the victim\'s grant (and its ancestors) do not use up its budget, across a restart', async () => {
+  it("forged allow receipts naming the victim's grant (and its ancestors) do not use up its budget, across a restart", async () => {
     const path = join(dir, `t-${++n}.sqlite`);
     const { kernel, server } = kernelAt(path);
-    const victim = kernel.issueCapability({ subject: alice.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'], max_invocations: 3 }] } });
+    const victim = kernel.issueCapability({
+      subject: alice.publicKeyHex,
+      scope: { grants: [{ server_id: 'fs', tool_name: 'read_file', operations: ['invoke'], max_invocations: 3 }] },
+    });
     const first = await use(kernel, victim);
     expect(first).toMatchObject({ ok: true });
-    const forged = Array.from({ length: 6 }, (_, i) => resign(first.receipt, rogue, `forged-${i}`, { chio_ancestor_grants: [{ capability_id: victim.id, grant_index: 0 }] }));
+    const forged = Array.from({ length: 6 }, (_, i) =>
+      resign(first.receipt, rogue, `forged-${i}`, {
+        chio_ancestor_grants: [{ capability_id: victim.id, grant_index: 0 }],
+      }),
+    );
     await appendForeign(path, forged);
 
     expect(await use(kernel, victim)).toMatchObject({ ok: true });
@@ -113,7 +143,11 @@ describe('projections count only receipts signed by a trusted kernel key', () =>
 
     // Reopened (projections read back from the file), the count is still the three real calls.
     const { kernel: again } = kernelAt(path);
-    expect(await use(again, victim)).toMatchObject({ ok: false, guard: 'budget', reason: expect.stringContaining('used 3 of 3') });
+    expect(await use(again, victim)).toMatchObject({
+      ok: false,
+      guard: 'budget',
+      reason: expect.stringContaining('used 3 of 3'),
+    });
   });
 
   it('a key the operator configures as trusted is counted: its revocation stops the token', async () => {

@@ -28,23 +28,39 @@ const backends: Array<[string, () => Promise<string>]> = [
   ['PostgreSQL', async () => (await freshPgDatabase()).url],
 ];
 
-const subtrees = (location: string) => ledgerRows<{ level: number; idx: number; hash: Buffer }>(location, 'SELECT level, idx, hash FROM merkle_subtrees ORDER BY level, idx')
-  .then((rows) => rows.map((r) => `${r.level}:${r.idx}:${Buffer.from(r.hash).toString('hex')}`));
+const subtrees = (location: string) =>
+  ledgerRows<{ level: number; idx: number; hash: Buffer }>(
+    location,
+    'SELECT level, idx, hash FROM merkle_subtrees ORDER BY level, idx',
+  ).then((rows) => rows.map((r) => `${r.level}:${r.idx}:${Buffer.from(r.hash).toString('hex')}`));
 
 describe.each(backends)('checkpoints on %s', (_name, fresh) => {
   it('a kernel checkpoints every 5 entries and at close; chio ledger verify checks every stored checkpoint against the entries', async () => {
     const location = await fresh();
-    const kernel = await Kernel.connect({ ledgerPath: location, seed: fromHex('07'.repeat(32)), checkpoints: { everyEntries: 5 } });
+    const kernel = await Kernel.connect({
+      ledgerPath: location,
+      seed: fromHex('07'.repeat(32)),
+      checkpoints: { everyEntries: 5 },
+    });
     kernel.registerToolServer(new CountingToolServer());
     const agent = signerFromSeed(fromHex('08'.repeat(32)));
     const cap = kernel.issueCapability({ subject: agent.publicKeyHex });
     for (let i = 0; i < 12; i++) {
-      await kernel.evaluateToolCall({ capability: cap, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'hello_tool', arguments: { name: `n${i}` }, sessionId: 's' });
+      await kernel.evaluateToolCall({
+        capability: cap,
+        caller: agent.publicKeyHex,
+        serverId: 'fs',
+        toolName: 'hello_tool',
+        arguments: { name: `n${i}` },
+        sessionId: 's',
+      });
       // Checkpoints are made after the append that makes them due: let one in flight finish.
       await new Promise((r) => setTimeout(r, 20));
     }
     await kernel.close();
-    const sizes = (await ledgerRows<{ tree_size: number }>(location, 'SELECT tree_size FROM ledger_checkpoints ORDER BY tree_size')).map((r) => r.tree_size);
+    const sizes = (
+      await ledgerRows<{ tree_size: number }>(location, 'SELECT tree_size FROM ledger_checkpoints ORDER BY tree_size')
+    ).map((r) => r.tree_size);
     expect(sizes).toEqual([5, 10, 12]);
     const v = chio(['ledger', 'verify', '--receipt-db', location, '--trusted-kernel-pubkey', pubFile]);
     expect(v.status, v.stdout + v.stderr).toBe(0);
@@ -58,11 +74,23 @@ describe.each(backends)('checkpoints on %s', (_name, fresh) => {
     if (isPostgresUrl(location)) expect(chio(['ledger', 'copy', '--from', source, '--to', location]).status).toBe(0);
     else writeFileSync(location, readFileSync(source));
     const anchor = join(dir, `anchor-${++n}.txt`);
-    const made = chio(['ledger', 'checkpoint', '--receipt-db', location, '--kernel-seed-file', seedFile, '--anchor-file', anchor]);
+    const made = chio([
+      'ledger',
+      'checkpoint',
+      '--receipt-db',
+      location,
+      '--kernel-seed-file',
+      seedFile,
+      '--anchor-file',
+      anchor,
+    ]);
     expect(made.status, made.stderr).toBe(0);
-    await ledgerExec(location, isPostgresUrl(location)
-      ? 'ALTER TABLE ledger_entries DISABLE TRIGGER USER; DELETE FROM ledger_entries WHERE seq >= 10'
-      : 'DROP TRIGGER ledger_entries_no_delete; DELETE FROM ledger_entries WHERE seq >= 10');
+    await ledgerExec(
+      location,
+      isPostgresUrl(location)
+        ? 'ALTER TABLE ledger_entries DISABLE TRIGGER USER; DELETE FROM ledger_entries WHERE seq >= 10'
+        : 'DROP TRIGGER ledger_entries_no_delete; DELETE FROM ledger_entries WHERE seq >= 10',
+    );
     const v = chio(['ledger', 'verify', '--receipt-db', location, '--trusted-kernel-pubkey', pubFile, '--json']);
     expect(v.status).toBe(1);
     const verdict = JSON.parse(v.stdout);
@@ -72,10 +100,22 @@ describe.each(backends)('checkpoints on %s', (_name, fresh) => {
     expect(again.status).not.toBe(0);
     expect(errorCode(again.stderr)).toBe('CHIO-CHECKPOINT-INCONSISTENT');
     // The operator deletes the stored checkpoints too: the note kept elsewhere still catches the cut.
-    await ledgerExec(location, isPostgresUrl(location)
-      ? 'ALTER TABLE ledger_checkpoints DISABLE TRIGGER USER; DELETE FROM ledger_checkpoints'
-      : 'DROP TRIGGER IF EXISTS ledger_checkpoints_no_delete; DELETE FROM ledger_checkpoints');
-    const anchored = chio(['ledger', 'verify', '--receipt-db', location, '--trusted-kernel-pubkey', pubFile, '--anchor-file', anchor]);
+    await ledgerExec(
+      location,
+      isPostgresUrl(location)
+        ? 'ALTER TABLE ledger_checkpoints DISABLE TRIGGER USER; DELETE FROM ledger_checkpoints'
+        : 'DROP TRIGGER IF EXISTS ledger_checkpoints_no_delete; DELETE FROM ledger_checkpoints',
+    );
+    const anchored = chio([
+      'ledger',
+      'verify',
+      '--receipt-db',
+      location,
+      '--trusted-kernel-pubkey',
+      pubFile,
+      '--anchor-file',
+      anchor,
+    ]);
     expect(anchored.status).toBe(1);
     expect(anchored.stdout).toMatch(/anchor_size: the checkpoint covers 13 entries but the ledger holds 9/);
   });
@@ -90,7 +130,16 @@ describe('the same entries on both stores', () => {
     expect(await subtrees(url)).toEqual(await subtrees(file));
     expect((await subtrees(file)).length).toBe(50 + 25 + 12 + 6 + 3 + 1);
     const notes = [file, url].map((location) => {
-      const r = chio(['ledger', 'checkpoint', '--receipt-db', location, '--kernel-seed-file', seedFile, '--origin', 'chio-ledger/test']);
+      const r = chio([
+        'ledger',
+        'checkpoint',
+        '--receipt-db',
+        location,
+        '--kernel-seed-file',
+        seedFile,
+        '--origin',
+        'chio-ledger/test',
+      ]);
       expect(r.status, r.stderr).toBe(0);
       return r.stdout;
     });
@@ -102,15 +151,45 @@ describe('the same entries on both stores', () => {
     await kernelLedger(file, 30);
     const { url } = await freshPgDatabase();
     expect(chio(['ledger', 'copy', '--from', file, '--to', url]).status).toBe(0);
-    for (const location of [file, url]) expect(chio(['ledger', 'checkpoint', '--receipt-db', location, '--kernel-seed-file', seedFile, '--origin', 'chio-ledger/test']).status).toBe(0);
-    const id = (await ledgerRows<{ receipt_id: string }>(file, 'SELECT receipt_id FROM ledger_entries WHERE seq = 17'))[0]!.receipt_id;
-    for (const args of [['--receipt-id', id], ['--receipt-id', id, '--tree-size', '20'], ['--consistency', '--old-size', '7'], ['--consistency', '--old-size', '7', '--new-size', '29']]) {
+    for (const location of [file, url])
+      expect(
+        chio([
+          'ledger',
+          'checkpoint',
+          '--receipt-db',
+          location,
+          '--kernel-seed-file',
+          seedFile,
+          '--origin',
+          'chio-ledger/test',
+        ]).status,
+      ).toBe(0);
+    const id = (
+      await ledgerRows<{ receipt_id: string }>(file, 'SELECT receipt_id FROM ledger_entries WHERE seq = 17')
+    )[0]!.receipt_id;
+    for (const args of [
+      ['--receipt-id', id],
+      ['--receipt-id', id, '--tree-size', '20'],
+      ['--consistency', '--old-size', '7'],
+      ['--consistency', '--old-size', '7', '--new-size', '29'],
+    ]) {
       const [lite, post] = [file, url].map((location) => chio(['ledger', 'prove', '--receipt-db', location, ...args]));
       expect(post!.status, post!.stderr).toBe(0);
       expect(post!.stdout, args.join(' ')).toBe(lite!.stdout);
     }
     const bundle = join(dir, 'session.evidence.json');
-    const exported = chio(['evidence', 'export', '--receipt-db', url, '--session-id', 's-1', '--kernel-seed-file', seedFile, '--output', bundle]);
+    const exported = chio([
+      'evidence',
+      'export',
+      '--receipt-db',
+      url,
+      '--session-id',
+      's-1',
+      '--kernel-seed-file',
+      seedFile,
+      '--output',
+      bundle,
+    ]);
     expect(exported.status, exported.stderr).toBe(0);
     expect(exported.stdout).toMatch(/session s-1, 10 receipts, proofs against the checkpoint of 31 entries/);
     const checked = chio(['evidence', 'verify', bundle, '--trusted-kernel-pubkey', pubFile]);
@@ -123,14 +202,19 @@ describe('the same entries on both stores', () => {
     await kernelLedger(file, 25);
     const { url, name } = await freshPgDatabase();
     expect(chio(['ledger', 'copy', '--from', file, '--to', url]).status).toBe(0);
-    const projections = async (location: string) => Promise.all([
-      ledgerRows(location, 'SELECT * FROM ledger_sessions ORDER BY session_id'),
-      ledgerRows(location, 'SELECT * FROM revoked_capabilities ORDER BY capability_id'),
-      ledgerRows(location, 'SELECT * FROM grant_usage ORDER BY capability_id, grant_index'),
-      subtrees(location),
-    ]);
+    const projections = async (location: string) =>
+      Promise.all([
+        ledgerRows(location, 'SELECT * FROM ledger_sessions ORDER BY session_id'),
+        ledgerRows(location, 'SELECT * FROM revoked_capabilities ORDER BY capability_id'),
+        ledgerRows(location, 'SELECT * FROM grant_usage ORDER BY capability_id, grant_index'),
+        subtrees(location),
+      ]);
     const expected = await projections(file);
-    await admin("DELETE FROM ledger_sessions WHERE session_id = 's-1'; DELETE FROM revoked_capabilities; UPDATE grant_usage SET invocations = 0; DELETE FROM merkle_subtrees WHERE level = 2", [], name);
+    await admin(
+      "DELETE FROM ledger_sessions WHERE session_id = 's-1'; DELETE FROM revoked_capabilities; UPDATE grant_usage SET invocations = 0; DELETE FROM merkle_subtrees WHERE level = 2",
+      [],
+      name,
+    );
     expect(chio(['ledger', 'verify', '--receipt-db', url]).status).toBe(1);
     const r = chio(['ledger', 'rebuild-projections', '--receipt-db', url, '--json']);
     expect(r.status, r.stderr).toBe(0);

@@ -22,7 +22,9 @@ type Result = { mode: string; outcome: Outcome; stderr: string };
 /** Starts every worker and waits until all are loaded; `go()` releases them at once. */
 async function start(db: string, modes: Array<'kernel' | 'verify'>): Promise<{ go: () => Promise<Result[]> }> {
   const children = modes.map((mode, i) => {
-    const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [WORKER, db, mode, String(i)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [WORKER, db, mode, String(i)], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     const ready = new Promise<void>((resolve) => {
@@ -83,7 +85,9 @@ function expectLedger(db: string, producers: number): void {
   const ledger = openLedger(db, { readonly: true });
   try {
     expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: producers });
-    const seqs = ledger.db.prepare('SELECT min(seq) AS lo, max(seq) AS hi, count(DISTINCT producer) AS p FROM ledger_entries').get();
+    const seqs = ledger.db
+      .prepare('SELECT min(seq) AS lo, max(seq) AS hi, count(DISTINCT producer) AS p FROM ledger_entries')
+      .get();
     expect(seqs).toEqual({ lo: 1, hi: producers, p: producers });
   } finally {
     ledger.close();
@@ -162,7 +166,9 @@ describe('an open that cannot get the lock', () => {
     other.exec('BEGIN EXCLUSIVE');
     const before = createHash('sha256').update(readFileSync(db)).digest('hex');
     try {
-      expect(() => openLedger(db, { busyTimeoutMs: 200 })).toThrowError(expect.objectContaining({ code: 'CHIO-LEDGER-BUSY' }));
+      expect(() => openLedger(db, { busyTimeoutMs: 200 })).toThrowError(
+        expect.objectContaining({ code: 'CHIO-LEDGER-BUSY' }),
+      );
     } finally {
       other.exec('ROLLBACK');
       other.close();

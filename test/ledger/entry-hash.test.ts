@@ -18,7 +18,14 @@ describe('entry hash input', () => {
         fc.option(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), { nil: null }),
         (seq, prevHash, receiptSha256, sessionId, sessionPrevSeq) => {
           const link = { seq, prevHash, receiptSha256, sessionId, sessionPrevSeq };
-          const object = { schema: LEDGER_ENTRY_SCHEMA_ID, seq, prev_hash: prevHash, receipt_sha256: receiptSha256, session_id: sessionId, session_prev_seq: sessionPrevSeq };
+          const object = {
+            schema: LEDGER_ENTRY_SCHEMA_ID,
+            seq,
+            prev_hash: prevHash,
+            receipt_sha256: receiptSha256,
+            session_id: sessionId,
+            session_prev_seq: sessionPrevSeq,
+          };
           expect(entryHashInput(link)).toBe(canonicalJson(object));
           expect(entryHash(link)).toBe(hashCanonical(object));
         },
@@ -28,6 +35,14 @@ describe('entry hash input', () => {
   });
 
   it('a session id with a lone surrogate is refused rather than hashed', () => {
-    expect(() => entryHash({ seq: 1, prevHash: '0'.repeat(64), receiptSha256: 'a'.repeat(64), sessionId: 'x\ud800', sessionPrevSeq: null })).toThrow(/lone surrogate/);
+    expect(() =>
+      entryHash({
+        seq: 1,
+        prevHash: '0'.repeat(64),
+        receiptSha256: 'a'.repeat(64),
+        sessionId: 'x\ud800',
+        sessionPrevSeq: null,
+      }),
+    ).toThrow(/lone surrogate/);
   });
 });

@@ -26,7 +26,9 @@ describe('foreign files', () => {
   it('a zero-byte file is initialised by a writer (nothing to lose) but refused by a reader', () => {
     const path = join(dir, 'empty.sqlite');
     writeFileSync(path, '');
-    expect(() => openLedger(path, { readonly: true })).toThrowError(expect.objectContaining({ code: 'CHIO-LEDGER-FOREIGN-DATABASE' }));
+    expect(() => openLedger(path, { readonly: true })).toThrowError(
+      expect.objectContaining({ code: 'CHIO-LEDGER-FOREIGN-DATABASE' }),
+    );
     const l = openLedger(path);
     expect(appendReceiptSync(l, { receipt: mixedReceipt(1) }).seq).toBe(1);
     l.close();

@@ -2,7 +2,13 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { appendReceiptSync, CHIO_APPLICATION_ID, LEDGER_SCHEMA_VERSION, openLedger, verifyChain } from '../../src/ledger/index.js';
+import {
+  appendReceiptSync,
+  CHIO_APPLICATION_ID,
+  LEDGER_SCHEMA_VERSION,
+  openLedger,
+  verifyChain,
+} from '../../src/ledger/index.js';
 import { signReceipt } from '../../src/receipt/index.js';
 import { allowDraft, mixedReceipt, testSigner } from '../helpers/receipts.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -10,7 +16,8 @@ import { tempDir } from '../helpers/tmp.js';
 const dir = tempDir();
 let n = 0;
 const freshPath = () => join(dir, `ledger-${++n}.sqlite`);
-const count = (db: Database.Database) => (db.prepare('SELECT count(*) AS n FROM ledger_entries').get() as { n: number }).n;
+const count = (db: Database.Database) =>
+  (db.prepare('SELECT count(*) AS n FROM ledger_entries').get() as { n: number }).n;
 
 describe('opening a ledger', () => {
   it('sets and asserts WAL, synchronous=FULL, busy_timeout and foreign keys, and marks the file as a Chio ledger', () => {
@@ -37,7 +44,9 @@ describe('opening a ledger', () => {
 
   it('a read-only open of a missing path fails and creates nothing', async () => {
     const path = freshPath();
-    expect(() => openLedger(path, { readonly: true })).toThrowError(expect.objectContaining({ code: 'CHIO-LEDGER-NOT-FOUND' }));
+    expect(() => openLedger(path, { readonly: true })).toThrowError(
+      expect.objectContaining({ code: 'CHIO-LEDGER-NOT-FOUND' }),
+    );
     const { existsSync } = await import('node:fs');
     expect(existsSync(path)).toBe(false);
   });
@@ -47,7 +56,9 @@ describe('append-only', () => {
   it('UPDATE and DELETE on ledger_entries are refused by triggers', () => {
     const ledger = openLedger(freshPath());
     appendReceiptSync(ledger, { receipt: mixedReceipt(1) });
-    expect(() => ledger.db.prepare("UPDATE ledger_entries SET tool_name = 'x'").run()).toThrow(/append-only \(UPDATE refused\)/);
+    expect(() => ledger.db.prepare("UPDATE ledger_entries SET tool_name = 'x'").run()).toThrow(
+      /append-only \(UPDATE refused\)/,
+    );
     expect(() => ledger.db.prepare('DELETE FROM ledger_entries').run()).toThrow(/append-only \(DELETE refused\)/);
     expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 1 });
     ledger.close();
@@ -60,11 +71,15 @@ describe('append-only', () => {
     const insert = (over: Record<string, unknown>) => {
       const r = { ...row, receipt_id: 'f'.repeat(64), entry_hash: 'e'.repeat(64), ...over };
       const cols = Object.keys(r);
-      ledger.db.prepare(`INSERT INTO ledger_entries (${cols.join(',')}) VALUES (${cols.map((c) => '@' + c).join(',')})`).run(r);
+      ledger.db
+        .prepare(`INSERT INTO ledger_entries (${cols.join(',')}) VALUES (${cols.map((c) => '@' + c).join(',')})`)
+        .run(r);
     };
     expect(() => insert({ seq: 3, prev_hash: row['entry_hash'] })).toThrow(/seq must be the head seq \+ 1/);
     expect(() => insert({ seq: 2, prev_hash: 'a'.repeat(64) })).toThrow(/prev_hash must be the entry_hash of seq - 1/);
-    expect(() => insert({ seq: 2, prev_hash: row['entry_hash'], session_id: 's', session_prev_seq: 1 })).toThrow(/session_prev_seq/);
+    expect(() => insert({ seq: 2, prev_hash: row['entry_hash'], session_id: 's', session_prev_seq: 1 })).toThrow(
+      /session_prev_seq/,
+    );
     expect(count(ledger.db)).toBe(1);
     ledger.close();
   });
@@ -90,9 +105,15 @@ describe('appending', () => {
       expect.objectContaining({ code: 'CHIO-RECEIPT-UNVERIFIED', message: expect.stringContaining('(id)') }),
     );
     const resigned = { ...mixedReceipt(3), signature: mixedReceipt(4).signature };
-    expect(() => appendReceiptSync(ledger, { receipt: resigned })).toThrowError(expect.objectContaining({ message: expect.stringContaining('(signature)') }));
-    expect(() => appendReceiptSync(ledger, { receipt: { hello: 'world' } as never })).toThrowError(expect.objectContaining({ message: expect.stringContaining('(schema)') }));
-    expect(() => appendReceiptSync(ledger, { receipt: mixedReceipt(5), sessionId: '' })).toThrowError(expect.objectContaining({ code: 'CHIO-RECEIPT-INVALID' }));
+    expect(() => appendReceiptSync(ledger, { receipt: resigned })).toThrowError(
+      expect.objectContaining({ message: expect.stringContaining('(signature)') }),
+    );
+    expect(() => appendReceiptSync(ledger, { receipt: { hello: 'world' } as never })).toThrowError(
+      expect.objectContaining({ message: expect.stringContaining('(schema)') }),
+    );
+    expect(() => appendReceiptSync(ledger, { receipt: mixedReceipt(5), sessionId: '' })).toThrowError(
+      expect.objectContaining({ code: 'CHIO-RECEIPT-INVALID' }),
+    );
     expect(count(ledger.db)).toBe(1);
     expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 1 });
     ledger.close();
@@ -109,7 +130,9 @@ describe('appending', () => {
     const ledger = openLedger(freshPath());
     const r = signReceipt(allowDraft(1), testSigner, { nonce: 'same' });
     appendReceiptSync(ledger, { receipt: r });
-    expect(() => appendReceiptSync(ledger, { receipt: r })).toThrowError(expect.objectContaining({ code: 'CHIO-LEDGER-DUPLICATE-RECEIPT' }));
+    expect(() => appendReceiptSync(ledger, { receipt: r })).toThrowError(
+      expect.objectContaining({ code: 'CHIO-LEDGER-DUPLICATE-RECEIPT' }),
+    );
     expect(count(ledger.db)).toBe(1);
     expect(verifyChain(ledger)).toMatchObject({ ok: true });
     ledger.close();

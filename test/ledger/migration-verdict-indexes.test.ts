@@ -27,18 +27,48 @@ const dir = tempDir();
 
 /** The i-th receipt: the mixed stream (allows, denies, observations) plus cancelled and incomplete calls. */
 function receipt(i: number): Receipt {
-  if (i % 11 === 4) return signReceipt(allowDraft(i, { decision: { verdict: 'cancelled', reason: 'the caller cancelled' }, content_hash: NULL_CONTENT_HASH }), testSigner, { nonce: `c-${i}` });
-  if (i % 13 === 9) return signReceipt(allowDraft(i, { decision: { verdict: 'incomplete', reason: 'no receipt after dispatch' }, content_hash: hashCanonical(null) }), testSigner, { nonce: `n-${i}` });
+  if (i % 11 === 4)
+    return signReceipt(
+      allowDraft(i, {
+        decision: { verdict: 'cancelled', reason: 'the caller cancelled' },
+        content_hash: NULL_CONTENT_HASH,
+      }),
+      testSigner,
+      { nonce: `c-${i}` },
+    );
+  if (i % 13 === 9)
+    return signReceipt(
+      allowDraft(i, {
+        decision: { verdict: 'incomplete', reason: 'no receipt after dispatch' },
+        content_hash: hashCanonical(null),
+      }),
+      testSigner,
+      { nonce: `n-${i}` },
+    );
   return mixedReceipt(i);
 }
 
-
-const TABLES = ['ledger_entries', 'ledger_sessions', 'revoked_capabilities', 'grant_usage', 'merkle_subtrees', 'ledger_checkpoints', 'pending_calls'];
-const contents = (db: Database.Database) => Object.fromEntries(TABLES.map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all()]));
+const TABLES = [
+  'ledger_entries',
+  'ledger_sessions',
+  'revoked_capabilities',
+  'grant_usage',
+  'merkle_subtrees',
+  'ledger_checkpoints',
+  'pending_calls',
+];
+const contents = (db: Database.Database) =>
+  Object.fromEntries(TABLES.map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all()]));
 const schemaObjects = (db: Database.Database, types: string[]) =>
-  db.prepare(`SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE type IN (${types.map(() => '?').join(', ')}) ORDER BY type, name`).all(...types);
+  db
+    .prepare(
+      `SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE type IN (${types.map(() => '?').join(', ')}) ORDER BY type, name`,
+    )
+    .all(...types);
 const plan = (db: Database.Database, sql: string, ...params: unknown[]) =>
-  (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+  (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>)
+    .map((r) => r.detail)
+    .join(' | ');
 
 const N = 120;
 const source = join(dir, 'source.sqlite');
@@ -49,14 +79,17 @@ let triggersAndViews: unknown[];
 beforeAll(() => {
   // The entries as the current chio writes them; the columns and values are the same at schema 7.
   const writer = openLedger(source);
-  for (let i = 0; i < N; i++) appendReceiptSync(writer, { receipt: receipt(i), sessionId: i % 4 === 0 ? null : `s${i % 3}` });
+  for (let i = 0; i < N; i++)
+    appendReceiptSync(writer, { receipt: receipt(i), sessionId: i % 4 === 0 ? null : `s${i % 3}` });
   writer.close();
 
   const old = oldSchema(schema7, 7);
   old.prepare('ATTACH DATABASE ? AS src').run(source);
   for (const t of TABLES) old.exec(`INSERT INTO ${t} SELECT * FROM src.${t}`);
   old.exec('DETACH DATABASE src');
-  expect(old.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name = 'ledger_entries_verdict'").get()).toBeDefined();
+  expect(
+    old.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name = 'ledger_entries_verdict'").get(),
+  ).toBeDefined();
   before = contents(old);
   triggersAndViews = schemaObjects(old, ['trigger', 'view']);
   old.close();
@@ -68,7 +101,9 @@ describe('upgrading a schema-7 ledger to schema 8 (verdict indexes)', () => {
     try {
       expect(l.db.pragma('user_version', { simple: true })).toBe(7);
       const denies = listEntries(l, { outcome: 'deny' }, { limit: 1000 });
-      expect(denies.totalCount).toBe((before.ledger_entries as Array<{ verdict: string | null }>).filter((e) => e.verdict === 'deny').length);
+      expect(denies.totalCount).toBe(
+        (before.ledger_entries as Array<{ verdict: string | null }>).filter((e) => e.verdict === 'deny').length,
+      );
     } finally {
       l.close();
     }
@@ -80,7 +115,11 @@ describe('upgrading a schema-7 ledger to schema 8 (verdict indexes)', () => {
       expect(l.db.pragma('user_version', { simple: true })).toBe(LEDGER_SCHEMA_VERSION);
       expect(contents(l.db)).toEqual(before);
       expect(schemaObjects(l.db, ['trigger', 'view'])).toEqual(triggersAndViews);
-      const indexes = (l.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'ledger_entries' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+      const indexes = (
+        l.db
+          .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'ledger_entries' ORDER BY name")
+          .all() as Array<{ name: string }>
+      ).map((r) => r.name);
       expect(indexes).toEqual([
         'ledger_entries_capability',
         'ledger_entries_receipt_id_unique',
@@ -98,7 +137,9 @@ describe('upgrading a schema-7 ledger to schema 8 (verdict indexes)', () => {
     const fresh = openLedger(join(dir, 'fresh.sqlite'));
     const migrated = new Database(schema7, { readonly: true });
     try {
-      expect(schemaObjects(migrated, ['table', 'index', 'trigger', 'view'])).toEqual(schemaObjects(fresh.db, ['table', 'index', 'trigger', 'view']));
+      expect(schemaObjects(migrated, ['table', 'index', 'trigger', 'view'])).toEqual(
+        schemaObjects(fresh.db, ['table', 'index', 'trigger', 'view']),
+      );
     } finally {
       migrated.close();
       fresh.close();
@@ -112,14 +153,39 @@ describe('upgrading a schema-7 ledger to schema 8 (verdict indexes)', () => {
       appendReceiptSync(l, { receipt: receipt(N + 1), sessionId: 's1' }); // an allow
       // INDEXED BY needs the verdict as a literal: SQLite matches a partial index against the query's terms.
       for (const verdict of ['deny', 'cancelled', 'incomplete']) {
-        const rows = l.db.prepare(`SELECT seq FROM ledger_entries NOT INDEXED WHERE verdict = '${verdict}' ORDER BY seq`).all();
+        const rows = l.db
+          .prepare(`SELECT seq FROM ledger_entries NOT INDEXED WHERE verdict = '${verdict}' ORDER BY seq`)
+          .all();
         expect(rows.length, verdict).toBeGreaterThan(0);
-        expect(l.db.prepare(`SELECT seq FROM ledger_entries INDEXED BY ledger_entries_verdict_not_allow WHERE verdict = '${verdict}' ORDER BY seq`).all(), verdict).toEqual(rows);
+        expect(
+          l.db
+            .prepare(
+              `SELECT seq FROM ledger_entries INDEXED BY ledger_entries_verdict_not_allow WHERE verdict = '${verdict}' ORDER BY seq`,
+            )
+            .all(),
+          verdict,
+        ).toEqual(rows);
       }
-      const partial = l.db.prepare('SELECT count(*) AS n FROM ledger_entries INDEXED BY ledger_entries_verdict_not_allow WHERE verdict = \'deny\' OR verdict = \'cancelled\' OR verdict = \'incomplete\'').get() as { n: number };
-      expect(partial.n).toBe((l.db.prepare("SELECT count(*) AS n FROM ledger_entries NOT INDEXED WHERE verdict IS NOT NULL AND verdict <> 'allow'").get() as { n: number }).n);
+      const partial = l.db
+        .prepare(
+          "SELECT count(*) AS n FROM ledger_entries INDEXED BY ledger_entries_verdict_not_allow WHERE verdict = 'deny' OR verdict = 'cancelled' OR verdict = 'incomplete'",
+        )
+        .get() as { n: number };
+      expect(partial.n).toBe(
+        (
+          l.db
+            .prepare(
+              "SELECT count(*) AS n FROM ledger_entries NOT INDEXED WHERE verdict IS NOT NULL AND verdict <> 'allow'",
+            )
+            .get() as { n: number }
+        ).n,
+      );
       // An allow cannot be looked up through it: SQLite refuses, the index has no allow rows to give.
-      expect(() => l.db.prepare("SELECT seq FROM ledger_entries INDEXED BY ledger_entries_verdict_not_allow WHERE verdict = 'allow'").all()).toThrow(/no query solution/);
+      expect(() =>
+        l.db
+          .prepare("SELECT seq FROM ledger_entries INDEXED BY ledger_entries_verdict_not_allow WHERE verdict = 'allow'")
+          .all(),
+      ).toThrow(/no query solution/);
       expect(verifyChain(l)).toMatchObject({ ok: true, entries: N + 2 });
     } finally {
       l.close();
@@ -129,30 +195,54 @@ describe('upgrading a schema-7 ledger to schema 8 (verdict indexes)', () => {
   it('queries by verdict are still answered from an index: listing and counting a verdict, grouping by it, the auditor views', () => {
     const l = openLedger(schema7, { readonly: true });
     try {
-      const rows = l.db.prepare('SELECT seq, verdict FROM ledger_entries NOT INDEXED ORDER BY seq').all() as Array<{ seq: number; verdict: string | null }>;
+      const rows = l.db.prepare('SELECT seq, verdict FROM ledger_entries NOT INDEXED ORDER BY seq').all() as Array<{
+        seq: number;
+        verdict: string | null;
+      }>;
       const count = (v: string | null) => rows.filter((r) => r.verdict === v).length;
       // receipt list --outcome: the page in seq order with a cursor, and the total.
       for (const outcome of ['deny', 'cancelled', 'incomplete', 'allow']) {
         const first = listEntries(l, { outcome }, { limit: 3 });
         const second = listEntries(l, { outcome }, { limit: 3, cursor: first.nextCursor ?? 0 });
         const expected = rows.filter((r) => r.verdict === outcome).map((r) => r.seq);
-        expect([...first.entries, ...second.entries].map((e) => e.seq), outcome).toEqual(expected.slice(0, 6));
+        expect(
+          [...first.entries, ...second.entries].map((e) => e.seq),
+          outcome,
+        ).toEqual(expected.slice(0, 6));
         expect(first.totalCount, outcome).toBe(expected.length);
       }
       const stats = ledgerStats(l);
-      expect(stats.byVerdict).toEqual({ allow: count('allow'), deny: count('deny'), cancelled: count('cancelled'), incomplete: count('incomplete'), none: count(null) });
+      expect(stats.byVerdict).toEqual({
+        allow: count('allow'),
+        deny: count('deny'),
+        cancelled: count('cancelled'),
+        incomplete: count('incomplete'),
+        none: count(null),
+      });
 
       // The plans: a bound rare verdict uses the partial index (no sort for seq order), allows are
       // counted and verdicts grouped over the narrow timestamp index, never over the rows.
-      expect(plan(l.db, 'SELECT * FROM ledger_entries WHERE verdict = ? AND seq > ? ORDER BY seq LIMIT 51', 'deny', 0)).toBe(
-        'SEARCH ledger_entries USING INDEX ledger_entries_verdict_not_allow (verdict=? AND rowid>?)',
+      expect(
+        plan(l.db, 'SELECT * FROM ledger_entries WHERE verdict = ? AND seq > ? ORDER BY seq LIMIT 51', 'deny', 0),
+      ).toBe('SEARCH ledger_entries USING INDEX ledger_entries_verdict_not_allow (verdict=? AND rowid>?)');
+      expect(plan(l.db, 'SELECT count(*) FROM ledger_entries WHERE verdict = ?', 'incomplete')).toContain(
+        'COVERING INDEX ledger_entries_verdict_not_allow',
       );
-      expect(plan(l.db, 'SELECT count(*) FROM ledger_entries WHERE verdict = ?', 'incomplete')).toContain('COVERING INDEX ledger_entries_verdict_not_allow');
-      expect(plan(l.db, 'SELECT count(*) FROM ledger_entries WHERE verdict = ?', 'allow')).toContain('COVERING INDEX ledger_entries_timestamp_verdict');
-      expect(plan(l.db, 'SELECT verdict, count(*) FROM ledger_entries GROUP BY verdict')).toContain('COVERING INDEX ledger_entries_timestamp_verdict');
-      expect(plan(l.db, 'SELECT count(*) FROM ledger_entries WHERE timestamp >= ? AND timestamp <= ?', 1, 2)).toContain('COVERING INDEX ledger_entries_timestamp_verdict');
-      expect(plan(l.db, "SELECT reason FROM receipts WHERE verdict = 'deny' ORDER BY seq DESC LIMIT 20")).toContain('ledger_entries_verdict_not_allow');
-      expect(plan(l.db, "SELECT count(*) FROM receipt_evidence WHERE receipt_verdict = 'deny'")).toContain('ledger_entries_verdict_not_allow');
+      expect(plan(l.db, 'SELECT count(*) FROM ledger_entries WHERE verdict = ?', 'allow')).toContain(
+        'COVERING INDEX ledger_entries_timestamp_verdict',
+      );
+      expect(plan(l.db, 'SELECT verdict, count(*) FROM ledger_entries GROUP BY verdict')).toContain(
+        'COVERING INDEX ledger_entries_timestamp_verdict',
+      );
+      expect(plan(l.db, 'SELECT count(*) FROM ledger_entries WHERE timestamp >= ? AND timestamp <= ?', 1, 2)).toContain(
+        'COVERING INDEX ledger_entries_timestamp_verdict',
+      );
+      expect(plan(l.db, "SELECT reason FROM receipts WHERE verdict = 'deny' ORDER BY seq DESC LIMIT 20")).toContain(
+        'ledger_entries_verdict_not_allow',
+      );
+      expect(plan(l.db, "SELECT count(*) FROM receipt_evidence WHERE receipt_verdict = 'deny'")).toContain(
+        'ledger_entries_verdict_not_allow',
+      );
     } finally {
       l.close();
     }
@@ -165,7 +255,10 @@ describe('upgrading a schema-7 ledger to schema 8 (verdict indexes)', () => {
     expect(verify.stdout).toMatch(/\n {2}sqlite +quick_check ok\n/);
     const list = chio(['receipt', 'list', '--outcome', 'deny', '--limit', '2', '--receipt-db', schema7]);
     expect(list.status, list.stderr).toBe(0);
-    const bodies = list.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Receipt);
+    const bodies = list.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Receipt);
     expect(bodies).toHaveLength(2);
     for (const b of bodies) expect(b.decision?.verdict).toBe('deny');
     expect(list.stderr).toMatch(/^next_cursor=\d+ total_count=\d+\n$/);
@@ -174,7 +267,9 @@ describe('upgrading a schema-7 ledger to schema 8 (verdict indexes)', () => {
   it('append-only holds after the upgrade: turning a denial into an allow is refused', () => {
     const raw = new Database(schema7);
     try {
-      expect(() => raw.prepare("UPDATE ledger_entries SET verdict = 'allow' WHERE verdict = 'deny'").run()).toThrow(/append-only/);
+      expect(() => raw.prepare("UPDATE ledger_entries SET verdict = 'allow' WHERE verdict = 'deny'").run()).toThrow(
+        /append-only/,
+      );
       expect(() => raw.prepare("DELETE FROM ledger_entries WHERE verdict = 'deny'").run()).toThrow(/append-only/);
     } finally {
       raw.close();

@@ -29,12 +29,16 @@ describe('multi-process', () => {
     const ledger = openLedger(db, { readonly: true });
     const seqs = ledger.db.prepare('SELECT min(seq) AS lo, max(seq) AS hi, count(*) AS n FROM ledger_entries').get();
     expect(seqs).toEqual({ lo: 1, hi: 2000, n: 2000 });
-    const perWorker = ledger.db.prepare('SELECT producer, count(*) AS n FROM ledger_entries GROUP BY producer ORDER BY producer').all();
+    const perWorker = ledger.db
+      .prepare('SELECT producer, count(*) AS n FROM ledger_entries GROUP BY producer ORDER BY producer')
+      .all();
     expect(perWorker).toEqual([1, 2, 3, 4].map((w) => ({ producer: `worker-${w}`, n: 500 })));
     // The chain, every signature, and every session chain (including the one all four shared).
     const verdict = verifyChain(ledger);
     expect(verdict).toMatchObject({ ok: true, entries: 2000, sessions: 9 });
-    const shared = ledger.db.prepare("SELECT count(DISTINCT producer) AS p, count(*) AS n FROM ledger_entries WHERE session_id = 'shared'").get();
+    const shared = ledger.db
+      .prepare("SELECT count(DISTINCT producer) AS p, count(*) AS n FROM ledger_entries WHERE session_id = 'shared'")
+      .get();
     expect(shared).toEqual({ p: 4, n: 4 * 167 });
     ledger.close();
   });
@@ -56,7 +60,11 @@ describe('multi-process', () => {
       const printed = stdout.split('\n').filter((line) => /^[0-9a-f]{64}$/.test(line));
       expect(printed.length).toBeGreaterThan(0);
       const ledger = openLedger(db, { readonly: true });
-      const stored = new Set((ledger.db.prepare('SELECT receipt_id FROM ledger_entries').all() as Array<{ receipt_id: string }>).map((r) => r.receipt_id));
+      const stored = new Set(
+        (ledger.db.prepare('SELECT receipt_id FROM ledger_entries').all() as Array<{ receipt_id: string }>).map(
+          (r) => r.receipt_id,
+        ),
+      );
       expect(printed.filter((id) => !stored.has(id))).toEqual([]);
       expect(stored.size).toBeGreaterThanOrEqual(printed.length);
       expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: stored.size });

@@ -32,7 +32,8 @@ function mixedLedger(path: string, n: number): string {
 /** Edits an SQLite ledger with its triggers dropped, as its owner can. */
 function tamperSqlite(path: string, edit: (db: Database.Database) => void): void {
   const db = new Database(path);
-  for (const t of db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger'").all() as Array<{ name: string }>) db.exec(`DROP TRIGGER "${t.name}"`);
+  for (const t of db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger'").all() as Array<{ name: string }>)
+    db.exec(`DROP TRIGGER "${t.name}"`);
   edit(db);
   db.close();
 }
@@ -45,7 +46,8 @@ async function pgCopyOf(file: string): Promise<{ url: string; name: string }> {
   return db;
 }
 
-const count = async (name: string, table: string): Promise<number> => (await admin(`SELECT count(*)::int AS n FROM ${table}`, [], name)).rows[0].n as number;
+const count = async (name: string, table: string): Promise<number> =>
+  (await admin(`SELECT count(*)::int AS n FROM ${table}`, [], name)).rows[0].n as number;
 
 beforeAll(async () => {
   capabilityId = await kernelLedger(kernelFile, 12);
@@ -55,15 +57,39 @@ beforeAll(async () => {
 describe('chio ledger copy from a hostile source', () => {
   it('a row whose columns or body lie is copied but the target fails verification (exit 1, the check named)', async () => {
     const lies: Array<[string, (db: Database.Database) => void, string]> = [
-      ['column', (db) => db.prepare("UPDATE ledger_entries SET tool_name = 'innocent' WHERE seq = 3").run(), 'projection'],
-      ['kernel_key column', (db) => db.prepare(`UPDATE ledger_entries SET kernel_key = '${'ab'.repeat(32)}' WHERE seq = 2`).run(), 'projection'],
-      ['non-canonical body, entry_hash recomputed', (db) => {
-        const head = db.prepare('SELECT * FROM ledger_entries ORDER BY seq DESC LIMIT 1').get() as { seq: number; prev_hash: string; body: string; session_id: string | null; session_prev_seq: number | null };
-        const body = JSON.stringify(JSON.parse(head.body), null, 1);
-        const hash = entryHash({ seq: head.seq, prevHash: head.prev_hash, receiptSha256: receiptSha256(body), sessionId: head.session_id, sessionPrevSeq: head.session_prev_seq });
-        db.prepare('UPDATE ledger_entries SET body = ?, entry_hash = ? WHERE seq = ?').run(body, hash, head.seq);
-        db.prepare('UPDATE ledger_sessions SET head_entry_hash = ? WHERE session_id = ?').run(hash, head.session_id);
-      }, 'body'],
+      [
+        'column',
+        (db) => db.prepare("UPDATE ledger_entries SET tool_name = 'innocent' WHERE seq = 3").run(),
+        'projection',
+      ],
+      [
+        'kernel_key column',
+        (db) => db.prepare(`UPDATE ledger_entries SET kernel_key = '${'ab'.repeat(32)}' WHERE seq = 2`).run(),
+        'projection',
+      ],
+      [
+        'non-canonical body, entry_hash recomputed',
+        (db) => {
+          const head = db.prepare('SELECT * FROM ledger_entries ORDER BY seq DESC LIMIT 1').get() as {
+            seq: number;
+            prev_hash: string;
+            body: string;
+            session_id: string | null;
+            session_prev_seq: number | null;
+          };
+          const body = JSON.stringify(JSON.parse(head.body), null, 1);
+          const hash = entryHash({
+            seq: head.seq,
+            prevHash: head.prev_hash,
+            receiptSha256: receiptSha256(body),
+            sessionId: head.session_id,
+            sessionPrevSeq: head.session_prev_seq,
+          });
+          db.prepare('UPDATE ledger_entries SET body = ?, entry_hash = ? WHERE seq = ?').run(body, hash, head.seq);
+          db.prepare('UPDATE ledger_sessions SET head_entry_hash = ? WHERE session_id = ?').run(hash, head.session_id);
+        },
+        'body',
+      ],
     ];
     for (const [i, [what, edit, check]] of lies.entries()) {
       const file = mixedLedger(join(dir, `lie-${i}.sqlite`), 8);
@@ -78,8 +104,19 @@ describe('chio ledger copy from a hostile source', () => {
   it('a session link that lies, or a receipt repeated, is refused by the target and nothing is left in it', async () => {
     const file = mixedLedger(join(dir, 'link.sqlite'), 8);
     tamperSqlite(file, (db) => {
-      const head = db.prepare('SELECT * FROM ledger_entries ORDER BY seq DESC LIMIT 1').get() as { seq: number; prev_hash: string; body: string; session_id: string };
-      const hash = entryHash({ seq: head.seq, prevHash: head.prev_hash, receiptSha256: receiptSha256(head.body), sessionId: head.session_id, sessionPrevSeq: null });
+      const head = db.prepare('SELECT * FROM ledger_entries ORDER BY seq DESC LIMIT 1').get() as {
+        seq: number;
+        prev_hash: string;
+        body: string;
+        session_id: string;
+      };
+      const hash = entryHash({
+        seq: head.seq,
+        prevHash: head.prev_hash,
+        receiptSha256: receiptSha256(head.body),
+        sessionId: head.session_id,
+        sessionPrevSeq: null,
+      });
       db.prepare('UPDATE ledger_entries SET session_prev_seq = NULL, entry_hash = ? WHERE seq = ?').run(hash, head.seq);
     });
     const linked = await freshPgDatabase();
@@ -92,10 +129,21 @@ describe('chio ledger copy from a hostile source', () => {
     const source = await pgCopyOf(mixedLedger(join(dir, 'dup.sqlite'), 6));
     await admin('ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_receipt_id_unique', [], source.name);
     const first = (await admin('SELECT * FROM ledger_entries WHERE seq = 1', [], source.name)).rows[0];
-    const head = (await admin('SELECT entry_hash FROM ledger_entries WHERE seq = 6', [], source.name)).rows[0].entry_hash as string;
-    const hash = entryHash({ seq: 7, prevHash: head, receiptSha256: receiptSha256(first.body), sessionId: null, sessionPrevSeq: null });
-    await admin(`INSERT INTO ledger_entries SELECT 7, kind, receipt_id, NULL, NULL, $1, $2, body, timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer
-      FROM ledger_entries WHERE seq = 1`, [head, hash], source.name);
+    const head = (await admin('SELECT entry_hash FROM ledger_entries WHERE seq = 6', [], source.name)).rows[0]
+      .entry_hash as string;
+    const hash = entryHash({
+      seq: 7,
+      prevHash: head,
+      receiptSha256: receiptSha256(first.body),
+      sessionId: null,
+      sessionPrevSeq: null,
+    });
+    await admin(
+      `INSERT INTO ledger_entries SELECT 7, kind, receipt_id, NULL, NULL, $1, $2, body, timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer
+      FROM ledger_entries WHERE seq = 1`,
+      [head, hash],
+      source.name,
+    );
     for (const to of [(await freshPgDatabase()).url, join(dir, 'dup-target.sqlite')]) {
       const dup = chio(['ledger', 'copy', '--from', source.url, '--to', to]);
       expect(dup.status, to).not.toBe(0);
@@ -105,11 +153,16 @@ describe('chio ledger copy from a hostile source', () => {
 
   it('a target whose projection tables were pre-filled before its first entry fails verification after the copy', async () => {
     const lite = new Database(kernelFile, { readonly: true });
-    const kernelKey = (lite.prepare('SELECT kernel_key FROM ledger_entries LIMIT 1').get() as { kernel_key: string }).kernel_key;
+    const kernelKey = (lite.prepare('SELECT kernel_key FROM ledger_entries LIMIT 1').get() as { kernel_key: string })
+      .kernel_key;
     lite.close();
     const prefills: Array<[string, unknown[], string]> = [
       ['INSERT INTO grant_usage VALUES ($1, 0, $2, 1000)', [capabilityId, kernelKey], 'grant_usage_projection'],
-      ['INSERT INTO revoked_capabilities VALUES ($1, $2, 1, 1)', ['cap-not-revoked', kernelKey], 'revocations_projection'],
+      [
+        'INSERT INTO revoked_capabilities VALUES ($1, $2, 1, 1)',
+        ['cap-not-revoked', kernelKey],
+        'revocations_projection',
+      ],
       ['INSERT INTO revoked_capabilities VALUES ($1, $2, 1, 1)', [capabilityId, kernelKey], 'revocations_projection'],
       ["INSERT INTO ledger_sessions VALUES ('s-0', 1, 1, 500, 1, 1, $1)", ['0'.repeat(64)], 'sessions_projection'],
     ];
@@ -122,13 +175,21 @@ describe('chio ledger copy from a hostile source', () => {
     }
   });
 
-  it('a target holding a forged prefix whose head entry_hash is the source\'s is continued, then fails verification', async () => {
+  it("a target holding a forged prefix whose head entry_hash is the source's is continued, then fails verification", async () => {
     // The head's entry_hash commits (through prev_hash) to every earlier seq, body hash and session link;
     // the columns outside the hash are checked by the verification after the copy.
     const target = await pgCopyOf(mixedLedger(join(dir, 'prefix.sqlite'), 5));
     await admin('ALTER TABLE ledger_entries DISABLE TRIGGER USER', [], target.name);
     await admin("UPDATE ledger_entries SET verdict = 'allow' WHERE seq = 4", [], target.name); // seq 4 is a denial
-    const r = chio(['ledger', 'copy', '--from', mixedLedger(join(dir, 'full.sqlite'), 9), '--to', target.url, '--json']);
+    const r = chio([
+      'ledger',
+      'copy',
+      '--from',
+      mixedLedger(join(dir, 'full.sqlite'), 9),
+      '--to',
+      target.url,
+      '--json',
+    ]);
     expect(r.status).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, seq: 4, check: 'projection', kept: 5, copied: 4 });
   });
@@ -137,7 +198,14 @@ describe('chio ledger copy from a hostile source', () => {
 describe('chio ledger verify on PostgreSQL, after a superuser edit', () => {
   it('a reordered seq, a swapped kernel_key and edited projection tables each fail with their check', async () => {
     const tampers: Array<[string[], { seq?: number | null; check: string }]> = [
-      [['UPDATE ledger_entries SET seq = 100 WHERE seq = 4', 'UPDATE ledger_entries SET seq = 4 WHERE seq = 5', 'UPDATE ledger_entries SET seq = 5 WHERE seq = 100'], { seq: 4, check: 'prev_hash' }],
+      [
+        [
+          'UPDATE ledger_entries SET seq = 100 WHERE seq = 4',
+          'UPDATE ledger_entries SET seq = 4 WHERE seq = 5',
+          'UPDATE ledger_entries SET seq = 5 WHERE seq = 100',
+        ],
+        { seq: 4, check: 'prev_hash' },
+      ],
       [[`UPDATE ledger_entries SET kernel_key = '${'cd'.repeat(32)}' WHERE seq = 6`], { seq: 6, check: 'projection' }],
       [['DELETE FROM revoked_capabilities'], { seq: null, check: 'revocations_projection' }],
       [['UPDATE grant_usage SET invocations = 0'], { seq: null, check: 'grant_usage_projection' }],
@@ -162,12 +230,17 @@ describe('a PostgreSQL URL with a password', () => {
     return u.href;
   };
 
-  it('the password in the URL\'s userinfo is never printed by copy, verify or sql, reachable or not', async () => {
+  it("the password in the URL's userinfo is never printed by copy, verify or sql, reachable or not", async () => {
     const foreign = await freshPgDatabase();
     await admin('CREATE TABLE someone_elses (i int)', [], foreign.name);
     const urls = [secretUrl(PG_ADMIN_URL, foreign.name), 'postgres://chio:S3cret-pw@127.0.0.1:1/x'];
     for (const url of urls) {
-      for (const args of [['ledger', 'verify', '--receipt-db', url], ['ledger', 'copy', '--from', kernelFile, '--to', url], ['ledger', 'copy', '--from', url, '--to', join(dir, 'pw.sqlite')], ['sql', 'SELECT 1', '--receipt-db', url]]) {
+      for (const args of [
+        ['ledger', 'verify', '--receipt-db', url],
+        ['ledger', 'copy', '--from', kernelFile, '--to', url],
+        ['ledger', 'copy', '--from', url, '--to', join(dir, 'pw.sqlite')],
+        ['sql', 'SELECT 1', '--receipt-db', url],
+      ]) {
         const r = chio(args);
         expect(r.status, args.join(' ')).not.toBe(0);
         expect(r.stderr, args.join(' ')).toMatch(ERROR_SHAPE);
@@ -178,7 +251,12 @@ describe('a PostgreSQL URL with a password', () => {
 
   // libpq-style `?password=` / `?sslpassword=` are honoured by pg, so they are masked too.
   it('a password given as ?password= in the URL is never printed', () => {
-    const r = chio(['ledger', 'verify', '--receipt-db', 'postgres://chio@127.0.0.1:1/x?password=S3cret-pw&sslpassword=S3cret-key']);
+    const r = chio([
+      'ledger',
+      'verify',
+      '--receipt-db',
+      'postgres://chio@127.0.0.1:1/x?password=S3cret-pw&sslpassword=S3cret-key',
+    ]);
     expect(errorCode(r.stderr)).toBe('CHIO-LEDGER-UNREACHABLE');
     expect(r.stderr).not.toContain('S3cret');
   });
@@ -199,7 +277,8 @@ describe('chio sql as the auditor role (SELECT only, as the README sets it up)',
   });
 
   it('cannot end the read-only transaction, run a program, read server files or write through a function', async () => {
-    const before = (await admin('SELECT count(*)::int AS n, max(entry_hash) AS h FROM ledger_entries', [], name)).rows[0];
+    const before = (await admin('SELECT count(*)::int AS n, max(entry_hash) AS h FROM ledger_entries', [], name))
+      .rows[0];
     const refused = [
       'ROLLBACK; DELETE FROM ledger_sessions',
       'DO $$BEGIN DELETE FROM ledger_sessions; END$$',
@@ -219,7 +298,9 @@ describe('chio sql as the auditor role (SELECT only, as the README sets it up)',
     }
     // A lone COMMIT ends the transaction, but one statement is all that runs: nothing written.
     expect(chio(['sql', 'COMMIT', '--receipt-db', url]).status).toBe(0);
-    expect((await admin('SELECT count(*)::int AS n, max(entry_hash) AS h FROM ledger_entries', [], name)).rows[0]).toEqual(before);
+    expect(
+      (await admin('SELECT count(*)::int AS n, max(entry_hash) AS h FROM ledger_entries', [], name)).rows[0],
+    ).toEqual(before);
     expect(await count(name, 'ledger_sessions')).toBeGreaterThan(0);
   });
 
@@ -243,7 +324,9 @@ describe('chio sql as the auditor role (SELECT only, as the README sets it up)',
       await client.query('BEGIN');
       for (const lock of ['FOR UPDATE', 'FOR NO KEY UPDATE', 'FOR SHARE', 'FOR KEY SHARE']) {
         await client.query('SAVEPOINT s');
-        await expect(client.query(`SELECT id FROM chio_append_lock ${lock}`), lock).rejects.toThrow(/permission denied/);
+        await expect(client.query(`SELECT id FROM chio_append_lock ${lock}`), lock).rejects.toThrow(
+          /permission denied/,
+        );
         await client.query('ROLLBACK TO SAVEPOINT s');
       }
     } finally {
@@ -261,14 +344,17 @@ describe('two chio ledger copy processes into one empty target at once', () => {
 
   it('leave a target that verifies and equals the source; a loser fails with a clear error', async () => {
     const { url, name } = await freshPgDatabase();
-    const run = () => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [CHIO_BIN, 'ledger', 'copy', '--from', source, '--to', url], { env: { ...process.env, FORCE_COLOR: '0' } });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('close', (status) => resolve({ status, stdout, stderr }));
-    });
+    const run = () =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [CHIO_BIN, 'ledger', 'copy', '--from', source, '--to', url], {
+          env: { ...process.env, FORCE_COLOR: '0' },
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('close', (status) => resolve({ status, stdout, stderr }));
+      });
     const results = await Promise.all([run(), run()]);
     expect(results.some((r) => r.status === 0)).toBe(true);
     for (const r of results) if (r.status !== 0) expect(r.stderr).toMatch(ERROR_SHAPE);
@@ -276,9 +362,13 @@ describe('two chio ledger copy processes into one empty target at once', () => {
     expect(verify.status, verify.stdout).toBe(0);
     expect(JSON.parse(verify.stdout)).toMatchObject({ ok: true, entries: 2300 });
     const lite = new Database(source, { readonly: true });
-    const want = (lite.prepare('SELECT entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1').get() as { entry_hash: string }).entry_hash;
+    const want = (
+      lite.prepare('SELECT entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1').get() as { entry_hash: string }
+    ).entry_hash;
     lite.close();
-    expect((await admin('SELECT entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1', [], name)).rows[0].entry_hash).toBe(want);
+    expect(
+      (await admin('SELECT entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1', [], name)).rows[0].entry_hash,
+    ).toBe(want);
   }, 120_000);
 
   // Each page checks, under the append lock, that the target still ends where the page begins.

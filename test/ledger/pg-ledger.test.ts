@@ -15,7 +15,8 @@ import { admin, freshPgDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 import { CountingToolServer } from '../helpers/tool-server.js';
 
-const COLUMNS = 'seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body, timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer';
+const COLUMNS =
+  'seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body, timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer';
 
 describe('the ledger on PostgreSQL', () => {
   it('creates its schema once, records the version, and reopens without migrating again', async () => {
@@ -26,15 +27,26 @@ describe('the ledger on PostgreSQL', () => {
     await b.close();
     const meta = await admin('SELECT application, schema_version FROM chio_ledger_meta', [], name);
     expect(meta.rows).toEqual([{ application: 'chio-ledger', schema_version: PG_LEDGER_SCHEMA_VERSION }]);
-    const views = await admin("SELECT table_name FROM information_schema.views WHERE table_schema = 'public' ORDER BY 1", [], name);
-    expect(views.rows.map((r) => r.table_name)).toEqual(['receipt_evidence', 'receipts', 'revocations', 'session_summary']);
+    const views = await admin(
+      "SELECT table_name FROM information_schema.views WHERE table_schema = 'public' ORDER BY 1",
+      [],
+      name,
+    );
+    expect(views.rows.map((r) => r.table_name)).toEqual([
+      'receipt_evidence',
+      'receipts',
+      'revocations',
+      'session_summary',
+    ]);
   });
 
   it('refuses a database with other tables, a newer schema, and a read-only open of an empty one; none is changed', async () => {
     const foreign = await freshPgDatabase();
     await admin('CREATE TABLE customers (id int)', [], foreign.name);
     await expect(openPgLedger(foreign.url)).rejects.toMatchObject({ code: 'CHIO-LEDGER-FOREIGN-DATABASE' });
-    expect((await admin("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'", [], foreign.name)).rows[0].n).toBe(1);
+    expect(
+      (await admin("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'", [], foreign.name)).rows[0].n,
+    ).toBe(1);
 
     const newer = await freshPgDatabase();
     await (await openPgLedger(newer.url)).close();
@@ -43,9 +55,13 @@ describe('the ledger on PostgreSQL', () => {
 
     const empty = await freshPgDatabase();
     await expect(openPgLedger(empty.url, { readonly: true })).rejects.toMatchObject({ code: 'CHIO-LEDGER-NOT-FOUND' });
-    expect((await admin("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'", [], empty.name)).rows[0].n).toBe(0);
+    expect(
+      (await admin("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'", [], empty.name)).rows[0].n,
+    ).toBe(0);
 
-    await expect(openPgLedger('postgres://chio@127.0.0.1:1/nothing')).rejects.toMatchObject({ code: 'CHIO-LEDGER-UNREACHABLE' });
+    await expect(openPgLedger('postgres://chio@127.0.0.1:1/nothing')).rejects.toMatchObject({
+      code: 'CHIO-LEDGER-UNREACHABLE',
+    });
     await expect(openPgLedger('postgres://[bad')).rejects.toMatchObject({ code: 'CHIO-LEDGER-URL' });
   });
 
@@ -54,14 +70,19 @@ describe('the ledger on PostgreSQL', () => {
     const pg = await openPgLedger(url);
     const sqlite = openLedger(join(tempDir(), 'twin.sqlite'));
     try {
-      const requests = Array.from({ length: 12 }, (_, i) => ({ receipt: mixedReceipt(i), sessionId: i % 3 === 0 ? null : `s-${i % 2}`, producer: 'twin' }));
+      const requests = Array.from({ length: 12 }, (_, i) => ({
+        receipt: mixedReceipt(i),
+        sessionId: i % 3 === 0 ? null : `s-${i % 2}`,
+        producer: 'twin',
+      }));
       for (const r of requests) appendReceiptSync(sqlite, r);
       await appendReceiptsPg(pg, requests.slice(0, 5));
       await appendReceiptsPg(pg, requests.slice(5));
       const fromPg = (await pg.pool.query(`SELECT ${COLUMNS} FROM ledger_entries ORDER BY seq`)).rows;
       const fromSqlite = sqlite.db.prepare(`SELECT ${COLUMNS} FROM ledger_entries ORDER BY seq`).all();
       expect(fromPg).toEqual(fromSqlite);
-      const sessions = 'SELECT session_id, first_seq, last_seq, entry_count, first_timestamp, last_timestamp, head_entry_hash FROM ledger_sessions ORDER BY first_seq';
+      const sessions =
+        'SELECT session_id, first_seq, last_seq, entry_count, first_timestamp, last_timestamp, head_entry_hash FROM ledger_sessions ORDER BY first_seq';
       expect((await pg.pool.query(sessions)).rows).toEqual(sqlite.db.prepare(sessions).all());
       expect(await verifyChainPg(pg)).toMatchObject({ ok: true, entries: 12, sessions: 2 });
       // The auditor view answers as on SQLite for the decoded text columns.
@@ -78,16 +99,29 @@ describe('the ledger on PostgreSQL', () => {
     const ledger = await openPgLedger(url);
     try {
       await appendReceiptsPg(ledger, [{ receipt: mixedReceipt(1) }, { receipt: mixedReceipt(2) }]);
-      await expect(ledger.pool.query("UPDATE ledger_entries SET tool_name = 'x'")).rejects.toThrow(/append-only \(UPDATE refused\)/);
-      await expect(ledger.pool.query('DELETE FROM ledger_entries WHERE seq = 2')).rejects.toThrow(/append-only \(DELETE refused\)/);
-      await expect(ledger.pool.query('TRUNCATE ledger_entries CASCADE')).rejects.toThrow(/append-only \(TRUNCATE refused\)/);
+      await expect(ledger.pool.query("UPDATE ledger_entries SET tool_name = 'x'")).rejects.toThrow(
+        /append-only \(UPDATE refused\)/,
+      );
+      await expect(ledger.pool.query('DELETE FROM ledger_entries WHERE seq = 2')).rejects.toThrow(
+        /append-only \(DELETE refused\)/,
+      );
+      await expect(ledger.pool.query('TRUNCATE ledger_entries CASCADE')).rejects.toThrow(
+        /append-only \(TRUNCATE refused\)/,
+      );
       const row = (await ledger.pool.query('SELECT * FROM ledger_entries WHERE seq = 2')).rows[0];
       const insert = (over: Record<string, unknown>) => {
         const r = { ...row, receipt_id: 'f'.repeat(64), ...over };
-        return ledger.pool.query(`INSERT INTO ledger_entries (${COLUMNS}) VALUES (${COLUMNS.split(', ').map((_, i) => `$${i + 1}`).join(', ')})`, COLUMNS.split(', ').map((c) => r[c]));
+        return ledger.pool.query(
+          `INSERT INTO ledger_entries (${COLUMNS}) VALUES (${COLUMNS.split(', ')
+            .map((_, i) => `$${i + 1}`)
+            .join(', ')})`,
+          COLUMNS.split(', ').map((c) => r[c]),
+        );
       };
       await expect(insert({ seq: 5 })).rejects.toThrow(/seq must be the head seq \+ 1/);
-      await expect(insert({ seq: 3, prev_hash: 'a'.repeat(64) })).rejects.toThrow(/prev_hash must be the entry_hash of seq - 1/);
+      await expect(insert({ seq: 3, prev_hash: 'a'.repeat(64) })).rejects.toThrow(
+        /prev_hash must be the entry_hash of seq - 1/,
+      );
       expect(await verifyChainPg(ledger)).toMatchObject({ ok: true, entries: 2 });
     } finally {
       await ledger.close();
@@ -98,14 +132,27 @@ describe('the ledger on PostgreSQL', () => {
     const { url } = await freshPgDatabase();
     const ledgers = await Promise.all(Array.from({ length: 6 }, () => openPgLedger(url)));
     try {
-      const results = await Promise.all(ledgers.map(async (ledger, p) => {
-        const out = [];
-        for (let b = 0; b < 5; b++) {
-          out.push(...(await appendReceiptsPg(ledger, Array.from({ length: 4 }, (_, i) => ({ receipt: mixedReceipt(1000 * (p + 1) + b * 10 + i), sessionId: `producer-${p}` })))));
-        }
-        return out;
-      }));
-      const seqs = results.flat().map((r) => r.seq).sort((a, b) => a - b);
+      const results = await Promise.all(
+        ledgers.map(async (ledger, p) => {
+          const out = [];
+          for (let b = 0; b < 5; b++) {
+            out.push(
+              ...(await appendReceiptsPg(
+                ledger,
+                Array.from({ length: 4 }, (_, i) => ({
+                  receipt: mixedReceipt(1000 * (p + 1) + b * 10 + i),
+                  sessionId: `producer-${p}`,
+                })),
+              )),
+            );
+          }
+          return out;
+        }),
+      );
+      const seqs = results
+        .flat()
+        .map((r) => r.seq)
+        .sort((a, b) => a - b);
       expect(seqs).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
       for (const r of results) expect(r.map((x) => x.seq)).toEqual([...r.map((x) => x.seq)].sort((a, b) => a - b));
       expect(await verifyChainPg(ledgers[0]!)).toMatchObject({ ok: true, entries: 120, sessions: 6 });
@@ -118,10 +165,17 @@ describe('the ledger on PostgreSQL', () => {
     const { url, name } = await freshPgDatabase();
     const ledger = await openPgLedger(url);
     try {
-      await appendReceiptsPg(ledger, Array.from({ length: 6 }, (_, i) => ({ receipt: mixedReceipt(i), sessionId: 's' })));
+      await appendReceiptsPg(
+        ledger,
+        Array.from({ length: 6 }, (_, i) => ({ receipt: mixedReceipt(i), sessionId: 's' })),
+      );
       expect(await verifyChainPg(ledger)).toMatchObject({ ok: true, entries: 6 });
       await admin('ALTER TABLE ledger_entries DISABLE TRIGGER USER', [], name);
-      await admin("UPDATE ledger_entries SET body = replace(body, '\"tool_name\":\"', '\"tool_name\":\"x') WHERE seq = 3", [], name);
+      await admin(
+        'UPDATE ledger_entries SET body = replace(body, \'"tool_name":"\', \'"tool_name":"x\') WHERE seq = 3',
+        [],
+        name,
+      );
       expect(await verifyChainPg(ledger)).toMatchObject({ ok: false, seq: 3, check: 'entry_hash' });
       await admin('DELETE FROM ledger_entries WHERE seq >= 3', [], name);
       await admin('UPDATE ledger_sessions SET entry_count = 2', [], name);
@@ -131,14 +185,19 @@ describe('the ledger on PostgreSQL', () => {
     }
   });
 
-  it('the README\'s roles: a producer role appends and runs a kernel but cannot rewrite or drop the triggers; an auditor role only reads', async () => {
+  it("the README's roles: a producer role appends and runs a kernel but cannot rewrite or drop the triggers; an auditor role only reads", async () => {
     const { url, name } = await freshPgDatabase();
     await (await openPgLedger(url)).close(); // the first open, as the owner, creates the schema
     const readme = readFileSync('README.md', 'utf8');
     const block = /```sql\n\s*(CREATE ROLE chio_producer[\s\S]*?)```/.exec(readme)![1]!;
     const suffix = name.slice(2);
-    const statements = block.replaceAll('chio_producer', `chio_producer_${suffix}`).replaceAll('chio_auditor', `chio_auditor_${suffix}`).replaceAll("'…'", "'pw'")
-      .split(';').map((t) => t.trim()).filter((t) => t !== '');
+    const statements = block
+      .replaceAll('chio_producer', `chio_producer_${suffix}`)
+      .replaceAll('chio_auditor', `chio_auditor_${suffix}`)
+      .replaceAll("'…'", "'pw'")
+      .split(';')
+      .map((t) => t.trim())
+      .filter((t) => t !== '');
     for (const statement of statements) await admin(statement, [], name);
     const as = (role: string) => {
       const u = new URL(url);
@@ -148,21 +207,49 @@ describe('the ledger on PostgreSQL', () => {
     };
     const producer = await openPgLedger(as('chio_producer'));
     try {
-      await appendReceiptsPg(producer, [{ receipt: mixedReceipt(1), sessionId: 's' }, { receipt: mixedReceipt(2), sessionId: 's' }]);
-      await expect(producer.pool.query("UPDATE ledger_entries SET tool_name = 'x'")).rejects.toThrow(/permission denied for table ledger_entries/);
-      await expect(producer.pool.query('ALTER TABLE ledger_entries DISABLE TRIGGER USER')).rejects.toThrow(/must be owner/);
-      await expect(producer.pool.query('DROP TRIGGER ledger_entries_no_update ON ledger_entries')).rejects.toThrow(/must be owner/);
+      await appendReceiptsPg(producer, [
+        { receipt: mixedReceipt(1), sessionId: 's' },
+        { receipt: mixedReceipt(2), sessionId: 's' },
+      ]);
+      await expect(producer.pool.query("UPDATE ledger_entries SET tool_name = 'x'")).rejects.toThrow(
+        /permission denied for table ledger_entries/,
+      );
+      await expect(producer.pool.query('ALTER TABLE ledger_entries DISABLE TRIGGER USER')).rejects.toThrow(
+        /must be owner/,
+      );
+      await expect(producer.pool.query('DROP TRIGGER ledger_entries_no_update ON ledger_entries')).rejects.toThrow(
+        /must be owner/,
+      );
     } finally {
       await producer.close();
     }
     // A kernel runs as the producer role too: reservations, budgets, receipts, a revocation, checkpoints.
-    const kernel = await Kernel.connect({ ledgerPath: as('chio_producer'), seed: new Uint8Array(32).fill(7), checkpoints: { everyEntries: 2 } });
+    const kernel = await Kernel.connect({
+      ledgerPath: as('chio_producer'),
+      seed: new Uint8Array(32).fill(7),
+      checkpoints: { everyEntries: 2 },
+    });
     const server = new CountingToolServer();
     kernel.registerToolServer(server);
     const agent = signerFromSeed(new Uint8Array(32).fill(8));
-    const cap = kernel.issueCapability({ subject: agent.publicKeyHex, scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'], max_invocations: 2 }] } });
+    const cap = kernel.issueCapability({
+      subject: agent.publicKeyHex,
+      scope: { grants: [{ server_id: 'fs', tool_name: 'hello_tool', operations: ['invoke'], max_invocations: 2 }] },
+    });
     const verdicts: string[] = [];
-    for (let i = 0; i < 3; i++) verdicts.push((await kernel.evaluateToolCall({ capability: cap, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'hello_tool', arguments: {}, sessionId: 'k' })).receipt.decision!.verdict);
+    for (let i = 0; i < 3; i++)
+      verdicts.push(
+        (
+          await kernel.evaluateToolCall({
+            capability: cap,
+            caller: agent.publicKeyHex,
+            serverId: 'fs',
+            toolName: 'hello_tool',
+            arguments: {},
+            sessionId: 'k',
+          })
+        ).receipt.decision!.verdict,
+      );
     expect(verdicts).toEqual(['allow', 'allow', 'deny']);
     await kernel.revokeCapability(cap.id, 'done');
     await kernel.close();
@@ -175,8 +262,12 @@ describe('the ledger on PostgreSQL', () => {
       expect(await verifyChainPg(auditor)).toMatchObject({ ok: true, entries: 6 });
       // The receipts view holds receipts, not the revocation entry.
       expect((await auditor.pool.query('SELECT count(*)::int AS n FROM receipts')).rows[0].n).toBe(5);
-      await expect(appendReceiptsPg(auditor, [{ receipt: mixedReceipt(3) }])).rejects.toMatchObject({ code: 'CHIO-LEDGER-APPEND-FAILED' });
-      await expect(auditor.pool.query('INSERT INTO ledger_sessions VALUES ($1, 1, 1, 1, 1, 1, $2)', ['x', 'a'.repeat(64)])).rejects.toThrow(/permission denied/);
+      await expect(appendReceiptsPg(auditor, [{ receipt: mixedReceipt(3) }])).rejects.toMatchObject({
+        code: 'CHIO-LEDGER-APPEND-FAILED',
+      });
+      await expect(
+        auditor.pool.query('INSERT INTO ledger_sessions VALUES ($1, 1, 1, 1, 1, 1, $2)', ['x', 'a'.repeat(64)]),
+      ).rejects.toThrow(/permission denied/);
     } finally {
       await auditor.close();
     }

@@ -25,7 +25,9 @@ interface Producer {
 }
 
 function producer(url: string, id: number, count: number, inFlight: number): Producer {
-  const child = spawn(process.execPath, [WORKER, url, String(id), String(count), String(inFlight)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [WORKER, url, String(id), String(count), String(inFlight)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const acks = new Map<string, number>();
   const fails: string[] = [];
   let buffer = '';
@@ -52,7 +54,12 @@ async function ledgerRows(url: string): Promise<Map<string, number>> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return new Map((await client.query('SELECT receipt_id, seq::int AS seq FROM ledger_entries')).rows.map((r) => [r.receipt_id, r.seq]));
+    return new Map(
+      (await client.query('SELECT receipt_id, seq::int AS seq FROM ledger_entries')).rows.map((r) => [
+        r.receipt_id,
+        r.seq,
+      ]),
+    );
   } finally {
     await client.end();
   }
@@ -96,7 +103,9 @@ describe('many producer processes on one PostgreSQL ledger', () => {
   it('the server restarted under load: appends in flight fail (nothing half-written), producers go on after it is back', async () => {
     // A server of this test's own: restarting the run's shared one would disturb other files.
     // @ts-expect-error: a plain .mjs script without type declarations
-    const { startCluster } = (await import('../../scripts/postgres-cluster.mjs')) as { startCluster: () => Promise<{ url: string; restart(): void; stop(): void }> };
+    const { startCluster } = (await import('../../scripts/postgres-cluster.mjs')) as {
+      startCluster: () => Promise<{ url: string; restart(): void; stop(): void }>;
+    };
     const cluster = await startCluster();
     try {
       const url = cluster.url;

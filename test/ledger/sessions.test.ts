@@ -12,18 +12,26 @@ let n = 0;
 describe('sessions projection', () => {
   it('rebuild equals the incremental state for random interleavings of sessions', () => {
     fc.assert(
-      fc.property(fc.array(fc.option(fc.constantFrom('s1', 's2', 's3', 'weird "session" ☃'), { nil: null }), { minLength: 1, maxLength: 40 }), (sessions) => {
-        const ledger = openLedger(join(dir, `p-${++n}.sqlite`));
-        try {
-          sessions.forEach((s, i) => appendReceiptSync(ledger, { receipt: mixedReceipt(i, undefined, `p${n}-${i}`), sessionId: s }));
-          const incremental = readSessions(ledger);
-          expect(incremental.reduce((a, s) => a + s.entryCount, 0)).toBe(sessions.filter((s) => s !== null).length);
-          rebuildSessions(ledger);
-          expect(readSessions(ledger)).toEqual(incremental);
-        } finally {
-          ledger.close();
-        }
-      }),
+      fc.property(
+        fc.array(fc.option(fc.constantFrom('s1', 's2', 's3', 'weird "session" ☃'), { nil: null }), {
+          minLength: 1,
+          maxLength: 40,
+        }),
+        (sessions) => {
+          const ledger = openLedger(join(dir, `p-${++n}.sqlite`));
+          try {
+            sessions.forEach((s, i) =>
+              appendReceiptSync(ledger, { receipt: mixedReceipt(i, undefined, `p${n}-${i}`), sessionId: s }),
+            );
+            const incremental = readSessions(ledger);
+            expect(incremental.reduce((a, s) => a + s.entryCount, 0)).toBe(sessions.filter((s) => s !== null).length);
+            rebuildSessions(ledger);
+            expect(readSessions(ledger)).toEqual(incremental);
+          } finally {
+            ledger.close();
+          }
+        },
+      ),
       { numRuns: 25 },
     );
   });

@@ -13,7 +13,12 @@ import { allowDraft, testSigner } from '../helpers/receipts.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const reservation = (requestId: string, maxInvocations = 1): CallReservation => ({
-  requestId, capabilityId: 'cap-1', grants: [{ index: 0, maxInvocations }], trustedKeys: ['a'.repeat(64)], owner: 'host:1 start=1', now: 1_790_000_000,
+  requestId,
+  capabilityId: 'cap-1',
+  grants: [{ index: 0, maxInvocations }],
+  trustedKeys: ['a'.repeat(64)],
+  owner: 'host:1 start=1',
+  now: 1_790_000_000,
 });
 // Signed by a key the reservations do not trust: it releases its reservation and counts towards no budget.
 const receipt = (i: number) => signReceipt(allowDraft(i), testSigner, { nonce: `n-${i}` });
@@ -22,13 +27,19 @@ function fresh(name: string, options: ConstructorParameters<typeof LedgerWriter>
   const ledger = openLedger(join(tempDir(), `${name}.sqlite`));
   return { ledger, writer: new LedgerWriter(ledger, options) };
 }
-const pendingIds = (ledger: ReturnType<typeof openLedger>) => (ledger.db.prepare('SELECT request_id FROM pending_calls ORDER BY rowid').all() as Array<{ request_id: string }>).map((r) => r.request_id);
+const pendingIds = (ledger: ReturnType<typeof openLedger>) =>
+  (ledger.db.prepare('SELECT request_id FROM pending_calls ORDER BY rowid').all() as Array<{ request_id: string }>).map(
+    (r) => r.request_id,
+  );
 
 describe('reservations and receipts share commits', () => {
   it('a reservation and a receipt handed over in the same turn are committed in one transaction', async () => {
     const { ledger, writer } = fresh('one-commit', { reservationSync: 'full' });
     try {
-      const [reserved, appended] = await Promise.all([writer.reserve(reservation('r-1')), writer.append({ receipt: receipt(1), sessionId: 's' })]);
+      const [reserved, appended] = await Promise.all([
+        writer.reserve(reservation('r-1')),
+        writer.append({ receipt: receipt(1), sessionId: 's' }),
+      ]);
       expect(reserved).toEqual({ ok: true, grantIndex: 0 });
       expect(appended).toMatchObject({ seq: 1 });
       expect(writer.stats).toEqual({ appended: 1, reserved: 1, commits: 1, largestBatch: 2 });
@@ -44,10 +55,16 @@ describe('reservations and receipts share commits', () => {
     try {
       expect(await writer.reserve(reservation('r-1'))).toEqual({ ok: true, grantIndex: 0 });
       // The receipt that settles r-1 first, then r-2: r-1's place in the budget is free again.
-      const [, granted] = await Promise.all([writer.append({ receipt: receipt(1), releases: 'r-1' }), writer.reserve(reservation('r-2'))]);
+      const [, granted] = await Promise.all([
+        writer.append({ receipt: receipt(1), releases: 'r-1' }),
+        writer.reserve(reservation('r-2')),
+      ]);
       expect(granted).toEqual({ ok: true, grantIndex: 0 });
       // r-3 before the receipt that settles r-2: r-2 still holds the only invocation when r-3 is judged.
-      const [refused] = await Promise.all([writer.reserve(reservation('r-3')), writer.append({ receipt: receipt(2), releases: 'r-2' })]);
+      const [refused] = await Promise.all([
+        writer.reserve(reservation('r-3')),
+        writer.append({ receipt: receipt(2), releases: 'r-2' }),
+      ]);
       expect(refused).toMatchObject({ ok: false, used: 1, limit: 1 });
       expect(writer.stats.commits).toBe(3);
       expect(pendingIds(ledger)).toEqual([]);
@@ -62,8 +79,15 @@ describe('reservations and receipts share commits', () => {
     const { ledger, writer } = fresh('duplicate');
     try {
       await writer.reserve(reservation('r-1', 5));
-      const results = await Promise.allSettled([writer.reserve(reservation('r-1', 5)), writer.append({ receipt: receipt(1) }), writer.reserve(reservation('r-2', 5))]);
-      expect(results[0]).toMatchObject({ status: 'rejected', reason: { code: 'CHIO-LEDGER-APPEND-FAILED', message: expect.stringContaining('already reserved') } });
+      const results = await Promise.allSettled([
+        writer.reserve(reservation('r-1', 5)),
+        writer.append({ receipt: receipt(1) }),
+        writer.reserve(reservation('r-2', 5)),
+      ]);
+      expect(results[0]).toMatchObject({
+        status: 'rejected',
+        reason: { code: 'CHIO-LEDGER-APPEND-FAILED', message: expect.stringContaining('already reserved') },
+      });
       expect(results[1]).toMatchObject({ status: 'fulfilled', value: { seq: 1 } });
       expect(results[2]).toMatchObject({ status: 'fulfilled', value: { ok: true } });
       expect(pendingIds(ledger)).toEqual(['r-1', 'r-2']);
@@ -81,16 +105,33 @@ describe('reservations and receipts share commits', () => {
       await writer.append({ receipt: receipt(0), sessionId: 's' });
       // A fault inside the transaction, after the reservation was written: the session head cannot be updated.
       const other = new Database(path);
-      other.exec("CREATE TRIGGER fail_session BEFORE UPDATE ON ledger_sessions BEGIN SELECT RAISE(ABORT, 'injected disk fault'); END");
-      const results = await Promise.allSettled([writer.reserve(reservation('r-1')), writer.append({ receipt: receipt(1), sessionId: 's' })]);
-      expect(results[0]).toMatchObject({ status: 'rejected', reason: { code: 'CHIO-LEDGER-APPEND-FAILED', message: 'cannot reserve the call in the ledger, so it will not run: injected disk fault' } });
-      expect(results[1]).toMatchObject({ status: 'rejected', reason: { code: 'CHIO-LEDGER-APPEND-FAILED', message: 'append not committed: injected disk fault' } });
+      other.exec(
+        "CREATE TRIGGER fail_session BEFORE UPDATE ON ledger_sessions BEGIN SELECT RAISE(ABORT, 'injected disk fault'); END",
+      );
+      const results = await Promise.allSettled([
+        writer.reserve(reservation('r-1')),
+        writer.append({ receipt: receipt(1), sessionId: 's' }),
+      ]);
+      expect(results[0]).toMatchObject({
+        status: 'rejected',
+        reason: {
+          code: 'CHIO-LEDGER-APPEND-FAILED',
+          message: 'cannot reserve the call in the ledger, so it will not run: injected disk fault',
+        },
+      });
+      expect(results[1]).toMatchObject({
+        status: 'rejected',
+        reason: { code: 'CHIO-LEDGER-APPEND-FAILED', message: 'append not committed: injected disk fault' },
+      });
       expect(pendingIds(ledger)).toEqual([]);
       expect(ledger.db.prepare('SELECT count(*) AS n FROM ledger_entries').get()).toEqual({ n: 1 });
       other.exec('DROP TRIGGER fail_session');
       other.close();
       // The writer goes on: the next commit holds both.
-      const [reserved, appended] = await Promise.all([writer.reserve(reservation('r-1')), writer.append({ receipt: receipt(1), sessionId: 's' })]);
+      const [reserved, appended] = await Promise.all([
+        writer.reserve(reservation('r-1')),
+        writer.append({ receipt: receipt(1), sessionId: 's' }),
+      ]);
       expect(reserved).toEqual({ ok: true, grantIndex: 0 });
       expect(appended).toMatchObject({ seq: 2 });
     } finally {

@@ -46,7 +46,9 @@ describe('append of receipts not produced by this signer', () => {
     expect(signedBody).toContain('/workspace/a.txt');
     // The signer freezes what it built; the caller's parameters object stays the caller's.
     expect(Object.isFrozen(receipt)).toBe(true);
-    expect(() => { (receipt as { timestamp: number }).timestamp = 1; }).toThrow(TypeError);
+    expect(() => {
+      (receipt as { timestamp: number }).timestamp = 1;
+    }).toThrow(TypeError);
     parameters.path = '/etc/shadow';
     appendReceiptSync(ledger, { receipt });
     const body = (ledger.db.prepare('SELECT body FROM ledger_entries WHERE seq = 1').get() as { body: string }).body;

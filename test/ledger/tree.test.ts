@@ -5,8 +5,25 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { MemoryMerkleTree, merkleLeafHash, merkleRoot, sha256Hex, toHex, fromHex, verifyConsistency, verifyInclusion } from '../../src/crypto/index.js';
-import { appendReceiptSync, entryLeafHash, LedgerTree, openLedger, rebuildMerkleSubtrees, rebuildProjections, verifyChain } from '../../src/ledger/index.js';
+import {
+  MemoryMerkleTree,
+  merkleLeafHash,
+  merkleRoot,
+  sha256Hex,
+  toHex,
+  fromHex,
+  verifyConsistency,
+  verifyInclusion,
+} from '../../src/crypto/index.js';
+import {
+  appendReceiptSync,
+  entryLeafHash,
+  LedgerTree,
+  openLedger,
+  rebuildMerkleSubtrees,
+  rebuildProjections,
+  verifyChain,
+} from '../../src/ledger/index.js';
 import { signReceipt } from '../../src/receipt/index.js';
 import { allowDraft, testSigner } from '../helpers/receipts.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -18,7 +35,11 @@ const fresh = () => join(dir, `t-${++n}.sqlite`);
 function appendMany(path: string, count: number, from = 0): void {
   const ledger = openLedger(path);
   try {
-    for (let i = from; i < from + count; i++) appendReceiptSync(ledger, { receipt: signReceipt(allowDraft(i), testSigner, { nonce: `n-${i}` }), sessionId: `s-${i % 3}` });
+    for (let i = from; i < from + count; i++)
+      appendReceiptSync(ledger, {
+        receipt: signReceipt(allowDraft(i), testSigner, { nonce: `n-${i}` }),
+        sessionId: `s-${i % 3}`,
+      });
   } finally {
     ledger.close();
   }
@@ -27,7 +48,13 @@ function appendMany(path: string, count: number, from = 0): void {
 function storedRows(path: string): Array<{ level: number; idx: number; hash: string }> {
   const ledger = openLedger(path, { readonly: true });
   try {
-    return (ledger.db.prepare('SELECT level, idx, hash FROM merkle_subtrees ORDER BY level, idx').all() as Array<{ level: number; idx: number; hash: Buffer }>).map((r) => ({ level: r.level, idx: r.idx, hash: r.hash.toString('hex') }));
+    return (
+      ledger.db.prepare('SELECT level, idx, hash FROM merkle_subtrees ORDER BY level, idx').all() as Array<{
+        level: number;
+        idx: number;
+        hash: Buffer;
+      }>
+    ).map((r) => ({ level: r.level, idx: r.idx, hash: r.hash.toString('hex') }));
   } finally {
     ledger.close();
   }
@@ -36,20 +63,25 @@ function storedRows(path: string): Array<{ level: number; idx: number; hash: str
 function entryHashes(path: string): string[] {
   const ledger = openLedger(path, { readonly: true });
   try {
-    return (ledger.db.prepare('SELECT entry_hash FROM ledger_entries ORDER BY seq').all() as Array<{ entry_hash: string }>).map((r) => r.entry_hash);
+    return (
+      ledger.db.prepare('SELECT entry_hash FROM ledger_entries ORDER BY seq').all() as Array<{ entry_hash: string }>
+    ).map((r) => r.entry_hash);
   } finally {
     ledger.close();
   }
 }
 
 describe('the stored Merkle tree', () => {
-  it('after every append of 70 real receipts, the stored root equals the RFC 6962 root recomputed from the entries, and every stored subtree is one of the tree\'s', () => {
+  it("after every append of 70 real receipts, the stored root equals the RFC 6962 root recomputed from the entries, and every stored subtree is one of the tree's", () => {
     const path = fresh();
     const ledger = openLedger(path);
     const mem = new MemoryMerkleTree();
     try {
       for (let i = 0; i < 70; i++) {
-        const r = appendReceiptSync(ledger, { receipt: signReceipt(allowDraft(i), testSigner, { nonce: `n-${i}` }), sessionId: 's' });
+        const r = appendReceiptSync(ledger, {
+          receipt: signReceipt(allowDraft(i), testSigner, { nonce: `n-${i}` }),
+          sessionId: 's',
+        });
         mem.append(merkleLeafHash(fromHex(r.entryHash)));
         const tree = new LedgerTree(ledger.db);
         expect(toHex(tree.root(i + 1)), `size ${i + 1}`).toBe(toHex(mem.root()));
@@ -77,9 +109,13 @@ describe('the stored Merkle tree', () => {
           for (const l of leaves.slice(index * 2 ** level, (index + 1) * 2 ** level)) mem.append(l);
           return mem.root();
         });
-        for (let i = 0; i < size; i++) expect(verifyInclusion(leaves[i]!, i, size, tree.inclusion(i, size), root), `${i} in ${size}`).toBe(true);
+        for (let i = 0; i < size; i++)
+          expect(verifyInclusion(leaves[i]!, i, size, tree.inclusion(i, size), root), `${i} in ${size}`).toBe(true);
         for (let old = 1; old <= size; old++) {
-          expect(verifyConsistency(old, size, tree.consistency(old, size), tree.root(old), root), `${old} → ${size}`).toBe(true);
+          expect(
+            verifyConsistency(old, size, tree.consistency(old, size), tree.root(old), root),
+            `${old} → ${size}`,
+          ).toBe(true);
         }
       }
     } finally {
@@ -98,18 +134,21 @@ describe('the stored Merkle tree', () => {
     try {
       const first = ledger.db.prepare('SELECT * FROM ledger_entries WHERE seq = 1').get() as Record<string, unknown>;
       mem.append(entryLeafHash(first['entry_hash'] as string));
-      const insert = ledger.db.prepare(`INSERT INTO ledger_entries (seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body, timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer)
+      const insert =
+        ledger.db.prepare(`INSERT INTO ledger_entries (seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body, timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer)
         VALUES (@seq, @kind, @receipt_id, NULL, NULL, @prev_hash, @entry_hash, @body, @timestamp, @capability_id, @tool_server, @tool_name, @verdict, @receipt_kind, @trust_level, @kernel_key, NULL, @producer)`);
-      ledger.db.transaction(() => {
-        let prev = first['entry_hash'] as string;
-        for (let seq = 2; seq <= size; seq++) {
-          const entryHash = sha256Hex(`${seq}:${prev}`);
-          insert.run({ ...first, seq, receipt_id: sha256Hex(`r${seq}`), prev_hash: prev, entry_hash: entryHash });
-          mem.append(entryLeafHash(entryHash));
-          prev = entryHash;
-        }
-        rebuildMerkleSubtrees(ledger.db);
-      }).immediate();
+      ledger.db
+        .transaction(() => {
+          let prev = first['entry_hash'] as string;
+          for (let seq = 2; seq <= size; seq++) {
+            const entryHash = sha256Hex(`${seq}:${prev}`);
+            insert.run({ ...first, seq, receipt_id: sha256Hex(`r${seq}`), prev_hash: prev, entry_hash: entryHash });
+            mem.append(entryLeafHash(entryHash));
+            prev = entryHash;
+          }
+          rebuildMerkleSubtrees(ledger.db);
+        })
+        .immediate();
       const tree = new LedgerTree(ledger.db);
       const root = mem.root();
       const bound = 2 * Math.ceil(Math.log2(size)) + 2;
@@ -123,7 +162,9 @@ describe('the stored Merkle tree', () => {
       expect(toHex(tree.root(size))).toBe(toHex(root));
       expect(tree.reads).toBeLessThanOrEqual(bound);
       tree.reads = 0;
-      expect(verifyConsistency(31_337, size, tree.consistency(31_337, size), merkleRoot(31_337, mem.read), root)).toBe(true);
+      expect(verifyConsistency(31_337, size, tree.consistency(31_337, size), merkleRoot(31_337, mem.read), root)).toBe(
+        true,
+      );
     } finally {
       ledger.close();
     }
@@ -135,7 +176,7 @@ describe('the stored Merkle tree', () => {
     const before = storedRows(path);
     const raw = new Database(path);
     raw.prepare('DELETE FROM merkle_subtrees WHERE level = 2').run();
-    raw.prepare("UPDATE merkle_subtrees SET hash = zeroblob(32) WHERE level = 1 AND idx = 3").run();
+    raw.prepare('UPDATE merkle_subtrees SET hash = zeroblob(32) WHERE level = 1 AND idx = 3').run();
     raw.close();
     expect(storedRows(path)).not.toEqual(before);
     const ledger = openLedger(path);

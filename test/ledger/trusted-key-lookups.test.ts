@@ -10,7 +10,14 @@ import { fromHex, hashCanonical, signerFromSeed } from '../../src/crypto/index.j
 import type { Ed25519Signer } from '../../src/crypto/index.js';
 import { defaultPolicy } from '../../src/kernel/index.js';
 import { revocationDraft } from '../../src/kernel/receipts.js';
-import { appendReceiptSync, firstRevoked, GRANT_INDEX_KEY, invocationsUsed, openLedger, reserveCall } from '../../src/ledger/index.js';
+import {
+  appendReceiptSync,
+  firstRevoked,
+  GRANT_INDEX_KEY,
+  invocationsUsed,
+  openLedger,
+  reserveCall,
+} from '../../src/ledger/index.js';
 import type { Ledger } from '../../src/ledger/index.js';
 import { signReceipt } from '../../src/receipt/index.js';
 import type { ReceiptDraft } from '../../src/receipt/index.js';
@@ -30,14 +37,27 @@ function ledgerAt(): Ledger {
   return openLedger(join(dir, `l-${++n}.sqlite`));
 }
 function revoke(ledger: Ledger, capabilityId: string, signer: Ed25519Signer): void {
-  appendReceiptSync(ledger, { receipt: signReceipt(revocationDraft(NOW, capabilityId, 'test', policy), signer, { nonce: `r-${++nonce}` }) });
+  appendReceiptSync(ledger, {
+    receipt: signReceipt(revocationDraft(NOW, capabilityId, 'test', policy), signer, { nonce: `r-${++nonce}` }),
+  });
 }
 function allowed(ledger: Ledger, capabilityId: string, grantIndex: number, signer: Ed25519Signer): void {
   const draft: ReceiptDraft = {
-    timestamp: NOW, capability_id: capabilityId, tool_server: 'fs', tool_name: 'read_file', action: { parameters: { path: '/a' } },
-    decision: { verdict: 'allow' }, receipt_kind: 'mediated_decision', boundary_class: 'prevent', tool_origin: 'caller_executed',
-    redaction_mode: 'none', content_hash: hashCanonical({ text: 'a' }), policy_hash: policy.policyHash, evidence: [],
-    metadata: { [GRANT_INDEX_KEY]: grantIndex }, trust_level: 'mediated',
+    timestamp: NOW,
+    capability_id: capabilityId,
+    tool_server: 'fs',
+    tool_name: 'read_file',
+    action: { parameters: { path: '/a' } },
+    decision: { verdict: 'allow' },
+    receipt_kind: 'mediated_decision',
+    boundary_class: 'prevent',
+    tool_origin: 'caller_executed',
+    redaction_mode: 'none',
+    content_hash: hashCanonical({ text: 'a' }),
+    policy_hash: policy.policyHash,
+    evidence: [],
+    metadata: { [GRANT_INDEX_KEY]: grantIndex },
+    trust_level: 'mediated',
   };
   appendReceiptSync(ledger, { receipt: signReceipt(draft, signer, { nonce: `a-${++nonce}` }) });
 }
@@ -97,7 +117,14 @@ describe('invocationsUsed', () => {
     expect(invocationsUsed(ledger, cap, 0, [])).toBe(0);
     expect(invocationsUsed(ledger, cap, 1, hex([kernel!, other!]))).toBe(1);
     // A call reserved and not yet receipted counts whoever it will be signed by.
-    reserveCall(ledger, { requestId: 'req-1', capabilityId: cap, grants: [{ index: 0, maxInvocations: 100 }], trustedKeys: hex([kernel!]), owner: 'test', now: NOW });
+    reserveCall(ledger, {
+      requestId: 'req-1',
+      capabilityId: cap,
+      grants: [{ index: 0, maxInvocations: 100 }],
+      trustedKeys: hex([kernel!]),
+      owner: 'test',
+      now: NOW,
+    });
     expect(invocationsUsed(ledger, cap, 0, hex([kernel!]))).toBe(4);
     expect(invocationsUsed(ledger, cap, 0, [])).toBe(1);
     ledger.close();
@@ -109,7 +136,8 @@ describe('invocationsUsed', () => {
     keys.forEach((k, i) => {
       for (let j = 0; j <= i % 3; j++) allowed(ledger, cap, 0, k);
     });
-    const expected = (signers: number) => Array.from({ length: signers }, (_, i) => (i % 3) + 1).reduce((a, b) => a + b, 0);
+    const expected = (signers: number) =>
+      Array.from({ length: signers }, (_, i) => (i % 3) + 1).reduce((a, b) => a + b, 0);
     for (let k = 0; k <= keys.length; k++) {
       expect(invocationsUsed(ledger, cap, 0, hex(keys.slice(0, k))), `${k} keys`).toBe(expected(k));
     }

@@ -20,7 +20,9 @@ describe('chio.ledger.entry.v1 golden vectors', () => {
         sessionPrevSeq: entry.session_prev_seq,
       });
     });
-    const rows = ledger.db.prepare('SELECT seq, prev_hash, entry_hash, body, session_id, session_prev_seq FROM ledger_entries ORDER BY seq').all();
+    const rows = ledger.db
+      .prepare('SELECT seq, prev_hash, entry_hash, body, session_id, session_prev_seq FROM ledger_entries ORDER BY seq')
+      .all();
     expect(rows).toEqual(
       v.ledger.entries.map((e: any) => ({
         seq: e.seq,
@@ -31,7 +33,12 @@ describe('chio.ledger.entry.v1 golden vectors', () => {
         session_prev_seq: e.session_prev_seq,
       })),
     );
-    expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 3, sessions: 2, head: { seq: 3, entryHash: v.ledger.entries[2].entry_hash } });
+    expect(verifyChain(ledger)).toMatchObject({
+      ok: true,
+      entries: 3,
+      sessions: 2,
+      head: { seq: 3, entryHash: v.ledger.entries[2].entry_hash },
+    });
     ledger.close();
   });
 });

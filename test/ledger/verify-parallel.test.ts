@@ -15,7 +15,9 @@ let n = 0;
 beforeAll(async () => {
   const ledger = openLedger(pristine);
   const writer = new LedgerWriter(ledger);
-  await Promise.all(Array.from({ length: 700 }, (_, i) => writer.append({ receipt: mixedReceipt(i), sessionId: `s${i % 5}` })));
+  await Promise.all(
+    Array.from({ length: 700 }, (_, i) => writer.append({ receipt: mixedReceipt(i), sessionId: `s${i % 5}` })),
+  );
   ledger.db.pragma('wal_checkpoint(TRUNCATE)');
   ledger.close();
 });
@@ -30,10 +32,14 @@ const corrupt = (edit: (db: Database.Database) => void): string =>
 /** Flips the last hex digit of the signature inside the stored body of `seq`. */
 const badSignature = (seq: number) => (db: Database.Database) => {
   const body = (db.prepare('SELECT body FROM ledger_entries WHERE seq = ?').get(seq) as Row)['body'] as string;
-  const flipped = body.replace(/("signature":"[0-9a-f]{127})([0-9a-f])/, (_, head, last) => head + (last === '0' ? '1' : '0'));
+  const flipped = body.replace(
+    /("signature":"[0-9a-f]{127})([0-9a-f])/,
+    (_, head, last) => head + (last === '0' ? '1' : '0'),
+  );
   db.prepare('UPDATE ledger_entries SET body = ? WHERE seq = ?').run(flipped, seq);
 };
-const badProjection = (seq: number) => (db: Database.Database) => db.prepare("UPDATE ledger_entries SET tool_server = 'x' WHERE seq = ?").run(seq);
+const badProjection = (seq: number) => (db: Database.Database) =>
+  db.prepare("UPDATE ledger_entries SET tool_server = 'x' WHERE seq = ?").run(seq);
 
 async function both(path: string) {
   const a = openLedger(path, { readonly: true });

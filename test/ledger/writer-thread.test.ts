@@ -27,7 +27,10 @@ describe('LedgerWriter.onThread', () => {
       }),
     );
     await writer.close();
-    const seqs = results.flat().map((r) => r.seq).sort((a, b) => a - b);
+    const seqs = results
+      .flat()
+      .map((r) => r.seq)
+      .sort((a, b) => a - b);
     expect(seqs).toEqual(Array.from({ length: 640 }, (_, i) => i + 1));
     expect(writer.stats.largestBatch).toBeLessThanOrEqual(32);
     const ledger = openLedger(path, { readonly: true });
@@ -40,7 +43,11 @@ describe('LedgerWriter.onThread', () => {
     const writer = await LedgerWriter.onThread(path);
     const observer = new Database(path, { readonly: true });
     const seen = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => writer.append({ receipt: mixedReceipt(i) }).then((r) => observer.prepare('SELECT 1 AS one FROM ledger_entries WHERE seq = ?').get(r.seq))),
+      Array.from({ length: 40 }, (_, i) =>
+        writer
+          .append({ receipt: mixedReceipt(i) })
+          .then((r) => observer.prepare('SELECT 1 AS one FROM ledger_entries WHERE seq = ?').get(r.seq)),
+      ),
     );
     expect(seen.every((row) => row !== undefined)).toBe(true);
     observer.close();
@@ -51,9 +58,16 @@ describe('LedgerWriter.onThread', () => {
     const path = freshPath();
     const writer = await LedgerWriter.onThread(path);
     const dup = signReceipt(allowDraft(1), testSigner, { nonce: 'dup' });
-    const settled = await Promise.allSettled([writer.append({ receipt: dup }), writer.append({ receipt: dup }), writer.append({ receipt: mixedReceipt(5) })]);
+    const settled = await Promise.allSettled([
+      writer.append({ receipt: dup }),
+      writer.append({ receipt: dup }),
+      writer.append({ receipt: mixedReceipt(5) }),
+    ]);
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({ name: 'ChioError', code: 'CHIO-LEDGER-DUPLICATE-RECEIPT' });
+    expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({
+      name: 'ChioError',
+      code: 'CHIO-LEDGER-DUPLICATE-RECEIPT',
+    });
     await writer.close();
   });
 

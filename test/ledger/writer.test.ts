@@ -32,7 +32,14 @@ describe('LedgerWriter (group commit)', () => {
     const observer = new Database(path, { readonly: true });
     const seen = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        writer.append({ receipt: mixedReceipt(i) }).then((r) => observer.prepare('SELECT receipt_id FROM ledger_entries WHERE seq = ?').get(r.seq) as { receipt_id: string } | undefined),
+        writer
+          .append({ receipt: mixedReceipt(i) })
+          .then(
+            (r) =>
+              observer.prepare('SELECT receipt_id FROM ledger_entries WHERE seq = ?').get(r.seq) as
+                | { receipt_id: string }
+                | undefined,
+          ),
       ),
     );
     expect(seen.every((row) => row !== undefined)).toBe(true);
@@ -77,7 +84,9 @@ describe('LedgerWriter (group commit)', () => {
   it('rejects an invalid receipt at once without queueing it, and refuses appends after close', async () => {
     const ledger = openLedger(freshPath());
     const writer = new LedgerWriter(ledger);
-    await expect(writer.append({ receipt: { ...mixedReceipt(1), tool_server: 'evil' } })).rejects.toMatchObject({ code: 'CHIO-RECEIPT-UNVERIFIED' });
+    await expect(writer.append({ receipt: { ...mixedReceipt(1), tool_server: 'evil' } })).rejects.toMatchObject({
+      code: 'CHIO-RECEIPT-UNVERIFIED',
+    });
     await writer.close();
     await expect(writer.append({ receipt: mixedReceipt(2) })).rejects.toMatchObject({ code: 'CHIO-LEDGER-CLOSED' });
     expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 0 });

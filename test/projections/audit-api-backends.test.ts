@@ -21,7 +21,21 @@ const seed = join(dir, 'kernel.seed');
 let capabilityId = '';
 
 async function serve(db: string, seedFile: string): Promise<string> {
-  const started = await children.start([CHIO_BIN, 'serve', '--listen', '127.0.0.1:0', '--receipt-db', db, '--service-token', TOKEN, '--kernel-seed-file', seedFile], /audit API at (\S+)/);
+  const started = await children.start(
+    [
+      CHIO_BIN,
+      'serve',
+      '--listen',
+      '127.0.0.1:0',
+      '--receipt-db',
+      db,
+      '--service-token',
+      TOKEN,
+      '--kernel-seed-file',
+      seedFile,
+    ],
+    /audit API at (\S+)/,
+  );
   expect(started.stderr()).not.toContain('password');
   return started.match[1]!.replace(/\/$/, '');
 }
@@ -78,14 +92,22 @@ describe('chio serve on SQLite and on PostgreSQL', () => {
     }
     // Not vacuous: the pages hold what the kernel wrote.
     expect((await get(api.PostgreSQL, '/v1/receipts/query?limit=100')).body.totalCount).toBe(41);
-    expect((await get(api.PostgreSQL, '/v1/sessions')).body.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual(['s-0', 's-1', 's-2']);
-    expect((await get(api.PostgreSQL, '/v1/denials?buckets=10')).body.guards).toEqual([expect.objectContaining({ guard: 'forbidden-path', total: 10 })]);
+    expect(
+      (await get(api.PostgreSQL, '/v1/sessions')).body.sessions.map((s: { sessionId: string }) => s.sessionId),
+    ).toEqual(['s-0', 's-1', 's-2']);
+    expect((await get(api.PostgreSQL, '/v1/denials?buckets=10')).body.guards).toEqual([
+      expect.objectContaining({ guard: 'forbidden-path', total: 10 }),
+    ]);
     expect((await get(api.PostgreSQL, '/v1/receipts/query?limit=0')).status).toBe(400);
-    for (const base of [api.SQLite, api.PostgreSQL]) expect((await get(base, '/v1/ledger/head', null)).status).toBe(401);
+    for (const base of [api.SQLite, api.PostgreSQL])
+      expect((await get(base, '/v1/ledger/head', null)).status).toBe(401);
   });
 
   it('a session certificate from each store certifies the same receipts under the same binding', async () => {
-    const [lite, post] = [await get(api.SQLite, '/v1/sessions/s-2/certificate'), await get(api.PostgreSQL, '/v1/sessions/s-2/certificate')];
+    const [lite, post] = [
+      await get(api.SQLite, '/v1/sessions/s-2/certificate'),
+      await get(api.PostgreSQL, '/v1/sessions/s-2/certificate'),
+    ];
     expect(lite.status).toBe(200);
     expect(post.status).toBe(200);
     const { issued_at: _a, ...liteBody } = lite.body.body;
@@ -94,14 +116,26 @@ describe('chio serve on SQLite and on PostgreSQL', () => {
     expect(postBody).toMatchObject({ session_id: 's-2', receipt_count: 13, chain_continuous: true });
   });
 
-  it('the checkpoint, a receipt\'s inclusion proof and a session\'s evidence bundle are the same from both stores', async () => {
+  it("the checkpoint, a receipt's inclusion proof and a session's evidence bundle are the same from both stores", async () => {
     for (const store of [dbs.SQLite, dbs.PostgreSQL]) {
       expect((await get(store === dbs.SQLite ? api.SQLite : api.PostgreSQL, '/v1/ledger/checkpoint')).status).toBe(404);
-      const made = chio(['ledger', 'checkpoint', '--receipt-db', store, '--kernel-seed-file', seed, '--origin', 'chio-ledger/audit-test']);
+      const made = chio([
+        'ledger',
+        'checkpoint',
+        '--receipt-db',
+        store,
+        '--kernel-seed-file',
+        seed,
+        '--origin',
+        'chio-ledger/audit-test',
+      ]);
       expect(made.status, made.stderr).toBe(0);
     }
     const first = (await get(api.SQLite, '/v1/receipts/query?limit=1')).body.receipts[0].id as string;
-    const [liteCp, postCp] = [await get(api.SQLite, '/v1/ledger/checkpoint'), await get(api.PostgreSQL, '/v1/ledger/checkpoint')];
+    const [liteCp, postCp] = [
+      await get(api.SQLite, '/v1/ledger/checkpoint'),
+      await get(api.PostgreSQL, '/v1/ledger/checkpoint'),
+    ];
     expect(postCp.status).toBe(200);
     const { createdAt: _a, ...liteNote } = liteCp.body;
     const { createdAt: _b, ...postNote } = postCp.body;
@@ -109,9 +143,15 @@ describe('chio serve on SQLite and on PostgreSQL', () => {
     expect(postNote).toMatchObject({ treeSize: 41, origin: 'chio-ledger/audit-test' });
     const path = `/v1/receipts/${first}/proof`;
     expect(await get(api.PostgreSQL, path)).toEqual(await get(api.SQLite, path));
-    const [liteEv, postEv] = [await get(api.SQLite, '/v1/sessions/s-0/evidence'), await get(api.PostgreSQL, '/v1/sessions/s-0/evidence')];
+    const [liteEv, postEv] = [
+      await get(api.SQLite, '/v1/sessions/s-0/evidence'),
+      await get(api.PostgreSQL, '/v1/sessions/s-0/evidence'),
+    ];
     expect(postEv.status).toBe(200);
-    const strip = (b: any) => ({ ...b, certificate: { ...b.certificate, body: { ...b.certificate.body, issued_at: 0 }, signature: '' } });
+    const strip = (b: any) => ({
+      ...b,
+      certificate: { ...b.certificate, body: { ...b.certificate.body, issued_at: 0 }, signature: '' },
+    });
     expect(strip(postEv.body)).toEqual(strip(liteEv.body));
     expect(postEv.body.entries).toHaveLength(14);
   });

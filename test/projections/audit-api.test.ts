@@ -22,7 +22,10 @@ const TOKEN = 'audit-token-0123456789abcdef';
 const children = childProcesses();
 
 async function serve(db: string, extra: string[] = []): Promise<{ url: string; stderr: () => string }> {
-  const started = await children.start([CHIO_BIN, 'serve', '--listen', '127.0.0.1:0', '--receipt-db', db, ...extra], /audit API at (\S+)/);
+  const started = await children.start(
+    [CHIO_BIN, 'serve', '--listen', '127.0.0.1:0', '--receipt-db', db, ...extra],
+    /audit API at (\S+)/,
+  );
   return { url: started.match[1]!.replace(/\/$/, ''), stderr: started.stderr };
 }
 
@@ -35,21 +38,52 @@ describe('chio serve: the audit API', () => {
   const dir = tempDir();
   const db = join(dir, 'audit.sqlite');
   let api: string;
-  const made: Array<{ id: string; session: string; tool: string; verdict: string; timestamp: number; guard: string | undefined }> = [];
+  const made: Array<{
+    id: string;
+    session: string;
+    tool: string;
+    verdict: string;
+    timestamp: number;
+    guard: string | undefined;
+  }> = [];
 
   beforeAll(async () => {
     // A ledger written by the real kernel: three sessions, allows, denials (a forbidden path) and a tool failure.
     let clock = 1_790_000_000;
-    const kernel = Kernel.open({ ledgerPath: db, seed: new Uint8Array(32).fill(3), clock: () => clock, checkpoints: false });
+    const kernel = Kernel.open({
+      ledgerPath: db,
+      seed: new Uint8Array(32).fill(3),
+      clock: () => clock,
+      checkpoints: false,
+    });
     kernel.registerToolServer(new CountingToolServer());
     const agent = signerFromSeed(new Uint8Array(32).fill(4));
     const capability = kernel.issueCapability({ subject: agent.publicKeyHex, ttlSeconds: 10 ** 6 });
     for (let i = 0; i < 45; i++) {
       clock += 10;
       const session = `sess-${i % 3}`;
-      const [tool, args] = i % 5 === 0 ? ['read_file', { path: '/srv/app/.env' }] : i % 7 === 0 ? ['fail_tool', {}] : ['hello_tool', { name: `n${i}` }];
-      const r = await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName: tool as string, arguments: args, sessionId: session });
-      made.push({ id: r.receipt.id, session, tool: tool as string, verdict: r.receipt.decision!.verdict, timestamp: r.receipt.timestamp, guard: (r.receipt.decision as { guard?: string }).guard });
+      const [tool, args] =
+        i % 5 === 0
+          ? ['read_file', { path: '/srv/app/.env' }]
+          : i % 7 === 0
+            ? ['fail_tool', {}]
+            : ['hello_tool', { name: `n${i}` }];
+      const r = await kernel.evaluateToolCall({
+        capability,
+        caller: agent.publicKeyHex,
+        serverId: 'fs',
+        toolName: tool as string,
+        arguments: args,
+        sessionId: session,
+      });
+      made.push({
+        id: r.receipt.id,
+        session,
+        tool: tool as string,
+        verdict: r.receipt.decision!.verdict,
+        timestamp: r.receipt.timestamp,
+        guard: (r.receipt.decision as { guard?: string }).guard,
+      });
     }
     await kernel.close();
     ({ url: api } = await serve(db, ['--service-token', TOKEN]));
@@ -62,14 +96,20 @@ describe('chio serve: the audit API', () => {
       ['outcome=incomplete', (m) => m.verdict === 'incomplete'],
       ['sessionId=sess-1', (m) => m.session === 'sess-1'],
       [`capabilityId=${encodeURIComponent('nope')}`, () => false],
-      [`since=${made[10]!.timestamp}&until=${made[19]!.timestamp}`, (m) => m.timestamp >= made[10]!.timestamp && m.timestamp <= made[19]!.timestamp],
+      [
+        `since=${made[10]!.timestamp}&until=${made[19]!.timestamp}`,
+        (m) => m.timestamp >= made[10]!.timestamp && m.timestamp <= made[19]!.timestamp,
+      ],
       [`since=${new Date(made[40]!.timestamp * 1000).toISOString()}`, (m) => m.timestamp >= made[40]!.timestamp],
     ];
     for (const [query, keep] of cases) {
       const r = await get(`${api}/v1/receipts/query?${query}&limit=1000`);
       expect(r.status, query).toBe(200);
       const want = made.filter(keep).map((m) => m.id);
-      expect(r.body.receipts.map((x: { id: string }) => x.id), query).toEqual(want);
+      expect(
+        r.body.receipts.map((x: { id: string }) => x.id),
+        query,
+      ).toEqual(want);
       expect(r.body.totalCount, query).toBe(want.length);
       expect(r.body.nextCursor, query).toBeNull();
     }
@@ -81,7 +121,9 @@ describe('chio serve: the audit API', () => {
     const seen: string[] = [];
     let cursor: number | null = null;
     do {
-      const r = await get(`${api}/v1/receipts/query?sessionId=sess-2&limit=4${cursor === null ? '' : `&cursor=${cursor}`}`);
+      const r = await get(
+        `${api}/v1/receipts/query?sessionId=sess-2&limit=4${cursor === null ? '' : `&cursor=${cursor}`}`,
+      );
       expect(r.body.totalCount).toBe(15);
       seen.push(...r.body.receipts.map((x: { id: string }) => x.id));
       cursor = r.body.nextCursor;
@@ -104,7 +146,7 @@ describe('chio serve: the audit API', () => {
     expect((await get(`${api}/v1/receipts/${target.id.slice(0, 12)}`)).status).toBe(404);
   });
 
-  it('sessions: summaries by verdict and time span, paged; a session\'s receipts; the ledger head', async () => {
+  it("sessions: summaries by verdict and time span, paged; a session's receipts; the ledger head", async () => {
     const r = await get(`${api}/v1/sessions?limit=2`);
     expect(r.body.totalCount).toBe(3);
     expect(r.body.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual(['sess-0', 'sess-1']);
@@ -114,13 +156,20 @@ describe('chio serve: the audit API', () => {
     for (const s of [...r.body.sessions, ...next.body.sessions]) {
       const mine = made.filter((m) => m.session === s.sessionId);
       expect(s).toMatchObject({
-        entries: mine.length, allowed: mine.filter((m) => m.verdict === 'allow').length, denied: mine.filter((m) => m.verdict === 'deny').length,
-        incomplete: mine.filter((m) => m.verdict === 'incomplete').length, cancelled: 0, observations: 0,
-        firstTimestamp: mine[0]!.timestamp, lastTimestamp: mine.at(-1)!.timestamp,
+        entries: mine.length,
+        allowed: mine.filter((m) => m.verdict === 'allow').length,
+        denied: mine.filter((m) => m.verdict === 'deny').length,
+        incomplete: mine.filter((m) => m.verdict === 'incomplete').length,
+        cancelled: 0,
+        observations: 0,
+        firstTimestamp: mine[0]!.timestamp,
+        lastTimestamp: mine.at(-1)!.timestamp,
       });
     }
     const receipts = await get(`${api}/v1/sessions/sess-0/receipts?limit=1000`);
-    expect(receipts.body.receipts.map((x: { id: string }) => x.id)).toEqual(made.filter((m) => m.session === 'sess-0').map((m) => m.id));
+    expect(receipts.body.receipts.map((x: { id: string }) => x.id)).toEqual(
+      made.filter((m) => m.session === 'sess-0').map((m) => m.id),
+    );
     expect((await get(`${api}/v1/sessions/sess-9/receipts`)).status).toBe(404);
     const head = await get(`${api}/v1/ledger/head`);
     expect(head.body).toMatchObject({ entries: 45, head: { seq: 45 } });
@@ -128,8 +177,15 @@ describe('chio serve: the audit API', () => {
 
   it('bad parameters are 400 with CHIO-API-BAD-REQUEST naming the parameter', async () => {
     for (const [query, name] of [
-      ['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=ten', 'limit'], ['cursor=-1', 'cursor'], ['outcome=maybe', 'outcome'],
-      ['since=yesterday', 'since'], ['toolname=x', 'toolname'], ['limit=1&limit=2', '"limit"'], [`toolName=${'x'.repeat(300)}`, 'toolName'],
+      ['limit=0', 'limit'],
+      ['limit=1001', 'limit'],
+      ['limit=ten', 'limit'],
+      ['cursor=-1', 'cursor'],
+      ['outcome=maybe', 'outcome'],
+      ['since=yesterday', 'since'],
+      ['toolname=x', 'toolname'],
+      ['limit=1&limit=2', '"limit"'],
+      [`toolName=${'x'.repeat(300)}`, 'toolName'],
     ] as const) {
       const r = await get(`${api}/v1/receipts/query?${query}`);
       expect(r.status, query).toBe(400);
@@ -142,14 +198,22 @@ describe('chio serve: the audit API', () => {
   });
 
   it('no token, a wrong token, a token in another scheme: 401 on every route but /healthz', async () => {
-    for (const route of ['/v1/receipts/query', `/v1/receipts/${made[0]!.id}`, '/v1/sessions', '/v1/ledger/head', '/v1/nowhere']) {
+    for (const route of [
+      '/v1/receipts/query',
+      `/v1/receipts/${made[0]!.id}`,
+      '/v1/sessions',
+      '/v1/ledger/head',
+      '/v1/nowhere',
+    ]) {
       for (const token of [null, 'wrong-token-0123456789', `${TOKEN}x`]) {
         const r = await get(`${api}${route}`, token);
         expect(r.status, `${route} ${token}`).toBe(401);
         expect(r.body.error.code).toBe('CHIO-API-UNAUTHORIZED');
         expect(r.headers.get('www-authenticate')).toContain('Bearer');
       }
-      const basic = await fetch(`${api}${route}`, { headers: { authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}` } });
+      const basic = await fetch(`${api}${route}`, {
+        headers: { authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}` },
+      });
       expect(basic.status).toBe(401);
     }
     expect((await get(`${api}/healthz`, null)).body).toEqual({ ok: true });
@@ -175,12 +239,26 @@ describe('chio serve: the audit API', () => {
     expect(all.status).toBe(200);
     expect(all.body.starts.length).toBeLessThanOrEqual(7);
     check(all.body, denies);
-    check((await get(`${api}/v1/denials?sessionId=sess-2&buckets=1000`)).body, denies.filter((m) => m.session === 'sess-2'));
+    check(
+      (await get(`${api}/v1/denials?sessionId=sess-2&buckets=1000`)).body,
+      denies.filter((m) => m.session === 'sess-2'),
+    );
     const since = made[20]!.timestamp;
-    check((await get(`${api}/v1/denials?since=${since}`)).body, denies.filter((m) => m.timestamp >= since), since);
+    check(
+      (await get(`${api}/v1/denials?since=${since}`)).body,
+      denies.filter((m) => m.timestamp >= since),
+      since,
+    );
     const none = await get(`${api}/v1/denials?sessionId=nobody`);
     expect(none.body).toMatchObject({ totalCount: 0, guards: [] });
-    for (const bad of ['buckets=0', 'buckets=1001', 'buckets=x', 'since=yesterday', 'limit=5', 'sessionId=a&sessionId=b']) {
+    for (const bad of [
+      'buckets=0',
+      'buckets=1001',
+      'buckets=x',
+      'since=yesterday',
+      'limit=5',
+      'sessionId=a&sessionId=b',
+    ]) {
       const r = await get(`${api}/v1/denials?${bad}`);
       expect(r.status, bad).toBe(400);
       expect(r.body.error.code, bad).toBe('CHIO-API-BAD-REQUEST');
@@ -202,7 +280,13 @@ describe('chio serve: the audit API', () => {
     const script = await fetch(`${api}/explorer/verify.js`);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect((await fetch(`${api}/explorer/vendor/uPlot.iife.min.js`)).status).toBe(200);
-    for (const path of ['/explorer/../package.json', '/explorer/%2e%2e/%2e%2e/package.json', '/explorer/nope.js', '/explorer/verify.js.map', '/index.html']) {
+    for (const path of [
+      '/explorer/../package.json',
+      '/explorer/%2e%2e/%2e%2e/package.json',
+      '/explorer/nope.js',
+      '/explorer/verify.js.map',
+      '/index.html',
+    ]) {
       const r = await fetch(`${api}${path}`);
       expect(r.status, path).not.toBe(200);
     }
@@ -230,10 +314,14 @@ describe('chio serve: the audit API', () => {
     const raw = new Database(copy);
     // The operator edits a body past the append-only triggers (dropping them): the dishonest-operator case.
     raw.exec('DROP TRIGGER IF EXISTS ledger_entries_no_update');
-    const triggers = raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'ledger_entries'").all() as Array<{ name: string }>;
+    const triggers = raw
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'ledger_entries'")
+      .all() as Array<{ name: string }>;
     for (const t of triggers) raw.exec(`DROP TRIGGER ${t.name}`);
     const target = made[3]!;
-    raw.prepare("UPDATE ledger_entries SET body = replace(body, '\"n3\"', '\"n4\"') WHERE receipt_id = ?").run(target.id);
+    raw
+      .prepare('UPDATE ledger_entries SET body = replace(body, \'"n3"\', \'"n4"\') WHERE receipt_id = ?')
+      .run(target.id);
     raw.close();
     const tampered = await serve(copy, ['--service-token', TOKEN]);
     const r = await get(`${tampered.url}/v1/receipts/${target.id}`);
@@ -244,7 +332,7 @@ describe('chio serve: the audit API', () => {
     expect(r.body.verification.entryHash).toMatch(/^stored [0-9a-f]{64}, position and body give [0-9a-f]{64}$/);
   });
 
-  it('certificates signed with the service\'s key (501 without one, 404 for no such session); checkpoints and proofs once a checkpoint exists', async () => {
+  it("certificates signed with the service's key (501 without one, 404 for no such session); checkpoints and proofs once a checkpoint exists", async () => {
     const seed = join(dir, 'kernel.seed');
     writeFileSync(seed, toHex(new Uint8Array(32).fill(3)));
     const kernelKey = signerFromSeed(new Uint8Array(32).fill(3)).publicKeyHex;
@@ -288,8 +376,16 @@ describe('chio serve: the audit API', () => {
   it('refuses to start without a token, with one under 8 characters, or with both token flags (exit 2, CHIO-CLI-SERVICE-OPTIONS); a demo-length token starts with a warning', async () => {
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, `${TOKEN}\n`);
-    for (const args of [[], ['--service-token', 'short'], ['--service-token', TOKEN, '--service-token-file', tokenFile]]) {
-      const child = spawn(process.execPath, [CHIO_BIN, 'serve', '--listen', '127.0.0.1:0', '--receipt-db', db, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    for (const args of [
+      [],
+      ['--service-token', 'short'],
+      ['--service-token', TOKEN, '--service-token-file', tokenFile],
+    ]) {
+      const child = spawn(
+        process.execPath,
+        [CHIO_BIN, 'serve', '--listen', '127.0.0.1:0', '--receipt-db', db, ...args],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
       let err = '';
       child.stderr.on('data', (d) => (err += d));
       const code = await new Promise((r) => child.once('exit', r));

@@ -31,7 +31,11 @@ let n = 0;
 beforeAll(() => {
   mkdirSync(ledgerDir);
   const ledger = openLedger(db);
-  for (let i = 0; i < 4; i++) appendReceiptSync(ledger, { receipt: signReceipt(i === 2 ? denyDraft(i) : allowDraft(i), testSigner, { nonce: `t-${i}` }), sessionId: 's' });
+  for (let i = 0; i < 4; i++)
+    appendReceiptSync(ledger, {
+      receipt: signReceipt(i === 2 ? denyDraft(i) : allowDraft(i), testSigner, { nonce: `t-${i}` }),
+      sessionId: 's',
+    });
   ledger.close();
   writeFileSync(kernelSeed, `${TEST_SEED_HEX}\n`);
   writeFileSync(kernelPub, `${testSigner.publicKeyHex}\n`);
@@ -76,7 +80,9 @@ describe('cert verify trusts only the signers it is given', () => {
     expect(light.status, light.stdout + light.stderr).toBe(0);
     expect(light.stdout).toBe('PASS: certificate for session s verified (4 receipts, signature and body only)\n');
     const full = verify(path, '--trusted-kernel-pubkey', kernelPub, '--full', '--receipt-db', db);
-    expect(full.stdout).toBe('PASS: certificate for session s verified (4 receipts, every receipt re-verified against the store)\n');
+    expect(full.stdout).toBe(
+      'PASS: certificate for session s verified (4 receipts, every receipt re-verified against the store)\n',
+    );
   });
 
   it('a forged certificate (session_id and receipt_count changed, re-signed with a fresh key named as signer_key) fails, also next to another trusted authority', () => {
@@ -89,12 +95,18 @@ describe('cert verify trusts only the signers it is given', () => {
     expectFail(verify(forged, '--trusted-kernel-pubkey', kernelPub, '--full', '--receipt-db', db), reason);
   });
 
-  it('signer_key set to the trusted key while the signature is another key\'s: the signature does not verify', () => {
+  it("signer_key set to the trusted key while the signature is another key's: the signature does not verify", () => {
     const forger = signerFromSeed(generateSeed());
     const kernelSigned = read(generate(['--kernel-seed-file', kernelSeed]));
-    expectFail(verify(write(forge(kernelSigned, forger, testSigner.publicKeyHex)), '--trusted-kernel-pubkey', kernelPub), 'certificate signature invalid');
+    expectFail(
+      verify(write(forge(kernelSigned, forger, testSigner.publicKeyHex)), '--trusted-kernel-pubkey', kernelPub),
+      'certificate signature invalid',
+    );
     // An untouched body, a genuine authority signature, relabelled as the kernel's.
-    const relabelled = { ...read(generate(['--authority-seed-file', authoritySeed])), signer_key: testSigner.publicKeyHex };
+    const relabelled = {
+      ...read(generate(['--authority-seed-file', authoritySeed])),
+      signer_key: testSigner.publicKeyHex,
+    };
     expectFail(verify(write(relabelled), '--trusted-kernel-pubkey', kernelPub), 'certificate signature invalid');
   });
 
@@ -102,16 +114,44 @@ describe('cert verify trusts only the signers it is given', () => {
     const path = generate(['--authority-seed-file', authoritySeed, '--trusted-kernel-pubkey', kernelPub]);
     expect(read(path).signer_key).toBe(authority.publicKeyHex);
     expect(verify(path, '--trusted-authority-pubkey', authorityPub).status).toBe(0);
-    expect(verify(path, '--trusted-authority-pubkey', otherPub, '--trusted-authority-pubkey', authorityPub, '--trusted-kernel-pubkey', kernelPub).status).toBe(0);
-    const full = verify(path, '--trusted-authority-pubkey', authorityPub, '--trusted-kernel-pubkey', kernelPub, '--full', '--receipt-db', db);
+    expect(
+      verify(
+        path,
+        '--trusted-authority-pubkey',
+        otherPub,
+        '--trusted-authority-pubkey',
+        authorityPub,
+        '--trusted-kernel-pubkey',
+        kernelPub,
+      ).status,
+    ).toBe(0);
+    const full = verify(
+      path,
+      '--trusted-authority-pubkey',
+      authorityPub,
+      '--trusted-kernel-pubkey',
+      kernelPub,
+      '--full',
+      '--receipt-db',
+      db,
+    );
     expect(full.status, full.stdout).toBe(0);
-    expectFail(verify(path, '--trusted-kernel-pubkey', kernelPub), `signer ${authority.publicKeyHex} is not a trusted kernel or authority key`);
-    expectFail(verify(path, '--trusted-authority-pubkey', otherPub), `signer ${authority.publicKeyHex} is not a trusted kernel or authority key`);
+    expectFail(
+      verify(path, '--trusted-kernel-pubkey', kernelPub),
+      `signer ${authority.publicKeyHex} is not a trusted kernel or authority key`,
+    );
+    expectFail(
+      verify(path, '--trusted-authority-pubkey', otherPub),
+      `signer ${authority.publicKeyHex} is not a trusted kernel or authority key`,
+    );
     // Kernel keys named next to the authority pin the session's kernel.
-    expectFail(verify(path, '--trusted-authority-pubkey', authorityPub, '--trusted-kernel-pubkey', otherPub), `kernel key ${testSigner.publicKeyHex} is not trusted`);
+    expectFail(
+      verify(path, '--trusted-authority-pubkey', authorityPub, '--trusted-kernel-pubkey', otherPub),
+      `kernel key ${testSigner.publicKeyHex} is not trusted`,
+    );
   });
 
-  it('a trusted kernel key signs certificates for its own sessions only, not for another trusted kernel\'s', () => {
+  it("a trusted kernel key signs certificates for its own sessions only, not for another trusted kernel's", () => {
     const cert = read(generate(['--kernel-seed-file', kernelSeed]));
     const byOther = write(signCertificate(cert.body, other));
     expectFail(
@@ -119,12 +159,18 @@ describe('cert verify trusts only the signers it is given', () => {
       `signer ${other.publicKeyHex} is a trusted kernel key but not the session's kernel (${testSigner.publicKeyHex}); a kernel key signs certificates for its own sessions only`,
     );
     // The same key trusted as an authority may.
-    expect(verify(byOther, '--trusted-kernel-pubkey', kernelPub, '--trusted-authority-pubkey', otherPub).status).toBe(0);
+    expect(verify(byOther, '--trusted-kernel-pubkey', kernelPub, '--trusted-authority-pubkey', otherPub).status).toBe(
+      0,
+    );
   });
 
   it('neither trust flag, or --full without a trusted kernel key: usage error (exit 2), nothing on stdout', () => {
     const path = generate(['--kernel-seed-file', kernelSeed]);
-    for (const r of [verify(path), verify(path, '--full', '--receipt-db', db), verify(path, '--trusted-authority-pubkey', kernelPub, '--full', '--receipt-db', db)]) {
+    for (const r of [
+      verify(path),
+      verify(path, '--full', '--receipt-db', db),
+      verify(path, '--trusted-authority-pubkey', kernelPub, '--full', '--receipt-db', db),
+    ]) {
       expect(r.status, r.stderr).toBe(2);
       expect(errorCode(r.stderr), r.stderr).toBe('CHIO-CLI-USAGE');
       expect(r.stdout).toBe('');
@@ -135,7 +181,15 @@ describe('cert verify trusts only the signers it is given', () => {
 
 describe('cert generate never creates a signing key', () => {
   /** Every file name and its digest in a directory. */
-  const snapshot = (d: string) => readdirSync(d).sort().map((f) => [f, createHash('sha256').update(readFileSync(join(d, f))).digest('hex')]);
+  const snapshot = (d: string) =>
+    readdirSync(d)
+      .sort()
+      .map((f) => [
+        f,
+        createHash('sha256')
+          .update(readFileSync(join(d, f)))
+          .digest('hex'),
+      ]);
 
   it('without --kernel-seed-file or --authority-seed-file: CHIO-CLI-CERT-SIGNER-REQUIRED (exit 2), no file created anywhere, the ledger unchanged', () => {
     const cwd = join(dir, 'cwd-empty');
@@ -166,7 +220,20 @@ describe('cert generate never creates a signing key', () => {
 
   it('both seed flags: a usage error, nothing written', () => {
     const out = join(dir, 'both.json');
-    const r = chio(['cert', 'generate', '--session-id', 's', '--receipt-db', db, '--kernel-seed-file', kernelSeed, '--authority-seed-file', authoritySeed, '--output', out]);
+    const r = chio([
+      'cert',
+      'generate',
+      '--session-id',
+      's',
+      '--receipt-db',
+      db,
+      '--kernel-seed-file',
+      kernelSeed,
+      '--authority-seed-file',
+      authoritySeed,
+      '--output',
+      out,
+    ]);
     expect(r.status).toBe(2);
     expect(errorCode(r.stderr), r.stderr).toBe('CHIO-CLI-USAGE');
     expect(existsSync(out)).toBe(false);
@@ -174,7 +241,18 @@ describe('cert generate never creates a signing key', () => {
 
   it('--kernel-seed-file of a key that did not sign the session is refused (CHIO-CERT-UNTRUSTED-KERNEL-KEY, exit 1), nothing written', () => {
     const out = join(dir, 'wrong-kernel.json');
-    const r = chio(['cert', 'generate', '--session-id', 's', '--receipt-db', db, '--kernel-seed-file', otherSeed, '--output', out]);
+    const r = chio([
+      'cert',
+      'generate',
+      '--session-id',
+      's',
+      '--receipt-db',
+      db,
+      '--kernel-seed-file',
+      otherSeed,
+      '--output',
+      out,
+    ]);
     expect(r.status).toBe(1);
     expect(errorCode(r.stderr), r.stderr).toBe('CHIO-CERT-UNTRUSTED-KERNEL-KEY');
     expect(existsSync(out)).toBe(false);
@@ -192,20 +270,42 @@ describe('the library: verification takes the trusted keys, generation a named s
   };
 
   it('verifyCertificate accepts a signer only from the keys passed; with none it passes nothing', () => {
-    const cert = withLedger((ledger) => generateCertificate(ledger, { sessionId: 's', signer: { role: 'kernel', key: testSigner } }));
+    const cert = withLedger((ledger) =>
+      generateCertificate(ledger, { sessionId: 's', signer: { role: 'kernel', key: testSigner } }),
+    );
     const kernels = new Set([testSigner.publicKeyHex]);
     expect(verifyCertificate(cert, { trustedKernelKeys: kernels })).toEqual({ passed: true, full: false });
-    expect(withLedger((ledger) => verifyCertificate(cert, { trustedKernelKeys: kernels, ledger }))).toEqual({ passed: true, full: true });
-    expect(verifyCertificate(cert, {})).toMatchObject({ passed: false, reason: expect.stringContaining('no trusted kernel or authority key') });
+    expect(withLedger((ledger) => verifyCertificate(cert, { trustedKernelKeys: kernels, ledger }))).toEqual({
+      passed: true,
+      full: true,
+    });
+    expect(verifyCertificate(cert, {})).toMatchObject({
+      passed: false,
+      reason: expect.stringContaining('no trusted kernel or authority key'),
+    });
     const forger = signerFromSeed(generateSeed());
-    expect(verifyCertificate(forge(cert, forger), { trustedKernelKeys: kernels, trustedAuthorityKeys: new Set([authority.publicKeyHex]) })).toEqual({
+    expect(
+      verifyCertificate(forge(cert, forger), {
+        trustedKernelKeys: kernels,
+        trustedAuthorityKeys: new Set([authority.publicKeyHex]),
+      }),
+    ).toEqual({
       passed: false,
       reason: `signer ${forger.publicKeyHex} is not a trusted kernel or authority key`,
     });
     // Full verification needs the kernel pinned, even when the signer is a trusted authority.
-    const byAuthority = withLedger((ledger) => generateCertificate(ledger, { sessionId: 's', signer: { role: 'authority', key: authority } }));
-    expect(verifyCertificate(byAuthority, { trustedAuthorityKeys: new Set([authority.publicKeyHex]) })).toEqual({ passed: true, full: false });
-    expect(withLedger((ledger) => verifyCertificate(byAuthority, { trustedAuthorityKeys: new Set([authority.publicKeyHex]), ledger }))).toMatchObject({ passed: false });
+    const byAuthority = withLedger((ledger) =>
+      generateCertificate(ledger, { sessionId: 's', signer: { role: 'authority', key: authority } }),
+    );
+    expect(verifyCertificate(byAuthority, { trustedAuthorityKeys: new Set([authority.publicKeyHex]) })).toEqual({
+      passed: true,
+      full: false,
+    });
+    expect(
+      withLedger((ledger) =>
+        verifyCertificate(byAuthority, { trustedAuthorityKeys: new Set([authority.publicKeyHex]), ledger }),
+      ),
+    ).toMatchObject({ passed: false });
   });
 
   it('generateCertificate with a kernel signer refuses a session that signer did not sign', () => {

@@ -18,12 +18,26 @@ const kernelPub = join(dir, 'kernel.pub');
 const authority = join(dir, 'authority.seed');
 const authorityPub = join(dir, 'authority.pub');
 // Two sessions interleaved with each other and with session-less entries.
-const PLAN: Array<[string | null, 'allow' | 'deny']> = [['a', 'allow'], ['b', 'allow'], [null, 'allow'], ['a', 'deny'], ['b', 'allow'], ['a', 'allow'], ['b', 'deny'], ['a', 'allow']];
+const PLAN: Array<[string | null, 'allow' | 'deny']> = [
+  ['a', 'allow'],
+  ['b', 'allow'],
+  [null, 'allow'],
+  ['a', 'deny'],
+  ['b', 'allow'],
+  ['a', 'allow'],
+  ['b', 'deny'],
+  ['a', 'allow'],
+];
 let n = 0;
 
 beforeAll(() => {
   const ledger = openLedger(db);
-  PLAN.forEach(([s, v], i) => appendReceiptSync(ledger, { receipt: signReceipt(v === 'allow' ? allowDraft(i) : denyDraft(i), testSigner, { nonce: `c-${i}` }), sessionId: s }));
+  PLAN.forEach(([s, v], i) =>
+    appendReceiptSync(ledger, {
+      receipt: signReceipt(v === 'allow' ? allowDraft(i) : denyDraft(i), testSigner, { nonce: `c-${i}` }),
+      sessionId: s,
+    }),
+  );
   ledger.db.pragma('wal_checkpoint(TRUNCATE)');
   ledger.close();
   writeFileSync(kernelPub, `${testSigner.publicKeyHex}\n`);
@@ -33,23 +47,69 @@ beforeAll(() => {
 
 const gen = (session: string, extra: string[] = [], store = db) => {
   const out = join(dir, `cert-${++n}.json`);
-  const r = chio(['cert', 'generate', '--session-id', session, '--receipt-db', store, '--authority-seed-file', authority, '--output', out, ...extra]);
+  const r = chio([
+    'cert',
+    'generate',
+    '--session-id',
+    session,
+    '--receipt-db',
+    store,
+    '--authority-seed-file',
+    authority,
+    '--output',
+    out,
+    ...extra,
+  ]);
   return { ...r, out };
 };
-const verify = (cert: string, extra: string[] = []) => chio(['cert', 'verify', '--certificate', cert, '--trusted-kernel-pubkey', kernelPub, '--trusted-authority-pubkey', authorityPub, ...extra]);
+const verify = (cert: string, extra: string[] = []) =>
+  chio([
+    'cert',
+    'verify',
+    '--certificate',
+    cert,
+    '--trusted-kernel-pubkey',
+    kernelPub,
+    '--trusted-authority-pubkey',
+    authorityPub,
+    ...extra,
+  ]);
 
 describe('generate and verify', () => {
   it('each of two interleaved sessions gets a certificate that verifies with --full; generate prints nothing with --output', () => {
-    for (const [session, count, first, last] of [['a', 4, 1, 8], ['b', 3, 2, 7]] as const) {
-      const g = gen(session, ['--trusted-kernel-pubkey', kernelPub, '--required-guard', 'forbidden-path', '--authorized-scope', 'read_', '--budget-limit', '3']);
+    for (const [session, count, first, last] of [
+      ['a', 4, 1, 8],
+      ['b', 3, 2, 7],
+    ] as const) {
+      const g = gen(session, [
+        '--trusted-kernel-pubkey',
+        kernelPub,
+        '--required-guard',
+        'forbidden-path',
+        '--authorized-scope',
+        'read_',
+        '--budget-limit',
+        '3',
+      ]);
       expect(g.status, g.stderr).toBe(0);
       expect(g.stdout + g.stderr).toBe('');
       const cert = JSON.parse(readFileSync(g.out, 'utf8'));
-      expect(cert.body).toMatchObject({ schema: 'chio.compliance.certificate.v1', session_id: session, receipt_count: count, all_signatures_valid: true, chain_continuous: true, anomalies: [], kernel_key: testSigner.publicKeyHex, ledger_binding: { first_seq: first, last_seq: last } });
+      expect(cert.body).toMatchObject({
+        schema: 'chio.compliance.certificate.v1',
+        session_id: session,
+        receipt_count: count,
+        all_signatures_valid: true,
+        chain_continuous: true,
+        anomalies: [],
+        kernel_key: testSigner.publicKeyHex,
+        ledger_binding: { first_seq: first, last_seq: last },
+      });
       expect(cert.signer_key).toBe(signerFromSeed(fromHex('ab'.repeat(32))).publicKeyHex);
       const v = verify(g.out, ['--full', '--receipt-db', db]);
       expect(v.status, v.stdout).toBe(0);
-      expect(v.stdout).toBe(`PASS: certificate for session ${session} verified (${count} receipts, every receipt re-verified against the store)\n`);
+      expect(v.stdout).toBe(
+        `PASS: certificate for session ${session} verified (${count} receipts, every receipt re-verified against the store)\n`,
+      );
     }
   });
 });
@@ -69,13 +129,17 @@ describe('generation refuses, with the right code', () => {
   it('a receipt whose signature was altered', () => {
     const store = tamperedCopy(db, join(dir, 'sig.sqlite'), (d) => {
       const body = (d.prepare('SELECT body FROM ledger_entries WHERE seq = 6').get() as { body: string }).body;
-      d.prepare('UPDATE ledger_entries SET body = ? WHERE seq = 6').run(body.replace(/("signature":"[0-9a-f]{127})([0-9a-f])/, (_, h, l) => h + (l === '0' ? '1' : '0')));
+      d.prepare('UPDATE ledger_entries SET body = ? WHERE seq = 6').run(
+        body.replace(/("signature":"[0-9a-f]{127})([0-9a-f])/, (_, h, l) => h + (l === '0' ? '1' : '0')),
+      );
     });
     expect(errorCode(gen('a', [], store).stderr)).toBe('CHIO-CERT-RECEIPT-INVALID');
   });
 
   it('a session entry deleted (triggers dropped)', () => {
-    const store = tamperedCopy(db, join(dir, 'del.sqlite'), (d) => d.prepare('DELETE FROM ledger_entries WHERE seq = 4').run());
+    const store = tamperedCopy(db, join(dir, 'del.sqlite'), (d) =>
+      d.prepare('DELETE FROM ledger_entries WHERE seq = 4').run(),
+    );
     const r = gen('a', [], store);
     expect(errorCode(r.stderr)).toBe('CHIO-CERT-CHAIN-BROKEN');
     expect(r.stderr).toContain('seq 4 is missing (seq 6 links to it)');
@@ -110,8 +174,12 @@ describe('verification catches', () => {
 
   it('a swapped signer key: an untrusted one is refused as such, a trusted one does not verify the signature', () => {
     const untrusted = signerFromSeed(fromHex('ef'.repeat(32))).publicKeyHex;
-    expect(verify(rewrite(good(), (c) => (c.signer_key = untrusted))).stdout).toBe(`FAIL: verification failed: signer ${untrusted} is not a trusted kernel or authority key\n`);
-    expect(verify(rewrite(good(), (c) => (c.signer_key = testSigner.publicKeyHex))).stdout).toBe('FAIL: verification failed: certificate signature invalid\n');
+    expect(verify(rewrite(good(), (c) => (c.signer_key = untrusted))).stdout).toBe(
+      `FAIL: verification failed: signer ${untrusted} is not a trusted kernel or authority key\n`,
+    );
+    expect(verify(rewrite(good(), (c) => (c.signer_key = testSigner.publicKeyHex))).stdout).toBe(
+      'FAIL: verification failed: certificate signature invalid\n',
+    );
   });
 
   it('a session that lost a receipt in the store after the certificate was issued (--full)', () => {
@@ -136,11 +204,31 @@ describe('verification catches', () => {
     });
     const r = verify(path);
     expect(r.status).toBe(1);
-    expect(r.stdout).toMatch(/^FAIL: verification failed: certificate records a failed check \(chain, guards, receipt 5 was hand-edited\)/);
+    expect(r.stdout).toMatch(
+      /^FAIL: verification failed: certificate records a failed check \(chain, guards, receipt 5 was hand-edited\)/,
+    );
     const i = chio(['cert', 'inspect', '--certificate', path]);
     const lines = i.stdout.trimEnd().split('\n');
-    expect(lines.map((l) => (l.startsWith('  - ') ? l : l.split(/\s{2,}|:\s/)[0]))).toEqual(['Session ID', 'Schema', 'Issued at', 'Receipt count', 'First receipt', 'Last receipt', 'Signatures', 'Chain', 'Scope', 'Budget', 'Guards', 'Anomalies:', '  - receipt 5 was hand-edited', 'Signer key', 'Kernel key']);
-    expect(i.stdout).toContain('\nGuards:         BYPASSED\nAnomalies:\n  - receipt 5 was hand-edited\nSigner key:     ');
+    expect(lines.map((l) => (l.startsWith('  - ') ? l : l.split(/\s{2,}|:\s/)[0]))).toEqual([
+      'Session ID',
+      'Schema',
+      'Issued at',
+      'Receipt count',
+      'First receipt',
+      'Last receipt',
+      'Signatures',
+      'Chain',
+      'Scope',
+      'Budget',
+      'Guards',
+      'Anomalies:',
+      '  - receipt 5 was hand-edited',
+      'Signer key',
+      'Kernel key',
+    ]);
+    expect(i.stdout).toContain(
+      '\nGuards:         BYPASSED\nAnomalies:\n  - receipt 5 was hand-edited\nSigner key:     ',
+    );
     expect(i.stdout).toMatch(/Chain:\s+BROKEN\n/);
     expect(i.stdout).toMatch(/Guards:\s+BYPASSED\n/);
     expect(i.stdout).toMatch(/Signatures:\s+valid\n/);
@@ -153,7 +241,13 @@ describe('verification catches', () => {
     const column = lines.map((l) => l.search(/(?<=:\s+)\S/));
     expect(new Set(column)).toEqual(new Set([16]));
     expect(lines[2]).toMatch(/^Issued at: {6}\d+$/); // Unix seconds, as the body holds them
-    expect(lines.slice(6, 11).map((l) => l.split(/\s+/).at(-1))).toEqual(['valid', 'continuous', 'compliant', 'compliant', 'compliant']);
+    expect(lines.slice(6, 11).map((l) => l.split(/\s+/).at(-1))).toEqual([
+      'valid',
+      'continuous',
+      'compliant',
+      'compliant',
+      'compliant',
+    ]);
     expect(JSON.parse(chio(['cert', 'inspect', '--certificate', path, '--json']).stdout).session_id).toBe('b');
   });
 
@@ -185,7 +279,17 @@ describe('verification catches', () => {
   });
 
   it('--full without --receipt-db is refused with the documented error; a non-certificate is bad input', () => {
-    const r = chio(['cert', 'verify', '--certificate', good(), '--trusted-kernel-pubkey', kernelPub, '--trusted-authority-pubkey', authorityPub, '--full']);
+    const r = chio([
+      'cert',
+      'verify',
+      '--certificate',
+      good(),
+      '--trusted-kernel-pubkey',
+      kernelPub,
+      '--trusted-authority-pubkey',
+      authorityPub,
+      '--full',
+    ]);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(
       'error[CHIO-CLI-RECEIPT-STORE-REQUIRED]: full-bundle verification re-verifies every receipt signature and needs the receipt store\n' +

@@ -19,7 +19,14 @@ describe('the package entry exports checkpoints, proofs and evidence bundles', (
     const cap = kernel.issueCapability({ subject: agent.publicKeyHex });
     const receipts = [];
     for (let i = 0; i < 10; i++) {
-      const r = await kernel.evaluateToolCall({ capability: cap, caller: agent.publicKeyHex, serverId: 'fs', toolName: 'read_file', arguments: { path: `/workspace/${i}` }, sessionId: i < 5 ? 'one' : 'two' });
+      const r = await kernel.evaluateToolCall({
+        capability: cap,
+        caller: agent.publicKeyHex,
+        serverId: 'fs',
+        toolName: 'read_file',
+        arguments: { path: `/workspace/${i}` },
+        sessionId: i < 5 ? 'one' : 'two',
+      });
       receipts.push(r.receipt);
     }
     await kernel.close();
@@ -31,15 +38,37 @@ describe('the package entry exports checkpoints, proofs and evidence bundles', (
       const notes = stored.map((c) => c.note);
       const proof = chio.proveInclusion(ledger, { receiptId: receipts[2]!.id });
       expect(proof).toMatchObject({ schema: chio.INCLUSION_PROOF_SCHEMA, seq: 3, tree_size: 10 });
-      expect(chio.verifyProof(proof, notes, [key.publicKeyHex])).toMatchObject({ ok: true, kind: 'inclusion', seq: 3, treeSize: 10 });
-      expect(chio.verifyProof(chio.proveConsistency(ledger, 4, 10), notes, [key.publicKeyHex])).toMatchObject({ ok: true, kind: 'consistency', oldSize: 4, newSize: 10 });
-      expect(chio.verifyTree(ledger, { trustedKeys: new Set([key.publicKeyHex]) })).toMatchObject({ ok: true, treeSize: 10, checkpoints: 3 });
+      expect(chio.verifyProof(proof, notes, [key.publicKeyHex])).toMatchObject({
+        ok: true,
+        kind: 'inclusion',
+        seq: 3,
+        treeSize: 10,
+      });
+      expect(chio.verifyProof(chio.proveConsistency(ledger, 4, 10), notes, [key.publicKeyHex])).toMatchObject({
+        ok: true,
+        kind: 'consistency',
+        oldSize: 4,
+        newSize: 10,
+      });
+      expect(chio.verifyTree(ledger, { trustedKeys: new Set([key.publicKeyHex]) })).toMatchObject({
+        ok: true,
+        treeSize: 10,
+        checkpoints: 3,
+      });
 
       const certificate = chio.generateCertificate(ledger, { sessionId: 'one', signer: { role: 'kernel', key } });
       const bundle = chio.exportEvidence(ledger, { sessionId: 'one', certificate });
       const roundTrip = JSON.parse(JSON.stringify(bundle));
-      expect(chio.verifyEvidenceBundle(roundTrip, { trustedKernelKeys: new Set([key.publicKeyHex]) })).toMatchObject({ ok: true, sessionId: 'one', receipts: 5, treeSize: 10 });
-      expect(chio.verifyEvidenceBundle(roundTrip, { trustedKernelKeys: new Set([agent.publicKeyHex]) })).toMatchObject({ ok: false, check: 'checkpoint' });
+      expect(chio.verifyEvidenceBundle(roundTrip, { trustedKernelKeys: new Set([key.publicKeyHex]) })).toMatchObject({
+        ok: true,
+        sessionId: 'one',
+        receipts: 5,
+        treeSize: 10,
+      });
+      expect(chio.verifyEvidenceBundle(roundTrip, { trustedKernelKeys: new Set([agent.publicKeyHex]) })).toMatchObject({
+        ok: false,
+        check: 'checkpoint',
+      });
     } finally {
       ledger.close();
     }

@@ -44,13 +44,18 @@ const HUGE = `${'y'.repeat(10_000)}${HOSTILE.markup}`;
 
 /** A raw request: fetch would normalize the paths these tests need to send as they are. */
 function raw(path: string, base: string, method = 'GET', headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
-    const req = request(`${base}/`, { method, path, headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
-    req.on('error', reject).end();
-  });
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>(
+    (resolve, reject) => {
+      const req = request(`${base}/`, { method, path, headers }, (res) => {
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d) => (body += d))
+          .on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      });
+      req.on('error', reject).end();
+    },
+  );
 }
 
 describe('chio serve under attack', () => {
@@ -76,24 +81,52 @@ describe('chio serve under attack', () => {
     const agent = signerFromSeed(new Uint8Array(32).fill(4));
     const capability = kernel.issueCapability({ subject: agent.publicKeyHex, ttlSeconds: 10 ** 6 });
     for (const sessionId of [...Object.values(HOSTILE), LONG]) {
-      for (const [tool, args] of [['hello_tool', { name: HUGE }], ['read_file', { path: '/srv/app/.env' }]] as const) {
+      for (const [tool, args] of [
+        ['hello_tool', { name: HUGE }],
+        ['read_file', { path: '/srv/app/.env' }],
+      ] as const) {
         clock += 60;
-        const r = await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName: tool, arguments: args, sessionId });
+        const r = await kernel.evaluateToolCall({
+          capability,
+          caller: agent.publicKeyHex,
+          serverId: 'fs',
+          toolName: tool,
+          arguments: args,
+          sessionId,
+        });
         calls.set(sessionId, (calls.get(sessionId) ?? 0) + 1);
         if (r.receipt.decision?.verdict === 'deny') denyId = r.receipt.id;
         receipts.set(sessionId, { ...receipts.get(sessionId)!, [r.receipt.decision!.verdict]: r.receipt.id });
       }
     }
     await kernel.close();
-    const started = await children.start([CHIO_BIN, 'serve', '--listen', '127.0.0.1:0', '--service-token', TOKEN, '--receipt-db', db, '--kernel-seed-file', seedFile], /audit API at (\S+)/);
+    const started = await children.start(
+      [
+        CHIO_BIN,
+        'serve',
+        '--listen',
+        '127.0.0.1:0',
+        '--service-token',
+        TOKEN,
+        '--receipt-db',
+        db,
+        '--kernel-seed-file',
+        seedFile,
+      ],
+      /audit API at (\S+)/,
+    );
     service = started.match[1]!.replace(/\/$/, '');
     const site = explorerSite();
     dishonestServer = createServer(async (req, res) => {
       if (site(req, res)) return;
-      const upstream = await fetch(`${service}${req.url}`, { headers: { authorization: String(req.headers.authorization ?? '') } });
+      const upstream = await fetch(`${service}${req.url}`, {
+        headers: { authorization: String(req.headers.authorization ?? '') },
+      });
       const text = await upstream.text();
       res.writeHead(upstream.status, { 'content-type': 'application/json' });
-      res.end(upstream.ok && rewrite !== null && /^\/v1\/receipts\/[0-9a-f]{64}$/.test(req.url ?? '') ? rewrite(text) : text);
+      res.end(
+        upstream.ok && rewrite !== null && /^\/v1\/receipts\/[0-9a-f]{64}$/.test(req.url ?? '') ? rewrite(text) : text,
+      );
     });
     await new Promise<void>((r) => dishonestServer.listen(0, '127.0.0.1', r));
     dishonest = `http://127.0.0.1:${(dishonestServer.address() as { port: number }).port}`;
@@ -103,13 +136,30 @@ describe('chio serve under attack', () => {
     if (dishonestServer !== undefined) await new Promise((r) => dishonestServer.close(r));
   });
 
-  it('the static paths serve only the explorer\'s own files: traversal, encoded and doubled slashes, backslashes, long paths find nothing', async () => {
+  it("the static paths serve only the explorer's own files: traversal, encoded and doubled slashes, backslashes, long paths find nothing", async () => {
     const mainJs = readFileSync('dist/explorer/main.js', 'utf8');
     expect((await raw('/explorer/main.js?v=1&x=../../package.json', service)).body).toBe(mainJs);
-    const tricks = ['/explorer/../package.json', '/explorer/%2e%2e/%2e%2e/package.json', '/explorer/..%2f..%2fpackage.json', '/explorer/..%5c..%5cpackage.json',
-      '/explorer/..\\..\\package.json', '/explorer/%252e%252e/%252e%252e/package.json', '/explorer//main.js', '/explorer/./main.js', '/explorer/vendor/../main.js',
-      '/explorer/main.js%00', '/explorer/main.ts', '/explorer/main.js.map', '/explorer/tsconfig.json', '/explorer/', '/index.html', '/explorer/index.html/',
-      '/explorer%2fmain.js', `/explorer/${'a/'.repeat(3000)}`, '/explorer/views/receipt.js/..'];
+    const tricks = [
+      '/explorer/../package.json',
+      '/explorer/%2e%2e/%2e%2e/package.json',
+      '/explorer/..%2f..%2fpackage.json',
+      '/explorer/..%5c..%5cpackage.json',
+      '/explorer/..\\..\\package.json',
+      '/explorer/%252e%252e/%252e%252e/package.json',
+      '/explorer//main.js',
+      '/explorer/./main.js',
+      '/explorer/vendor/../main.js',
+      '/explorer/main.js%00',
+      '/explorer/main.ts',
+      '/explorer/main.js.map',
+      '/explorer/tsconfig.json',
+      '/explorer/',
+      '/index.html',
+      '/explorer/index.html/',
+      '/explorer%2fmain.js',
+      `/explorer/${'a/'.repeat(3000)}`,
+      '/explorer/views/receipt.js/..',
+    ];
     for (const path of tricks) {
       const r = await raw(path, service);
       expect(r.status, path).toBeGreaterThanOrEqual(400);
@@ -137,7 +187,12 @@ describe('chio serve under attack', () => {
         expect(r.headers['x-content-type-options']).toBe('nosniff');
       }
     }
-    for (const [path, auth] of [['/healthz', ''], ['/v1/ledger/head', TOKEN], ['/v1/ledger/head', ''], ['/v1/nope', TOKEN]] as const) {
+    for (const [path, auth] of [
+      ['/healthz', ''],
+      ['/v1/ledger/head', TOKEN],
+      ['/v1/ledger/head', ''],
+      ['/v1/nope', TOKEN],
+    ] as const) {
       const r = await raw(path, service, 'GET', auth === '' ? {} : { authorization: `Bearer ${auth}` });
       expect(r.headers['content-type'], path).toBe('application/json; charset=utf-8');
       expect(r.headers['x-content-type-options'], path).toBe('nosniff');
@@ -147,11 +202,17 @@ describe('chio serve under attack', () => {
   it('the token is accepted only as the exact bearer header: not in the query, a cookie, Basic, padded, doubled or oversized', async () => {
     expect((await raw('/v1/ledger/head', service, 'GET', { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
     const refused: Array<[string, Record<string, string>]> = [
-      [`/v1/ledger/head?token=${TOKEN}`, {}], [`/v1/ledger/head?access_token=${TOKEN}`, {}], ['/v1/ledger/head', { cookie: `token=${TOKEN}` }],
-      ['/v1/ledger/head', { authorization: `Basic ${Buffer.from(`chio:${TOKEN}`).toString('base64')}` }], ['/v1/ledger/head', { authorization: `Bearer  ${TOKEN}` }],
-      ['/v1/ledger/head', { authorization: `Bearer ${TOKEN}x` }], ['/v1/ledger/head', { authorization: `Bearer ${TOKEN.slice(0, -1)}` }],
-      ['/v1/ledger/head', { authorization: `Bearer ${TOKEN}, Bearer ${TOKEN}` }], ['/v1/ledger/head', { authorization: `Bearer ${TOKEN}${'a'.repeat(5000)}` }],
-      ['/v1/ledger/head', { authorization: `Bearer\t${TOKEN}` }], ['/v1/ledger/head', { authorization: `bearer wrong-token-0123456789` }],
+      [`/v1/ledger/head?token=${TOKEN}`, {}],
+      [`/v1/ledger/head?access_token=${TOKEN}`, {}],
+      ['/v1/ledger/head', { cookie: `token=${TOKEN}` }],
+      ['/v1/ledger/head', { authorization: `Basic ${Buffer.from(`chio:${TOKEN}`).toString('base64')}` }],
+      ['/v1/ledger/head', { authorization: `Bearer  ${TOKEN}` }],
+      ['/v1/ledger/head', { authorization: `Bearer ${TOKEN}x` }],
+      ['/v1/ledger/head', { authorization: `Bearer ${TOKEN.slice(0, -1)}` }],
+      ['/v1/ledger/head', { authorization: `Bearer ${TOKEN}, Bearer ${TOKEN}` }],
+      ['/v1/ledger/head', { authorization: `Bearer ${TOKEN}${'a'.repeat(5000)}` }],
+      ['/v1/ledger/head', { authorization: `Bearer\t${TOKEN}` }],
+      ['/v1/ledger/head', { authorization: `bearer wrong-token-0123456789` }],
     ];
     for (const [path, headers] of refused) {
       const r = await raw(path, service, 'GET', headers);
@@ -159,31 +220,49 @@ describe('chio serve under attack', () => {
       expect(r.body).not.toContain('entryHash');
     }
     // Beyond Node's header limit: refused before anything reads it.
-    expect((await raw('/v1/ledger/head', service, 'GET', { authorization: `Bearer ${'a'.repeat(20_000)}` })).status).toBe(431);
+    expect(
+      (await raw('/v1/ledger/head', service, 'GET', { authorization: `Bearer ${'a'.repeat(20_000)}` })).status,
+    ).toBe(431);
   });
 
   it('another origin cannot read the API even with the token: no CORS headers, a preflight is refused; a foreign Host gets nothing without the token', async () => {
     const evil = { origin: 'http://evil.example', host: 'evil.example' };
-    for (const [method, path, headers] of [['GET', '/v1/ledger/head', { authorization: `Bearer ${TOKEN}` }], ['GET', '/healthz', {}], ['GET', '/', {}],
-      ['OPTIONS', '/v1/ledger/head', { 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }]] as const) {
+    for (const [method, path, headers] of [
+      ['GET', '/v1/ledger/head', { authorization: `Bearer ${TOKEN}` }],
+      ['GET', '/healthz', {}],
+      ['GET', '/', {}],
+      [
+        'OPTIONS',
+        '/v1/ledger/head',
+        { 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+      ],
+    ] as const) {
       const r = await raw(path, service, method, { ...evil, ...headers });
-      expect(Object.keys(r.headers).filter((h) => h.startsWith('access-control-')), `${method} ${path}`).toEqual([]);
+      expect(
+        Object.keys(r.headers).filter((h) => h.startsWith('access-control-')),
+        `${method} ${path}`,
+      ).toEqual([]);
       if (method === 'OPTIONS') expect(r.status).toBe(405);
     }
     expect((await raw('/v1/sessions', service, 'GET', { host: 'evil.example' })).status).toBe(401);
     // In Chromium: a page on another origin (another port), with no CSP of its own, that holds the token still cannot read an answer.
-    const evilServer = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>evil</title>'));
+    const evilServer = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>evil</title>'),
+    );
     await new Promise<void>((r) => evilServer.listen(0, '127.0.0.1', r));
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`http://127.0.0.1:${(evilServer.address() as { port: number }).port}/`);
-    const outcome = await page.evaluate(async ([url, token]: string[]) => {
-      try {
-        return `read ${await (await fetch(`${url}/v1/ledger/head`, { headers: { authorization: `Bearer ${token}` } })).text()}`;
-      } catch (e) {
-        return `refused ${(e as Error).name}`;
-      }
-    }, [service, TOKEN]);
+    const outcome = await page.evaluate(
+      async ([url, token]: string[]) => {
+        try {
+          return `read ${await (await fetch(`${url}/v1/ledger/head`, { headers: { authorization: `Bearer ${token}` } })).text()}`;
+        } catch (e) {
+          return `refused ${(e as Error).name}`;
+        }
+      },
+      [service, TOKEN],
+    );
     expect(outcome).toBe('refused TypeError');
     await context.close();
     await new Promise((r) => evilServer.close(r));
@@ -206,12 +285,16 @@ describe('chio serve under attack', () => {
     await page.press('#token', 'Enter');
     await expect.poll(() => page.locator('main h1').textContent()).toBe('Sessions');
   }
-  const noSidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+  const noSidewaysScroll = (page: Page) =>
+    page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
 
   it('hostile session ids on the sessions page: shown as text, every link stays on an explorer route, nothing runs, no sideways scroll at 1280 px', async () => {
     const { page, alarms, close } = await open();
     await signIn(page);
-    await page.locator('table.sessions tbody tr').nth(calls.size - 1).waitFor();
+    await page
+      .locator('table.sessions tbody tr')
+      .nth(calls.size - 1)
+      .waitFor();
     const shown = await page.locator('table.sessions tbody th').allTextContents();
     expect(shown).toEqual([...Object.values(HOSTILE), LONG]);
     const hrefs = await page.locator('main a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
@@ -222,7 +305,7 @@ describe('chio serve under attack', () => {
     await close();
   });
 
-  it('each hostile session\'s link opens that session\'s timeline (markup, paths, fragments, reserved characters, bidi, 256 characters)', async () => {
+  it("each hostile session's link opens that session's timeline (markup, paths, fragments, reserved characters, bidi, 256 characters)", async () => {
     const { page, alarms, close } = await open();
     await signIn(page);
     for (const id of [HOSTILE.markup, HOSTILE.path, HOSTILE.fragment, HOSTILE.reserved, HOSTILE.rtl, LONG]) {
@@ -242,7 +325,9 @@ describe('chio serve under attack', () => {
     const ledger = openLedger(join(tempDir(), 'dots.sqlite'));
     try {
       for (const sessionId of ['.', '..']) {
-        expect(() => appendReceiptSync(ledger, { receipt: mixedReceipt(1), sessionId })).toThrowError(expect.objectContaining({ code: 'CHIO-RECEIPT-INVALID' }));
+        expect(() => appendReceiptSync(ledger, { receipt: mixedReceipt(1), sessionId })).toThrowError(
+          expect.objectContaining({ code: 'CHIO-RECEIPT-INVALID' }),
+        );
       }
       expect(appendReceiptSync(ledger, { receipt: mixedReceipt(1), sessionId: '...' }).seq).toBe(1);
     } finally {
@@ -265,7 +350,7 @@ describe('chio serve under attack', () => {
     await close();
   });
 
-  it("a receipt of a 256-character session: its page does not scroll sideways at 1280 px", async () => {
+  it('a receipt of a 256-character session: its page does not scroll sideways at 1280 px', async () => {
     const { page, close } = await open();
     await signIn(page);
     await page.goto(`${service}/#/receipt/${receipts.get(LONG)!.deny}`);
@@ -311,16 +396,27 @@ describe('chio serve under attack', () => {
   /** The dishonest server's answer for `denyId`, parsed the way it was signed, with the position re-hashed to match `receipt`. */
   const rehash = (answer: any, receiptText: string) => {
     const p = answer.position;
-    p.entryHash = entryHash({ seq: p.seq, prevHash: p.prevHash, receiptSha256: receiptSha256(canonicalJson(JSON.parse(receiptText))), sessionId: p.sessionId, sessionPrevSeq: p.sessionPrevSeq });
+    p.entryHash = entryHash({
+      seq: p.seq,
+      prevHash: p.prevHash,
+      receiptSha256: receiptSha256(canonicalJson(JSON.parse(receiptText))),
+      sessionId: p.sessionId,
+      sessionPrevSeq: p.sessionPrevSeq,
+    });
     return `{"receipt":${receiptText},"position":${JSON.stringify(p)},"verification":{"ok":true,"signature":"ok","entryHash":"ok"}}`;
   };
-  async function verdictFor(change: (text: string) => string): Promise<{ status: string; page: Page; close: () => Promise<void>; alarms: string[] }> {
+  async function verdictFor(
+    change: (text: string) => string,
+  ): Promise<{ status: string; page: Page; close: () => Promise<void>; alarms: string[] }> {
     rewrite = change;
     const { page, alarms, close } = await open();
     await signIn(page, dishonest);
     await page.goto(`${dishonest}/#/receipt/${denyId}`);
     await expect.poll(() => page.locator('main h1').textContent()).toMatch(/^(Receipt|Cannot show this)/);
-    const status = (await page.locator('.verify').count()) === 0 ? `error: ${await page.locator('main').textContent()}` : (await page.locator('.verify').textContent())!;
+    const status =
+      (await page.locator('.verify').count()) === 0
+        ? `error: ${await page.locator('main').textContent()}`
+        : (await page.locator('.verify').textContent())!;
     return { status, page, alarms, close };
   }
   const receiptOf = (text: string) => JSON.stringify(JSON.parse(text).receipt);
@@ -347,7 +443,12 @@ describe('chio serve under attack', () => {
   it('duplicate keys: a forged member after the signed one is caught; one before it is overridden and never shown', async () => {
     const forged = '"decision":{"verdict":"allow"},';
     try {
-      const after = await verdictFor((text) => text.replace(/"receipt":\{(.*?)\},"position"/, (_m, body: string) => `"receipt":{${body},${forged.slice(0, -1)}},"position"`));
+      const after = await verdictFor((text) =>
+        text.replace(
+          /"receipt":\{(.*?)\},"position"/,
+          (_m, body: string) => `"receipt":{${body},${forged.slice(0, -1)}},"position"`,
+        ),
+      );
       expect(after.status).toBe('✗ Signature invalid');
       await after.close();
       const before = await verdictFor((text) => text.replace('"receipt":{', `"receipt":{${forged}`));

@@ -33,7 +33,16 @@ const DEMO = fileURLToPath(new URL('../../dist/examples/demo/demo.js', import.me
 const children = childProcesses();
 const chromium = headlessChromium();
 
-type Row = { seq: number; receipt_id: string; session_id: string | null; tool_server: string; tool_name: string; verdict: string | null; guard: string | null; reason: string | null };
+type Row = {
+  seq: number;
+  receipt_id: string;
+  session_id: string | null;
+  tool_server: string;
+  tool_name: string;
+  verdict: string | null;
+  guard: string | null;
+  reason: string | null;
+};
 type Mode = 'honest' | 'reason' | 'resign' | 'other' | 'position' | 'markup';
 
 describe('the web explorer in Chromium', () => {
@@ -66,7 +75,13 @@ describe('the web explorer in Chromium', () => {
     const { signature: _t, ...body } = r;
     r.signature = toHex(attacker.sign(new TextEncoder().encode(canonicalJson(body))));
     const p = answer.position;
-    p.entryHash = entryHash({ seq: p.seq, prevHash: p.prevHash, receiptSha256: receiptSha256(canonicalJson(r)), sessionId: p.sessionId, sessionPrevSeq: p.sessionPrevSeq });
+    p.entryHash = entryHash({
+      seq: p.seq,
+      prevHash: p.prevHash,
+      receiptSha256: receiptSha256(canonicalJson(r)),
+      sessionId: p.sessionId,
+      sessionPrevSeq: p.sessionPrevSeq,
+    });
     return r.id;
   }
 
@@ -82,14 +97,19 @@ describe('the web explorer in Chromium', () => {
     if (mode === 'markup' && /^\/v1\/sessions\/[^/]+\/receipts$/.test(path)) {
       for (const r of answer.receipts) {
         r.tool_name = '<img src=x onerror="window.__pwned=1">';
-        if (r.decision !== undefined) r.decision = { verdict: 'deny', guard: '<b>bold-guard</b>', reason: '<script>window.__pwned=2</script>' };
+        if (r.decision !== undefined)
+          r.decision = { verdict: 'deny', guard: '<b>bold-guard</b>', reason: '<script>window.__pwned=2</script>' };
       }
     }
     return answer;
   }
 
   beforeAll(async () => {
-    const demo = spawnSync(process.execPath, [DEMO], { cwd: dir, encoding: 'utf8', env: { ...process.env, CHIO_DEMO_DB: db, CHIO_DEMO_SEED: seedFile } });
+    const demo = spawnSync(process.execPath, [DEMO], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, CHIO_DEMO_DB: db, CHIO_DEMO_SEED: seedFile },
+    });
     expect(demo.status, demo.stderr).toBe(0);
     const seed = parseSeed(readFileSync(seedFile));
     kernelKey = signerFromSeed(seed).publicKeyHex;
@@ -102,13 +122,38 @@ describe('the web explorer in Chromium', () => {
     for (let i = 0; i < 12; i++) {
       clock += 1800;
       const [tool, args] = i % 2 === 0 ? ['read_file', { path: '/srv/app/.env' }] : ['hello_tool', { name: `n${i}` }];
-      await kernel.evaluateToolCall({ capability, caller: agent.publicKeyHex, serverId: 'fs', toolName: tool, arguments: args, sessionId: 'spread-session' });
+      await kernel.evaluateToolCall({
+        capability,
+        caller: agent.publicKeyHex,
+        serverId: 'fs',
+        toolName: tool,
+        arguments: args,
+        sessionId: 'spread-session',
+      });
     }
     await kernel.close();
     const ledger = new Database(db, { readonly: true });
-    rows = ledger.prepare('SELECT seq, receipt_id, session_id, tool_server, tool_name, verdict, guard, reason FROM receipts ORDER BY seq').all() as Row[];
+    rows = ledger
+      .prepare(
+        'SELECT seq, receipt_id, session_id, tool_server, tool_name, verdict, guard, reason FROM receipts ORDER BY seq',
+      )
+      .all() as Row[];
     ledger.close();
-    const started = await children.start([CHIO_BIN, 'serve', '--listen', '127.0.0.1:0', '--service-token', TOKEN, '--receipt-db', db, '--kernel-seed-file', seedFile], /audit API at (\S+)/);
+    const started = await children.start(
+      [
+        CHIO_BIN,
+        'serve',
+        '--listen',
+        '127.0.0.1:0',
+        '--service-token',
+        TOKEN,
+        '--receipt-db',
+        db,
+        '--kernel-seed-file',
+        seedFile,
+      ],
+      /audit API at (\S+)/,
+    );
     service = started.match[1]!.replace(/\/$/, '');
 
     const site = explorerSite();
@@ -123,7 +168,9 @@ describe('the web explorer in Chromium', () => {
       }
       const forged = forgeries.get(path.slice('/v1/receipts/'.length));
       if (mode === 'resign' && forged !== undefined) target = `/v1/receipts/${forged}`;
-      const upstream = await fetch(`${service}${target}`, { headers: { authorization: String(req.headers.authorization ?? '') } });
+      const upstream = await fetch(`${service}${target}`, {
+        headers: { authorization: String(req.headers.authorization ?? '') },
+      });
       const text = await upstream.text();
       res.writeHead(upstream.status, { 'content-type': 'application/json' });
       res.end(upstream.ok ? JSON.stringify(await lie(path, JSON.parse(text))) : text);
@@ -154,7 +201,9 @@ describe('the web explorer in Chromium', () => {
   }
 
   const heading = (page: Page) => page.locator('main h1');
-  const sessionsWithDenials = () => [...new Set(rows.filter((r) => r.verdict === 'deny' && r.session_id !== null).map((r) => r.session_id!))];
+  const sessionsWithDenials = () => [
+    ...new Set(rows.filter((r) => r.verdict === 'deny' && r.session_id !== null).map((r) => r.session_id!)),
+  ];
 
   it('asks for the token, refuses a wrong one, then lists every session with its counts by verdict', async () => {
     const { page, errors, close } = await open();
@@ -163,28 +212,42 @@ describe('the web explorer in Chromium', () => {
     await page.fill('#token', TOKEN);
     await page.press('#token', 'Enter');
     await expect.poll(() => heading(page).textContent()).toBe('Sessions');
-    const shown = await page.locator('table.sessions tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].slice(0, 6).map((c) => c.textContent)));
+    const shown = await page
+      .locator('table.sessions tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].slice(0, 6).map((c) => c.textContent)));
     const sessions = [...new Set(rows.filter((r) => r.session_id !== null).map((r) => r.session_id!))];
     expect(sessions.length).toBeGreaterThanOrEqual(3);
-    expect(shown).toEqual(sessions.map((s) => {
-      const of = rows.filter((r) => r.session_id === s);
-      const n = (f: (r: Row) => boolean) => String(of.filter(f).length);
-      return [s, String(of.length), n((r) => r.verdict === 'allow'), n((r) => r.verdict === 'deny'), n((r) => r.verdict === null), n((r) => r.verdict === 'cancelled' || r.verdict === 'incomplete')];
-    }));
+    expect(shown).toEqual(
+      sessions.map((s) => {
+        const of = rows.filter((r) => r.session_id === s);
+        const n = (f: (r: Row) => boolean) => String(of.filter(f).length);
+        return [
+          s,
+          String(of.length),
+          n((r) => r.verdict === 'allow'),
+          n((r) => r.verdict === 'deny'),
+          n((r) => r.verdict === null),
+          n((r) => r.verdict === 'cancelled' || r.verdict === 'incomplete'),
+        ];
+      }),
+    );
     await chromium.screenshot(page, 'sessions');
     expect(errors).toEqual([]);
     await close();
   });
 
-  it('the chart of denials by guard: a series per guard over a session\'s hours; the ledger\'s totals per guard in the table', async () => {
+  it("the chart of denials by guard: a series per guard over a session's hours; the ledger's totals per guard in the table", async () => {
     const { page, close } = await open();
     await signIn(page, service);
     // Everything: the table holds every guard's total (the demo's denials fall within seconds: no chart for them alone).
     const byGuard = new Map<string, number>();
-    for (const r of rows.filter((x) => x.verdict === 'deny')) byGuard.set(r.guard ?? '(none)', (byGuard.get(r.guard ?? '(none)') ?? 0) + 1);
+    for (const r of rows.filter((x) => x.verdict === 'deny'))
+      byGuard.set(r.guard ?? '(none)', (byGuard.get(r.guard ?? '(none)') ?? 0) + 1);
     expect(byGuard.size).toBeGreaterThanOrEqual(3);
     await page.locator('.denials tr.guard-row').first().waitFor({ state: 'attached' });
-    const table = await page.locator('.denials tr.guard-row').evaluateAll((trs) => trs.map((tr) => [tr.children[0]!.textContent, Number(tr.children[1]!.textContent)]));
+    const table = await page
+      .locator('.denials tr.guard-row')
+      .evaluateAll((trs) => trs.map((tr) => [tr.children[0]!.textContent, Number(tr.children[1]!.textContent)]));
     expect(new Map(table as Array<[string, number]>)).toEqual(byGuard);
     // A session spread over hours: drawn, one series per guard, its points where the denials are.
     await page.goto(`${service}/#/session/spread-session`);
@@ -192,7 +255,9 @@ describe('the web explorer in Chromium', () => {
     await page.locator('.denials canvas').first().waitFor();
     const legend = await page.locator('.denials .u-legend .u-series th').allTextContents();
     expect(legend.map((t) => t.trim())).toEqual(['forbidden-path']);
-    expect(await page.locator('.denials h2').textContent()).toBe(`Denials by guard (${rows.filter((r) => r.session_id === 'spread-session' && r.verdict === 'deny').length})`);
+    expect(await page.locator('.denials h2').textContent()).toBe(
+      `Denials by guard (${rows.filter((r) => r.session_id === 'spread-session' && r.verdict === 'deny').length})`,
+    );
     await chromium.screenshot(page, 'session-chart');
     await close();
   });
@@ -200,18 +265,27 @@ describe('the web explorer in Chromium', () => {
   it("a session's timeline: every call in ledger order, its verdict, and each denial's guard and reason", async () => {
     const { page, close } = await open();
     await signIn(page, service);
-    const session = sessionsWithDenials().find((s) => rows.some((r) => r.session_id === s && r.guard === 'forbidden-path'))!;
+    const session = sessionsWithDenials().find((s) =>
+      rows.some((r) => r.session_id === s && r.guard === 'forbidden-path'),
+    )!;
     expect(session).toBeDefined();
     await page.click(`table.sessions a[href="#/session/${encodeURIComponent(session)}"]`);
     await expect.poll(() => heading(page).textContent()).toBe(`Session ${session}`);
-    const shown = await page.locator('table.timeline tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    const shown = await page
+      .locator('table.timeline tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
     const want = rows.filter((r) => r.session_id === session);
-    expect(shown.map((c) => [c[2], c[3], c[4], c[5]])).toEqual(want.map((r) => [`${r.tool_server} / ${r.tool_name}`, r.verdict ?? 'observation', r.guard ?? '', r.reason ?? '']));
+    expect(shown.map((c) => [c[2], c[3], c[4], c[5]])).toEqual(
+      want.map((r) => [`${r.tool_server} / ${r.tool_name}`, r.verdict ?? 'observation', r.guard ?? '', r.reason ?? '']),
+    );
     expect(shown.some((c) => c[3] === 'deny' && c[4] === 'forbidden-path')).toBe(true);
     // Each row's receipt is checked in the browser too: every one signed and intact here.
     await expect.poll(() => page.locator('table.timeline td.checked.pass').count()).toBe(want.length);
     // The verdict's colour comes with its word: a deny badge is red.
-    const colour = await page.locator('table.timeline .badge.v-deny').first().evaluate((b) => getComputedStyle(b).backgroundColor);
+    const colour = await page
+      .locator('table.timeline .badge.v-deny')
+      .first()
+      .evaluate((b) => getComputedStyle(b).backgroundColor);
     expect(colour).toBe('rgb(180, 35, 24)');
     await chromium.screenshot(page, 'session-timeline');
     await close();
@@ -248,12 +322,16 @@ describe('the web explorer in Chromium', () => {
 
       mode = 'position';
       await page.reload();
-      await expect.poll(() => page.locator('main [role=alert]').allTextContents()).toContain('✗ The chain position the service states does not match this receipt.');
+      await expect
+        .poll(() => page.locator('main [role=alert]').allTextContents())
+        .toContain('✗ The chain position the service states does not match this receipt.');
 
       mode = 'other';
       await page.reload();
       await expect.poll(() => page.locator('.verify').textContent()).toBe('✗ Signature invalid');
-      expect(await page.locator('main [role=alert]').allTextContents()).toContain(`The service answered receipt ${rows.find((r) => r.receipt_id !== deny.receipt_id)!.receipt_id}, not ${deny.receipt_id}.`);
+      expect(await page.locator('main [role=alert]').allTextContents()).toContain(
+        `The service answered receipt ${rows.find((r) => r.receipt_id !== deny.receipt_id)!.receipt_id}, not ${deny.receipt_id}.`,
+      );
     } finally {
       mode = 'honest';
     }
@@ -264,7 +342,9 @@ describe('the web explorer in Chromium', () => {
     const { page, close } = await open();
     await signIn(page, dishonest);
     const deny = rows.find((r) => r.verdict === 'deny')!;
-    const honest = await (await fetch(`${service}/v1/receipts/${deny.receipt_id}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
+    const honest = await (
+      await fetch(`${service}/v1/receipts/${deny.receipt_id}`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).json();
     const forgedId = forge(honest);
     forgeries.set(forgedId, deny.receipt_id);
     try {
@@ -303,7 +383,9 @@ describe('the web explorer in Chromium', () => {
       expect(text).toContain('<b>bold-guard</b>');
       expect(await page.locator('main img, main script, main b').count()).toBe(0);
       // The rewritten receipts no longer verify, and the timeline says so row by row.
-      await expect.poll(() => page.locator('table.timeline td.checked.fail').count()).toBe(rows.filter((r) => r.session_id === session).length);
+      await expect
+        .poll(() => page.locator('table.timeline td.checked.fail').count())
+        .toBe(rows.filter((r) => r.session_id === session).length);
       expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     } finally {
       mode = 'honest';
@@ -343,10 +425,16 @@ describe('the web explorer in Chromium', () => {
     const session = sessionsWithDenials()[0]!;
     await tabTo(`document.activeElement?.getAttribute('href') === '#/session/${encodeURIComponent(session)}'`);
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName + ' ' + document.activeElement?.textContent)).toBe(`H1 Session ${session}`);
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.tagName + ' ' + document.activeElement?.textContent))
+      .toBe(`H1 Session ${session}`);
     await tabTo("document.activeElement?.getAttribute('href')?.startsWith('#/receipt/') === true");
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName + ' ' + document.activeElement?.textContent?.slice(0, 7))).toBe('H1 Receipt');
+    await expect
+      .poll(() =>
+        page.evaluate(() => document.activeElement?.tagName + ' ' + document.activeElement?.textContent?.slice(0, 7)),
+      )
+      .toBe('H1 Receipt');
     await expect.poll(() => page.locator('.verify').textContent()).toBe('✓ Signature verified');
     // Focus is visible where it lands on a control.
     await tabTo("document.activeElement?.tagName === 'BUTTON'");
@@ -363,7 +451,10 @@ describe('the web explorer in Chromium', () => {
         await page.goto(`${service}/${route}`);
         await page.locator('main h1').waitFor();
         await page.waitForLoadState('networkidle');
-        const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+        const [scroll, client] = await page.evaluate(() => [
+          document.documentElement.scrollWidth,
+          document.documentElement.clientWidth,
+        ]);
         expect(scroll, `${width} ${route}`).toBeLessThanOrEqual(client);
       }
       if (width === 1024) await chromium.screenshot(page, 'receipt-1024');
@@ -380,7 +471,9 @@ describe('the web explorer in Chromium', () => {
       await page.waitForLoadState('networkidle');
     }
     expect(requests.length).toBeGreaterThan(5);
-    expect(requests.filter((u) => !u.startsWith(`${service}/`) && !u.startsWith('blob:') && !u.startsWith('data:'))).toEqual([]);
+    expect(
+      requests.filter((u) => !u.startsWith(`${service}/`) && !u.startsWith('blob:') && !u.startsWith('data:')),
+    ).toEqual([]);
     expect(errors).toEqual([]);
     await close();
   });

@@ -25,25 +25,41 @@ describe('explorer: receipt checks in the browser', () => {
       const { signature: _sig, ...signed } = v.receipt;
       expect(web.jcs(signed), kind).toBe(v.signed_jcs);
       const checks = await web.checkReceipt(v.receipt);
-      expect(checks, kind).toMatchObject({ ok: true, id: { ok: true }, signature: { ok: true }, semantics: { ok: true } });
+      expect(checks, kind).toMatchObject({
+        ok: true,
+        id: { ok: true },
+        signature: { ok: true },
+        semantics: { ok: true },
+      });
       expect(checks.kernelKey).toBe(vectors.ed25519_public_key_hex);
     }
   });
 
   it('recomputes every golden ledger entry hash from its body and position', async () => {
     for (const e of vectors.ledger.entries) {
-      const position = { seq: e.seq, sessionId: e.session_id, sessionPrevSeq: e.session_prev_seq, prevHash: e.prev_hash, entryHash: e.entry_hash };
+      const position = {
+        seq: e.seq,
+        sessionId: e.session_id,
+        sessionPrevSeq: e.session_prev_seq,
+        prevHash: e.prev_hash,
+        entryHash: e.entry_hash,
+      };
       expect(await web.checkPosition(JSON.parse(e.body), position)).toMatchObject({ ok: true });
       expect(await web.checkPosition(JSON.parse(e.body), { ...position, seq: e.seq + 1 })).toMatchObject({ ok: false });
-      expect(await web.checkPosition(JSON.parse(e.body), { ...position, sessionPrevSeq: 99 })).toMatchObject({ ok: false });
+      expect(await web.checkPosition(JSON.parse(e.body), { ...position, sessionPrevSeq: 99 })).toMatchObject({
+        ok: false,
+      });
     }
   });
 
   it('agrees with canonicalize (RFC 8785) on random JSON values', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => {
-      const parsed = JSON.parse(JSON.stringify(value));
-      expect(web.jcs(parsed)).toBe(canonicalize(parsed));
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const parsed = JSON.parse(JSON.stringify(value));
+        expect(web.jcs(parsed)).toBe(canonicalize(parsed));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('a changed field fails the id and the signature', async () => {
@@ -89,7 +105,11 @@ describe('explorer: receipt checks in the browser', () => {
     const algorithm = clone(vectors.receipts.allow.receipt);
     expect(await web.checkReceipt({ ...algorithm, algorithm: 'ed25519' })).toMatchObject({ ok: true });
     // Outside the signed text, so only its absence or "ed25519" is accepted (as chio's own verify).
-    for (const a of ['none', null, 'Ed25519']) expect(await web.checkReceipt({ ...algorithm, algorithm: a }), String(a)).toMatchObject({ ok: false, signature: { ok: false } });
+    for (const a of ['none', null, 'Ed25519'])
+      expect(await web.checkReceipt({ ...algorithm, algorithm: a }), String(a)).toMatchObject({
+        ok: false,
+        signature: { ok: false },
+      });
     expect(await web.checkReceipt([1, 2])).toMatchObject({ ok: false });
     expect(await web.checkReceipt(null)).toMatchObject({ ok: false });
   });

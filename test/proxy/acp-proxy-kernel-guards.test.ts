@@ -21,15 +21,39 @@ const control = join(dir, 'control');
 const keys = kernelKeyFiles(dir);
 const PYTHON = spawnSync('sh', ['-c', 'command -v python3'], { encoding: 'utf8' }).stdout.trim();
 
-interface Terminal { command: string; args: string[]; cwd?: string }
+interface Terminal {
+  command: string;
+  args: string[];
+  cwd?: string;
+}
 const failed = (o: StepOutcome) => (o.ok ? `ok: ${JSON.stringify(o.result)}` : o.message);
 
 /** Each hostile request as a function of the marker it would create (or the directory it would destroy). */
 const HOSTILE: Array<{ name: string; guard: string; message: RegExp; make: (marker: string) => Terminal }> = [
-  { name: 'python3 -c', guard: 'shell-command', message: /python is given inline code \(-c\)/, make: (m) => ({ command: PYTHON, args: ['-c', `open(${JSON.stringify(m)}, 'w').write('pwned')`], cwd: ws }) },
-  { name: 'cp .env out (relative word)', guard: 'shell-command', message: /forbidden path: .*\*\*\/\.env/, make: (m) => ({ command: 'cp', args: ['.env', m], cwd: ws }) },
-  { name: 'rm -rf the workspace', guard: 'shell-command', message: /recursive rm of .*workspace root/, make: () => ({ command: 'rm', args: ['-rf', ws] }) },
-  { name: 'curl cloud metadata', guard: 'internal-network', message: /169\.254\.169\.254 is a link-local/, make: () => ({ command: 'curl', args: ['-s', 'http://169.254.169.254/latest/meta-data/'], cwd: ws }) },
+  {
+    name: 'python3 -c',
+    guard: 'shell-command',
+    message: /python is given inline code \(-c\)/,
+    make: (m) => ({ command: PYTHON, args: ['-c', `open(${JSON.stringify(m)}, 'w').write('pwned')`], cwd: ws }),
+  },
+  {
+    name: 'cp .env out (relative word)',
+    guard: 'shell-command',
+    message: /forbidden path: .*\*\*\/\.env/,
+    make: (m) => ({ command: 'cp', args: ['.env', m], cwd: ws }),
+  },
+  {
+    name: 'rm -rf the workspace',
+    guard: 'shell-command',
+    message: /recursive rm of .*workspace root/,
+    make: () => ({ command: 'rm', args: ['-rf', ws] }),
+  },
+  {
+    name: 'curl cloud metadata',
+    guard: 'internal-network',
+    message: /169\.254\.169\.254 is a link-local/,
+    make: () => ({ command: 'curl', args: ['-s', 'http://169.254.169.254/latest/meta-data/'], cwd: ws }),
+  },
 ];
 
 describe('chio acp proxy: the kernel guards judge every terminal the proxy lets through', () => {
@@ -43,7 +67,11 @@ describe('chio acp proxy: the kernel guards judge every terminal the proxy lets 
     writeFileSync(join(ws, 'README.md'), '# ws\n');
     writeFileSync(join(ws, 'report.py'), 'print("report")\n');
     const commands = [PYTHON, 'cp', 'rm', 'curl', 'cat'].flatMap((c) => ['--allow-command', c]);
-    client = startProxyClient(['--receipt-db', db, '--kernel-seed-file', keys.seedFile, '--allow-path', ws, ...commands], [], { terminals: runner });
+    client = startProxyClient(
+      ['--receipt-db', db, '--kernel-seed-file', keys.seedFile, '--allow-path', ws, ...commands],
+      [],
+      { terminals: runner },
+    );
     session = await client.newSession();
   });
   afterAll(async () => void (await client?.close()));
@@ -59,7 +87,10 @@ describe('chio acp proxy: the kernel guards judge every terminal the proxy lets 
 
   it('each is refused by the kernel guard named, never reaches the editor, and changes nothing', async () => {
     const before = client.seen.length;
-    const r = await client.prompt(session, HOSTILE.map((h) => ({ terminal: h.make(join(markers, h.name.replace(/\W+/g, '-'))) })));
+    const r = await client.prompt(
+      session,
+      HOSTILE.map((h) => ({ terminal: h.make(join(markers, h.name.replace(/\W+/g, '-'))) })),
+    );
     for (const [i, h] of HOSTILE.entries()) {
       expect(r[i], h.name).toMatchObject({ ok: false, code: -32000 });
       expect(failed(r[i]!), h.name).toMatch(h.message);
@@ -71,16 +102,28 @@ describe('chio acp proxy: the kernel guards judge every terminal the proxy lets 
   });
 
   it('ordinary use passes and runs: cat README.md, python3 report.py', async () => {
-    const r = await client.prompt(session, [{ terminal: { command: 'cat', args: ['README.md'], cwd: ws } }, { terminal: { command: PYTHON, args: ['report.py'], cwd: ws } }]);
-    expect(r.every((o) => o.ok), JSON.stringify(r)).toBe(true);
-    const exits = await Promise.all(r.map((o) => runner.waitForExit((o as { result: { terminalId: string } }).result.terminalId)));
+    const r = await client.prompt(session, [
+      { terminal: { command: 'cat', args: ['README.md'], cwd: ws } },
+      { terminal: { command: PYTHON, args: ['report.py'], cwd: ws } },
+    ]);
+    expect(
+      r.every((o) => o.ok),
+      JSON.stringify(r),
+    ).toBe(true);
+    const exits = await Promise.all(
+      r.map((o) => runner.waitForExit((o as { result: { terminalId: string } }).result.terminalId)),
+    );
     expect(exits.map((e) => e.exitCode)).toEqual([0, 0]);
   });
 
   it('afterwards: each refusal is a signed deny receipt naming the kernel guard, and the ledger verifies', async () => {
     expect(await client.close()).toBe(0);
-    const denies = ledgerReceipts(db).filter((e) => e.session_id === session && e.receipt.decision?.verdict === 'deny').map((e) => e.receipt);
-    expect(denies.map((rc) => [rc.tool_name, rc.decision.guard])).toEqual(HOSTILE.map((h) => ['terminal/create', h.guard]));
+    const denies = ledgerReceipts(db)
+      .filter((e) => e.session_id === session && e.receipt.decision?.verdict === 'deny')
+      .map((e) => e.receipt);
+    expect(denies.map((rc) => [rc.tool_name, rc.decision.guard])).toEqual(
+      HOSTILE.map((h) => ['terminal/create', h.guard]),
+    );
     const verify = chio(['ledger', 'verify', '--receipt-db', db, '--trusted-kernel-pubkey', keys.pubFile]);
     expect(verify.status, verify.stdout + verify.stderr).toBe(0);
   });

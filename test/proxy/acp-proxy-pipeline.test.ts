@@ -23,7 +23,8 @@ const dir = tempDir('chio-acp-proxy-pipeline-');
 const keys = kernelKeyFiles(dir);
 let dbs = 0;
 const freshDb = () => join(dir, `ledger-${++dbs}.sqlite`);
-const verifyLedger = (db: string) => chio(['ledger', 'verify', '--receipt-db', db, '--trusted-kernel-pubkey', keys.pubFile]);
+const verifyLedger = (db: string) =>
+  chio(['ledger', 'verify', '--receipt-db', db, '--trusted-kernel-pubkey', keys.pubFile]);
 
 /** n updates: each call opened (tool_call, in_progress) then closed (tool_call_update, completed), ids tagged. */
 function burst(tag: string, n: number): Array<Record<string, unknown>> {
@@ -35,9 +36,13 @@ function burst(tag: string, n: number): Array<Record<string, unknown>> {
   });
 }
 const key = (u: Record<string, any>) => [u.sessionUpdate, u.toolCallId ?? null, u.status ?? null];
-const notification = (sessionId: string, update: unknown) => JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } });
+const notification = (sessionId: string, update: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } });
 /** The session's receipts in seq order as [tool_call_id, status]. */
-const recorded = (db: string, sessionId: string) => ledgerReceipts(db).filter((e) => e.session_id === sessionId).map((e) => [e.receipt.action.parameters.tool_call_id, e.receipt.action.parameters.status]);
+const recorded = (db: string, sessionId: string) =>
+  ledgerReceipts(db)
+    .filter((e) => e.session_id === sessionId)
+    .map((e) => [e.receipt.action.parameters.tool_call_id, e.receipt.action.parameters.status]);
 
 const backends: Array<[string, () => Promise<string>]> = [
   ['SQLite', async () => freshDb()],
@@ -46,8 +51,14 @@ const backends: Array<[string, () => Promise<string>]> = [
 
 /** The session's receipts in seq order as [tool_call_id, status], read from either store. */
 async function recordedIn(db: string, sessionId: string) {
-  const rows = await ledgerRows<{ session_id: string | null; body: string }>(db, 'SELECT session_id, body FROM ledger_entries ORDER BY seq');
-  return rows.filter((r) => r.session_id === sessionId).map((r) => JSON.parse(r.body).action.parameters).map((p: any) => [p.tool_call_id, p.status]);
+  const rows = await ledgerRows<{ session_id: string | null; body: string }>(
+    db,
+    'SELECT session_id, body FROM ledger_entries ORDER BY seq',
+  );
+  return rows
+    .filter((r) => r.session_id === sessionId)
+    .map((r) => JSON.parse(r.body).action.parameters)
+    .map((p: any) => [p.tool_call_id, p.status]);
 }
 
 describe.each(backends)('a burst of tool-call updates, ledger on %s', (_name, fresh) => {
@@ -58,8 +69,14 @@ describe.each(backends)('a burst of tool-call updates, ledger on %s', (_name, fr
     let s: string;
     try {
       s = await client.newSession();
-      await client.prompt(s, sent.map((update) => ({ update })));
-      expect(client.updates.filter((u) => u.sessionId === s).map((u) => key(u.update))).toEqual([...sent.map(key), ['agent_message_chunk', null, null]]);
+      await client.prompt(
+        s,
+        sent.map((update) => ({ update })),
+      );
+      expect(client.updates.filter((u) => u.sessionId === s).map((u) => key(u.update))).toEqual([
+        ...sent.map(key),
+        ['agent_message_chunk', null, null],
+      ]);
     } finally {
       expect(await client.close()).toBe(0);
     }
@@ -77,11 +94,22 @@ describe('a burst of tool-call updates', () => {
     const s = (await p.request(2, 'session/new', { cwd: '/', mcpServers: [] })).result.sessionId;
     const updates = burst('tc-flood', 4 * MAX_IN_FLIGHT);
     // A receipt-less chunk after every 100 updates: it must wait for the updates before it.
-    const sent = updates.flatMap((u, i) => (i % 100 === 99 ? [u, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `after ${i + 1}` } }] : [u]));
-    const r = await p.request(3, 'session/prompt', promptParams(s, [{ raw: sent.map((u) => notification(s, u)).join('\n') }]));
+    const sent = updates.flatMap((u, i) =>
+      i % 100 === 99
+        ? [u, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `after ${i + 1}` } }]
+        : [u],
+    );
+    const r = await p.request(
+      3,
+      'session/prompt',
+      promptParams(s, [{ raw: sent.map((u) => notification(s, u)).join('\n') }]),
+    );
     expect(r.result).toEqual({ stopReason: 'end_turn' });
     expect(await p.end()).toBe(0);
-    const got = p.messages().filter((m) => m.method === 'session/update').map((m) => [...key(m.params.update), m.params.update.content?.text ?? null]);
+    const got = p
+      .messages()
+      .filter((m) => m.method === 'session/update')
+      .map((m) => [...key(m.params.update), m.params.update.content?.text ?? null]);
     expect(got.slice(0, -1)).toEqual(sent.map((u: Record<string, any>) => [...key(u), u.content?.text ?? null]));
     expect(got.at(-1)!.slice(0, 3)).toEqual(['agent_message_chunk', null, null]);
     expect(recorded(db, s)).toEqual(updates.map((u) => [u['toolCallId'], u['status']]));
@@ -102,9 +130,15 @@ describe('other messages in the middle of a burst', () => {
     const [a, b, c] = [burst('tc-a', 60), burst('tc-b', 60), burst('tc-c', 60)];
     const chunk = { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'thinking' } };
     const noStatus = { sessionUpdate: 'tool_call_update', toolCallId: 'tc-a-0', title: 'no status: no receipt' };
-    const permission = { toolCall: { toolCallId: 'tc-b-1' }, options: [{ optionId: 'yes', name: 'Yes', kind: 'allow_once' }] };
+    const permission = {
+      toolCall: { toolCallId: 'tc-b-1' },
+      options: [{ optionId: 'yes', name: 'Yes', kind: 'allow_once' }],
+    };
     const steps = [
-      ...a.slice(0, 30).map((update) => ({ update })), { update: chunk }, { update: noStatus }, ...a.slice(30).map((update) => ({ update })),
+      ...a.slice(0, 30).map((update) => ({ update })),
+      { update: chunk },
+      { update: noStatus },
+      ...a.slice(30).map((update) => ({ update })),
       { permission },
       ...b.map((update) => ({ update })),
       { read: { path: join(root, 'a.txt') } },
@@ -112,23 +146,37 @@ describe('other messages in the middle of a burst', () => {
     ];
     p.send({ jsonrpc: '2.0', id: 3, method: 'session/prompt', params: promptParams(s, steps) });
     // The editor answers each request once it arrives; the agent sends nothing after a request until then.
-    const asked = await waitFor(() => p.messages().find((m) => m.method === 'session/request_permission'), 'the permission request');
+    const asked = await waitFor(
+      () => p.messages().find((m) => m.method === 'session/request_permission'),
+      'the permission request',
+    );
     p.send({ jsonrpc: '2.0', id: asked.id, result: { outcome: { outcome: 'selected', optionId: 'yes' } } });
     const read = await waitFor(() => p.messages().find((m) => m.method === 'fs/read_text_file'), 'the fs read');
     p.send({ jsonrpc: '2.0', id: read.id, result: { content: 'a' } });
     expect((await p.response(3)).result).toEqual({ stopReason: 'end_turn' });
     expect(await p.end()).toBe(0);
 
-    const seen = p.messages().filter((m) => m.method !== undefined).map((m) => (m.method === 'session/update' ? key(m.params.update) : [m.method]));
+    const seen = p
+      .messages()
+      .filter((m) => m.method !== undefined)
+      .map((m) => (m.method === 'session/update' ? key(m.params.update) : [m.method]));
     expect(seen).toEqual([
-      ...a.slice(0, 30).map(key), key(chunk), key(noStatus), ...a.slice(30).map(key),
+      ...a.slice(0, 30).map(key),
+      key(chunk),
+      key(noStatus),
+      ...a.slice(30).map(key),
       ['session/request_permission'],
       ...b.map(key),
       ['fs/read_text_file'],
       ...c.map(key),
       ['agent_message_chunk', null, null],
     ]);
-    const outcome = JSON.parse(p.messages().filter((m) => m.params?.update?.sessionUpdate === 'agent_message_chunk').at(-1).params.update.content.text);
+    const outcome = JSON.parse(
+      p
+        .messages()
+        .filter((m) => m.params?.update?.sessionUpdate === 'agent_message_chunk')
+        .at(-1).params.update.content.text,
+    );
     expect(outcome.every((o: { ok: boolean }) => o.ok)).toBe(true);
     expect(recorded(db, s)).toEqual([...a, ...b, ...c].map((u) => [u['toolCallId'], u['status']]));
     const v = verifyLedger(db);
@@ -147,14 +195,35 @@ describe('an update whose receipt cannot be written, in the middle of a burst', 
       const s = (await p.request(2, 'session/new', { cwd: '/', mcpServers: [] })).result.sessionId;
       const [before, after] = [burst('tc-before', 40), burst('tc-after', 40)];
       const unlabelled = `s-${'x'.repeat(300)}`;
-      const bad = { sessionUpdate: 'tool_call', toolCallId: 'tc-unrecordable', title: 'Run it', kind: 'execute', status: 'in_progress' };
-      const lines = [...before.map((u) => notification(s, u)), notification(unlabelled, bad), ...after.map((u) => notification(s, u))];
-      expect((await p.request(3, 'session/prompt', promptParams(s, [{ raw: lines.join('\n') }]))).result).toEqual({ stopReason: 'end_turn' });
+      const bad = {
+        sessionUpdate: 'tool_call',
+        toolCallId: 'tc-unrecordable',
+        title: 'Run it',
+        kind: 'execute',
+        status: 'in_progress',
+      };
+      const lines = [
+        ...before.map((u) => notification(s, u)),
+        notification(unlabelled, bad),
+        ...after.map((u) => notification(s, u)),
+      ];
+      expect((await p.request(3, 'session/prompt', promptParams(s, [{ raw: lines.join('\n') }]))).result).toEqual({
+        stopReason: 'end_turn',
+      });
       expect(await p.end()).toBe(0);
-      const updates = p.messages().filter((m) => m.method === 'session/update').map((m) => key(m.params.update));
-      expect(updates).toEqual([...before.map(key), ...(mode === 'required' ? [] : [key(bad)]), ...after.map(key), ['agent_message_chunk', null, null]]);
+      const updates = p
+        .messages()
+        .filter((m) => m.method === 'session/update')
+        .map((m) => key(m.params.update));
+      expect(updates).toEqual([
+        ...before.map(key),
+        ...(mode === 'required' ? [] : [key(bad)]),
+        ...after.map(key),
+        ['agent_message_chunk', null, null],
+      ]);
       expect(p.stderr()).toContain('receipt for tool call tc-unrecordable (in_progress) failed');
-      if (mode === 'required') expect(p.stderr()).toContain('tool call tc-unrecordable (in_progress) not forwarded: attestation is required');
+      if (mode === 'required')
+        expect(p.stderr()).toContain('tool call tc-unrecordable (in_progress) not forwarded: attestation is required');
       expect(recorded(db, s)).toEqual([...before, ...after].map((u) => [u['toolCallId'], u['status']]));
       expect(ledgerReceipts(db).filter((e) => e.session_id === unlabelled)).toEqual([]);
       const v = verifyLedger(db);
@@ -176,7 +245,9 @@ describe('the in-flight bound (the pipeline and its gated input, with the real l
       onLine: (line) => {
         read.push(line);
         // Every message waits for its "receipt" (released by the test), the last one first.
-        pipe.push(() => ({ leave: new Promise<() => void>((resolve) => holds.push(() => resolve(() => void left.push(line)))) }));
+        pipe.push(() => ({
+          leave: new Promise<() => void>((resolve) => holds.push(() => resolve(() => void left.push(line)))),
+        }));
       },
       onOversize: () => {},
     });

@@ -5,8 +5,17 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  AcpInterceptor, AcpProxyConfig, auditEntry, CapabilityContexts, DEFAULT_SERVER_ID, eventContentHash, FsGuard,
-  MAX_PENDING_PER_SESSION, mapPermissionKind, readToolCallEvent, TerminalGuard,
+  AcpInterceptor,
+  AcpProxyConfig,
+  auditEntry,
+  CapabilityContexts,
+  DEFAULT_SERVER_ID,
+  eventContentHash,
+  FsGuard,
+  MAX_PENDING_PER_SESSION,
+  mapPermissionKind,
+  readToolCallEvent,
+  TerminalGuard,
 } from '../../src/proxy/acp/index.js';
 import type { AuthorizationContext } from '../../src/proxy/acp/index.js';
 import { sortedJsonHash } from '../helpers/acp-proxy-ledger.js';
@@ -27,15 +36,43 @@ symlinkSync(join(root, 'sub', 'a.txt'), join(root, 'link-in'));
 
 describe('FsGuard', () => {
   const guard = new FsGuard([root]);
-  const deniedFor = (op: string, p: string) => ({ ok: false, message: `access denied: fs ${op} denied for path: ${p}` });
+  const deniedFor = (op: string, p: string) => ({
+    ok: false,
+    message: `access denied: fs ${op} denied for path: ${p}`,
+  });
   const fsDenied = (op: string, p: string) => ({ ...deniedFor(op, p), guard: 'acp-fs-guard' });
   it.each([
     ['empty', guard, '', { ok: false, message: 'access denied: fs read denied: empty path' }],
-    ['relative', guard, 'project/sub/a.txt', { ok: false, message: 'access denied: fs read denied: relative path not allowed: project/sub/a.txt' }],
-    ['a .. segment, even one that stays inside', guard, `${root}/sub/../sub/a.txt`, { ok: false, message: `path traversal detected: ${root}/sub/../sub/a.txt` }],
-    ['.. out of the root', guard, `${root}/../outside/secret.txt`, { ok: false, message: `path traversal detected: ${root}/../outside/secret.txt` }],
-    ['.. checked before the (empty) prefix set', new FsGuard([]), '/a/../b', { ok: false, message: 'path traversal detected: /a/../b' }],
-    ['no prefixes configured', new FsGuard([]), join(root, 'sub', 'a.txt'), { ok: false, message: 'access denied: fs read denied: no allowed path prefixes configured' }],
+    [
+      'relative',
+      guard,
+      'project/sub/a.txt',
+      { ok: false, message: 'access denied: fs read denied: relative path not allowed: project/sub/a.txt' },
+    ],
+    [
+      'a .. segment, even one that stays inside',
+      guard,
+      `${root}/sub/../sub/a.txt`,
+      { ok: false, message: `path traversal detected: ${root}/sub/../sub/a.txt` },
+    ],
+    [
+      '.. out of the root',
+      guard,
+      `${root}/../outside/secret.txt`,
+      { ok: false, message: `path traversal detected: ${root}/../outside/secret.txt` },
+    ],
+    [
+      '.. checked before the (empty) prefix set',
+      new FsGuard([]),
+      '/a/../b',
+      { ok: false, message: 'path traversal detected: /a/../b' },
+    ],
+    [
+      'no prefixes configured',
+      new FsGuard([]),
+      join(root, 'sub', 'a.txt'),
+      { ok: false, message: 'access denied: fs read denied: no allowed path prefixes configured' },
+    ],
     ['the exact prefix', guard, root, { ok: true }],
     ['the prefix and a trailing /', guard, `${root}/`, { ok: true }],
     ['a prefix configured with a trailing /', new FsGuard([`${root}/`]), join(root, 'sub', 'a.txt'), { ok: true }],
@@ -46,14 +83,29 @@ describe('FsGuard', () => {
     ['// and . segments inside the root', guard, `${root}//sub/./a.txt`, { ok: true }],
     ['// and . segments before the root', guard, `/${root.replaceAll('/', '//')}/./sub/a.txt`, { ok: true }],
     ['a symlink inside pointing outside', guard, join(root, 'link-out'), deniedFor('read', join(root, 'link-out'))],
-    ['a dangling symlink pointing outside', guard, join(root, 'dangling-out'), deniedFor('read', join(root, 'dangling-out'))],
+    [
+      'a dangling symlink pointing outside',
+      guard,
+      join(root, 'dangling-out'),
+      deniedFor('read', join(root, 'dangling-out')),
+    ],
     ['a dangling symlink pointing inside', guard, join(root, 'dangling-in'), { ok: true }],
     ['a symlink inside pointing inside', guard, join(root, 'link-in'), { ok: true }],
     ['/etc/shadow', guard, '/etc/shadow', deniedFor('read', '/etc/shadow')],
     ['a prefix of / matches nothing', new FsGuard(['/']), '/etc/passwd', deniedFor('read', '/etc/passwd')],
-    ['a file used as a directory (ENOTDIR) outside: a verdict, not an exception', guard, '/etc/passwd/x', deniedFor('read', '/etc/passwd/x')],
+    [
+      'a file used as a directory (ENOTDIR) outside: a verdict, not an exception',
+      guard,
+      '/etc/passwd/x',
+      deniedFor('read', '/etc/passwd/x'),
+    ],
     ['a file used as a directory inside', guard, join(root, 'sub', 'a.txt', 'x'), { ok: true }],
-    ['a name too long for the filesystem (ENAMETOOLONG) outside', guard, `${outside}/${'n'.repeat(300)}`, deniedFor('read', `${outside}/${'n'.repeat(300)}`)],
+    [
+      'a name too long for the filesystem (ENAMETOOLONG) outside',
+      guard,
+      `${outside}/${'n'.repeat(300)}`,
+      deniedFor('read', `${outside}/${'n'.repeat(300)}`),
+    ],
   ])('%s', (_name, g, path, expected) => {
     expect(g.check('read', path)).toEqual(expected.ok ? expected : { ...expected, guard: 'acp-fs-guard' });
   });
@@ -74,24 +126,46 @@ describe('FsGuard', () => {
 
 describe('TerminalGuard', () => {
   const guard = new TerminalGuard(['cargo', 'npm']);
-  const notAllowed = (c: string) => ({ ok: false, message: `access denied: terminal denied: command not allowed: ${c}` });
+  const notAllowed = (c: string) => ({
+    ok: false,
+    message: `access denied: terminal denied: command not allowed: ${c}`,
+  });
   it.each([
     ['an exact match', guard, 'cargo', ['build', '--release'], { ok: true }],
-    ['--jobs=4, -j2, --flag=value and $HOME are plain arguments', guard, 'cargo', ['--jobs=4', '-j2', '--flag=value', '$HOME'], { ok: true }],
+    [
+      '--jobs=4, -j2, --flag=value and $HOME are plain arguments',
+      guard,
+      'cargo',
+      ['--jobs=4', '-j2', '--flag=value', '$HOME'],
+      { ok: true },
+    ],
     ['/usr/bin/cargo is not allowed by cargo', guard, '/usr/bin/cargo', [], notAllowed('/usr/bin/cargo')],
     ['cargoo', guard, 'cargoo', [], notAllowed('cargoo')],
     ['carg', guard, 'carg', [], notAllowed('carg')],
     ['rm', guard, 'rm', ['-rf', '/'], notAllowed('rm')],
-    ['an empty list denies everything', new TerminalGuard([]), 'cargo', [], { ok: false, message: 'access denied: terminal denied: no allowed commands configured' }],
+    [
+      'an empty list denies everything',
+      new TerminalGuard([]),
+      'cargo',
+      [],
+      { ok: false, message: 'access denied: terminal denied: no allowed commands configured' },
+    ],
     ['an empty command', guard, '', [], { ok: false, message: 'access denied: terminal denied: empty command' }],
     ['/usr/bin/cargo allows itself', new TerminalGuard(['/usr/bin/cargo']), '/usr/bin/cargo', [], { ok: true }],
   ])('%s', (_name, g, command, args, expected) => {
     expect(g.check(command, args)).toEqual(expected.ok ? expected : { ...expected, guard: 'acp-terminal-guard' });
   });
 
-  it.each(['`whoami`', 'x$(whoami)', 'a|b', 'build; rm -rf /', 'line1\nline2', 'hello\rworld', 'nul\0byte'])('suspicious argument %j', (arg) => {
-    expect(guard.check('cargo', ['build', arg])).toEqual({ ok: false, message: `access denied: terminal denied: suspicious argument: ${arg}`, guard: 'acp-terminal-guard' });
-  });
+  it.each(['`whoami`', 'x$(whoami)', 'a|b', 'build; rm -rf /', 'line1\nline2', 'hello\rworld', 'nul\0byte'])(
+    'suspicious argument %j',
+    (arg) => {
+      expect(guard.check('cargo', ['build', arg])).toEqual({
+        ok: false,
+        message: `access denied: terminal denied: suspicious argument: ${arg}`,
+        guard: 'acp-terminal-guard',
+      });
+    },
+  );
 });
 
 describe('AcpProxyConfig', () => {
@@ -99,13 +173,28 @@ describe('AcpProxyConfig', () => {
     const c = AcpProxyConfig.new('agent', ['--x', '007']);
     expect(DEFAULT_SERVER_ID).toBe('chio-acp-proxy');
     expect(c.serverId).toBe('chio-acp-proxy');
-    expect(c.fields).toMatchObject({ agentCommand: 'agent', agentArgs: ['--x', '007'], allowedPathPrefixes: [], allowedCommands: [], serverId: 'chio-acp-proxy' });
+    expect(c.fields).toMatchObject({
+      agentCommand: 'agent',
+      agentArgs: ['--x', '007'],
+      allowedPathPrefixes: [],
+      allowedCommands: [],
+      serverId: 'chio-acp-proxy',
+    });
   });
 
   it('builders append and return a new config; the base is unchanged', () => {
     const base = AcpProxyConfig.new('agent');
-    const c = base.withAllowedPathPrefix('/home/dev/project').withAllowedPathPrefix('/srv/data').withAllowedCommand('cargo').withAllowedCommand('npm').withServerId('acp-1');
-    expect(c.fields).toMatchObject({ allowedPathPrefixes: ['/home/dev/project', '/srv/data'], allowedCommands: ['cargo', 'npm'], serverId: 'acp-1' });
+    const c = base
+      .withAllowedPathPrefix('/home/dev/project')
+      .withAllowedPathPrefix('/srv/data')
+      .withAllowedCommand('cargo')
+      .withAllowedCommand('npm')
+      .withServerId('acp-1');
+    expect(c.fields).toMatchObject({
+      allowedPathPrefixes: ['/home/dev/project', '/srv/data'],
+      allowedCommands: ['cargo', 'npm'],
+      serverId: 'acp-1',
+    });
     expect(base.fields).toMatchObject({ allowedPathPrefixes: [], allowedCommands: [], serverId: 'chio-acp-proxy' });
   });
 
@@ -134,7 +223,9 @@ describe('readToolCallEvent / eventContentHash / auditEntry', () => {
   };
 
   it('a tool_call without kind or status hashes toolCallId and title only', () => {
-    expect(eventContentHash(read({ sessionUpdate: 'tool_call', toolCallId: 'tc-1', title: 'Think' }))).toBe(sortedJsonHash({ toolCallId: 'tc-1', title: 'Think' }));
+    expect(eventContentHash(read({ sessionUpdate: 'tool_call', toolCallId: 'tc-1', title: 'Think' }))).toBe(
+      sortedJsonHash({ toolCallId: 'tc-1', title: 'Think' }),
+    );
   });
 
   it('a full tool_call hashes its four declared fields; extra keys do not move the hash', () => {
@@ -142,33 +233,85 @@ describe('readToolCallEvent / eventContentHash / auditEntry', () => {
     const expected = sortedJsonHash(declared);
     expect(expected).toBe('425ba2d832452c98e21aba47b5b7cc7d9e160a6c47eb80d8756733fabcee83df');
     expect(eventContentHash(read({ sessionUpdate: 'tool_call', ...declared }))).toBe(expected);
-    expect(eventContentHash(read({ sessionUpdate: 'tool_call', ...declared, rawInput: { cmd: 'cargo' }, locations: [{ path: '/x' }], content: [] }))).toBe(expected);
+    expect(
+      eventContentHash(
+        read({
+          sessionUpdate: 'tool_call',
+          ...declared,
+          rawInput: { cmd: 'cargo' },
+          locations: [{ path: '/x' }],
+          content: [],
+        }),
+      ),
+    ).toBe(expected);
   });
 
   it('a tool_call_update hashes toolCallId and status only; extra keys, title and kind do not count', () => {
     const expected = '042d6e67feebe86670611a3b1c859c46784b0a5ba2bcd28f752ab773b3b26e2d';
     expect(sortedJsonHash({ toolCallId: 'tc-300', status: 'completed' })).toBe(expected);
-    expect(eventContentHash(read({ sessionUpdate: 'tool_call_update', toolCallId: 'tc-300', status: 'completed' }))).toBe(expected);
-    expect(eventContentHash(read({ sessionUpdate: 'tool_call_update', toolCallId: 'tc-300', status: 'completed', title: 'X', kind: 'read', content: [{ type: 'content' }], rawOutput: 1 }))).toBe(expected);
+    expect(
+      eventContentHash(read({ sessionUpdate: 'tool_call_update', toolCallId: 'tc-300', status: 'completed' })),
+    ).toBe(expected);
+    expect(
+      eventContentHash(
+        read({
+          sessionUpdate: 'tool_call_update',
+          toolCallId: 'tc-300',
+          status: 'completed',
+          title: 'X',
+          kind: 'read',
+          content: [{ type: 'content' }],
+          rawOutput: 1,
+        }),
+      ),
+    ).toBe(expected);
   });
 
   it('an update without a status (absent or null) is no event; other updates are none; a blank toolCallId is invalid', () => {
-    expect(readToolCallEvent(params({ sessionUpdate: 'tool_call_update', toolCallId: 'tc-400' }))).toEqual({ kind: 'none' });
-    expect(readToolCallEvent(params({ sessionUpdate: 'tool_call_update', toolCallId: 'tc-400', status: null, title: 'x' }))).toEqual({ kind: 'none' });
-    expect(readToolCallEvent(params({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } }))).toEqual({ kind: 'none' });
+    expect(readToolCallEvent(params({ sessionUpdate: 'tool_call_update', toolCallId: 'tc-400' }))).toEqual({
+      kind: 'none',
+    });
+    expect(
+      readToolCallEvent(params({ sessionUpdate: 'tool_call_update', toolCallId: 'tc-400', status: null, title: 'x' })),
+    ).toEqual({ kind: 'none' });
+    expect(
+      readToolCallEvent(params({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } })),
+    ).toEqual({ kind: 'none' });
     expect(readToolCallEvent(params({ sessionUpdate: 'tool_call', toolCallId: ' ', title: 't' })).kind).toBe('invalid');
-    expect(readToolCallEvent(params({ sessionUpdate: 'tool_call_update', toolCallId: 'tc', status: 7 })).kind).toBe('invalid');
+    expect(readToolCallEvent(params({ sessionUpdate: 'tool_call_update', toolCallId: 'tc', status: 7 })).kind).toBe(
+      'invalid',
+    );
   });
 
   it('auditEntry: timestamp as a string of seconds, update entries carry an empty title and null kind, audit_only without a context', () => {
-    const e = auditEntry(read({ sessionUpdate: 'tool_call_update', toolCallId: 'tc-300', status: 'completed' }), 'srv', 1_700_000_000);
-    expect(e).toEqual({ toolCallId: 'tc-300', title: '', kind: null, status: 'completed', sessionId: 'sess-1', timestamp: '1700000000', serverId: 'srv', contentHash: sortedJsonHash({ toolCallId: 'tc-300', status: 'completed' }), enforcementMode: 'audit_only' });
+    const e = auditEntry(
+      read({ sessionUpdate: 'tool_call_update', toolCallId: 'tc-300', status: 'completed' }),
+      'srv',
+      1_700_000_000,
+    );
+    expect(e).toEqual({
+      toolCallId: 'tc-300',
+      title: '',
+      kind: null,
+      status: 'completed',
+      sessionId: 'sess-1',
+      timestamp: '1700000000',
+      serverId: 'srv',
+      contentHash: sortedJsonHash({ toolCallId: 'tc-300', status: 'completed' }),
+      enforcementMode: 'audit_only',
+    });
   });
 });
 
 const ctx = (operation: string, toolCallId = '', resource = '/p'): AuthorizationContext => ({
-  capabilityId: `cap-${operation}`, authorizationReceiptId: 'r', authorizationRequestId: 'q', authorizationToolCallId: toolCallId,
-  authorizationCorrelationId: 'c', authorizationOperation: operation, authorizationResource: resource, authorizationParameterHash: 'h',
+  capabilityId: `cap-${operation}`,
+  authorizationReceiptId: 'r',
+  authorizationRequestId: 'q',
+  authorizationToolCallId: toolCallId,
+  authorizationCorrelationId: 'c',
+  authorizationOperation: operation,
+  authorizationResource: resource,
+  authorizationParameterHash: 'h',
 });
 
 describe('CapabilityContexts', () => {
@@ -195,7 +338,10 @@ describe('CapabilityContexts', () => {
     expect(bound).toMatchObject({ authorizationOperation: 'fs_read', authorizationToolCallId: 'tc-2' });
     expect(c.counts('s')).toEqual({ pending: 1, live: 1 });
     expect(c.forUpdate('s', 'tc-2')).toEqual(bound);
-    expect(c.bindToolCall('s', 'tc-3', 'edit')).toMatchObject({ authorizationOperation: 'fs_write', authorizationToolCallId: 'tc-3' });
+    expect(c.bindToolCall('s', 'tc-3', 'edit')).toMatchObject({
+      authorizationOperation: 'fs_write',
+      authorizationToolCallId: 'tc-3',
+    });
     c.remember('s', ctx('terminal'));
     expect(c.bindToolCall('s', 'tc-4', 'execute')).toMatchObject({ authorizationOperation: 'terminal' });
   });
@@ -238,15 +384,29 @@ describe('CapabilityContexts', () => {
 });
 
 describe('mapPermissionKind and session/cancel in either direction', () => {
-  it.each([['allow_once', 'allow'], ['allow_always', 'allow'], ['reject_once', 'deny'], ['reject_always', 'deny'], ['ALLOW_ONCE', 'deny'], ['', 'deny'], ['whatever', 'deny']])('%j maps to %s', (kind, decision) => {
+  it.each([
+    ['allow_once', 'allow'],
+    ['allow_always', 'allow'],
+    ['reject_once', 'deny'],
+    ['reject_always', 'deny'],
+    ['ALLOW_ONCE', 'deny'],
+    ['', 'deny'],
+    ['whatever', 'deny'],
+  ])('%j maps to %s', (kind, decision) => {
     expect(mapPermissionKind(kind)).toBe(decision);
   });
 
-  it.each([['the editor', true], ['the agent', false]])('session/cancel from %s purges the session and is forwarded', async (_from, fromEditor) => {
+  it.each([
+    ['the editor', true],
+    ['the agent', false],
+  ])('session/cancel from %s purges the session and is forwarded', async (_from, fromEditor) => {
     const i = new AcpInterceptor({ config: AcpProxyConfig.new('agent') });
     i.contexts.remember('s', ctx('fs_read'));
     i.contexts.remember('s', ctx('fs_read', 'tc-1'));
-    const m = { kind: 'notification' as const, message: { jsonrpc: '2.0' as const, method: 'session/cancel', params: { sessionId: 's' } } };
+    const m = {
+      kind: 'notification' as const,
+      message: { jsonrpc: '2.0' as const, method: 'session/cancel', params: { sessionId: 's' } },
+    };
     const d = fromEditor ? await i.fromClient(m) : await i.fromAgent(m);
     expect(d.forward).toBe(true);
     expect(i.contexts.counts('s')).toEqual({ pending: 0, live: 0 });

@@ -21,7 +21,16 @@ describe('chio acp proxy: guards, permission mapping and tool-call receipts', ()
   let s1: string;
   let s2: string;
   beforeAll(async () => {
-    client = startProxyClient(['--receipt-db', db, '--kernel-seed-file', keys.seedFile, '--allow-path', root, '--allow-command', 'cargo']);
+    client = startProxyClient([
+      '--receipt-db',
+      db,
+      '--kernel-seed-file',
+      keys.seedFile,
+      '--allow-path',
+      root,
+      '--allow-command',
+      'cargo',
+    ]);
     s1 = await client.newSession();
     s2 = await client.newSession();
   });
@@ -89,19 +98,41 @@ describe('chio acp proxy: guards, permission mapping and tool-call receipts', ()
     ]);
     const reached = client.seen.slice(before);
     expect(reached.map((s) => s.method)).toEqual(['terminal/create', 'terminal/output', 'terminal/wait_for_exit']);
-    expect(reached[0]!.params).toMatchObject({ sessionId: s1, command: 'cargo', args: ['build', '--jobs=4'], cwd: root });
+    expect(reached[0]!.params).toMatchObject({
+      sessionId: s1,
+      command: 'cargo',
+      args: ['build', '--jobs=4'],
+      cwd: root,
+    });
   });
 
   it('tool-call events become trace_observation receipts with the declared-fields content hash; a status-less update records nothing; the editor gets every update in order', async () => {
     const path = join(root, 'a.txt');
     const sent = [
-      { sessionUpdate: 'tool_call', toolCallId: 'tc-read', title: 'Read a.txt', kind: 'read', status: 'in_progress', rawInput: { path }, locations: [{ path }] },
-      { sessionUpdate: 'tool_call_update', toolCallId: 'tc-read', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'hello from a' } }], rawInput: { path } },
+      {
+        sessionUpdate: 'tool_call',
+        toolCallId: 'tc-read',
+        title: 'Read a.txt',
+        kind: 'read',
+        status: 'in_progress',
+        rawInput: { path },
+        locations: [{ path }],
+      },
+      {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 'tc-read',
+        status: 'completed',
+        content: [{ type: 'content', content: { type: 'text', text: 'hello from a' } }],
+        rawInput: { path },
+      },
       { sessionUpdate: 'tool_call_update', toolCallId: 'tc-read', title: 'Read a.txt (done)' },
       { sessionUpdate: 'tool_call', toolCallId: 'tc-bare', title: 'Think' },
       { sessionUpdate: 'tool_call_update', toolCallId: 'tc-plain', status: 'failed' },
     ];
-    const r = await client.prompt(s2, sent.map((update) => ({ update })));
+    const r = await client.prompt(
+      s2,
+      sent.map((update) => ({ update })),
+    );
     expect(r.every((o) => o.ok)).toBe(true);
     const got = client.updates.filter((u) => u.sessionId === s2).map((u) => u.update);
     expect(got.map((u) => [u.sessionUpdate, u.toolCallId ?? null, u.status ?? null])).toEqual([
@@ -112,23 +143,54 @@ describe('chio acp proxy: guards, permission mapping and tool-call receipts', ()
 
     const rows = ledgerReceipts(db).filter((e) => e.session_id === s2);
     expect(rows.map((e) => [e.receipt.action.parameters.tool_call_id, e.receipt.action.parameters.status])).toEqual([
-      ['tc-read', 'in_progress'], ['tc-read', 'completed'], ['tc-bare', expect.any(String)], ['tc-plain', 'failed'],
+      ['tc-read', 'in_progress'],
+      ['tc-read', 'completed'],
+      ['tc-bare', expect.any(String)],
+      ['tc-plain', 'failed'],
     ]);
     const [call, done, bare, plain] = rows.map((e) => e.receipt);
     for (const rc of [call, done, bare, plain]) {
-      expect(rc).toMatchObject({ capability_id: `acp-session:${s2}`, receipt_kind: 'trace_observation', trust_level: 'verified', tool_server: 'chio-acp-proxy' });
+      expect(rc).toMatchObject({
+        capability_id: `acp-session:${s2}`,
+        receipt_kind: 'trace_observation',
+        trust_level: 'verified',
+        tool_server: 'chio-acp-proxy',
+      });
       expect(rc.decision).toBeUndefined();
       expect(Object.keys(rc.metadata.acp).sort()).toEqual(ACP_METADATA_KEYS);
-      expect(Object.keys(rc.action.parameters).sort()).toEqual(['authorization_parameter_hash', 'kind', 'status', 'title', 'tool_call_id']);
+      expect(Object.keys(rc.action.parameters).sort()).toEqual([
+        'authorization_parameter_hash',
+        'kind',
+        'status',
+        'title',
+        'tool_call_id',
+      ]);
     }
     expect(call.metadata.acp).toEqual({
-      sessionId: s2, toolCallId: 'tc-read', enforcementMode: 'audit_only', capabilityId: null, authorizationReceiptId: null, authorizationRequestId: null,
-      authorizationToolCallId: null, authorizationCorrelationId: null, authorizationOperation: null, authorizationResource: null, authorizationParameterHash: null,
+      sessionId: s2,
+      toolCallId: 'tc-read',
+      enforcementMode: 'audit_only',
+      capabilityId: null,
+      authorizationReceiptId: null,
+      authorizationRequestId: null,
+      authorizationToolCallId: null,
+      authorizationCorrelationId: null,
+      authorizationOperation: null,
+      authorizationResource: null,
+      authorizationParameterHash: null,
     });
     expect(call.metadata.receipt_context).toMatchObject({ session_id: s2, tool_call_id: 'tc-read' });
-    expect(call.action.parameters).toEqual({ tool_call_id: 'tc-read', title: 'Read a.txt', kind: 'read', status: 'in_progress', authorization_parameter_hash: null });
+    expect(call.action.parameters).toEqual({
+      tool_call_id: 'tc-read',
+      title: 'Read a.txt',
+      kind: 'read',
+      status: 'in_progress',
+      authorization_parameter_hash: null,
+    });
     // Declared fields only: rawInput, locations and content do not move the hash.
-    expect(call.content_hash).toBe(sortedJsonHash({ toolCallId: 'tc-read', title: 'Read a.txt', kind: 'read', status: 'in_progress' }));
+    expect(call.content_hash).toBe(
+      sortedJsonHash({ toolCallId: 'tc-read', title: 'Read a.txt', kind: 'read', status: 'in_progress' }),
+    );
     expect(done.content_hash).toBe(sortedJsonHash({ toolCallId: 'tc-read', status: 'completed' }));
     expect(done.action.parameters).toMatchObject({ title: '', kind: null });
     expect(bare.content_hash).toBe(sortedJsonHash({ toolCallId: 'tc-bare', title: 'Think' }));
@@ -142,10 +204,19 @@ describe('chio acp proxy: guards, permission mapping and tool-call receipts', ()
       { optionId: 'no', name: 'Reject', kind: 'reject_once' },
       { optionId: 'never', name: 'Never', kind: 'reject_always' },
     ];
-    const r = await client.prompt(s1, [{ permission: { toolCall: { toolCallId: 'tc-perm', title: 'Write new.txt' }, options } }]);
+    const r = await client.prompt(s1, [
+      { permission: { toolCall: { toolCallId: 'tc-perm', title: 'Write new.txt' }, options } },
+    ]);
     expect(r).toEqual([{ ok: true, result: { outcome: { outcome: 'selected', optionId: 'yes' } } }]);
-    expect(client.seen.filter((s) => s.method === 'session/request_permission').map((s) => s.params.options.map((o: any) => o.optionId))).toEqual([['yes', 'always', 'no', 'never']]);
-    const log = await waitFor(() => /never \(reject_always\) maps to deny/.test(client.stderr()) && client.stderr(), 'the mapping log');
+    expect(
+      client.seen
+        .filter((s) => s.method === 'session/request_permission')
+        .map((s) => s.params.options.map((o: any) => o.optionId)),
+    ).toEqual([['yes', 'always', 'no', 'never']]);
+    const log = await waitFor(
+      () => /never \(reject_always\) maps to deny/.test(client.stderr()) && client.stderr(),
+      'the mapping log',
+    );
     expect(log).toContain('yes (allow_once) maps to allow');
     expect(log).toContain('always (allow_always) maps to allow');
     expect(log).toContain('no (reject_once) maps to deny');
@@ -159,10 +230,28 @@ describe('chio acp proxy: guards, permission mapping and tool-call receipts', ()
     expect(verify.status, verify.stdout + verify.stderr).toBe(0);
     for (const session of [s2, s1]) {
       const out = join(dir, `cert-${session}.json`);
-      const gen = chio(['cert', 'generate', '--session-id', session, '--receipt-db', db, '--kernel-seed-file', keys.seedFile, '--output', out, '--trusted-kernel-pubkey', keys.pubFile]);
+      const gen = chio([
+        'cert',
+        'generate',
+        '--session-id',
+        session,
+        '--receipt-db',
+        db,
+        '--kernel-seed-file',
+        keys.seedFile,
+        '--output',
+        out,
+        '--trusted-kernel-pubkey',
+        keys.pubFile,
+      ]);
       expect(gen.status, gen.stderr).toBe(0);
       const body = JSON.parse(readFileSync(out, 'utf8')).body;
-      expect(body).toMatchObject({ session_id: session, all_signatures_valid: true, chain_continuous: true, anomalies: [] });
+      expect(body).toMatchObject({
+        session_id: session,
+        all_signatures_valid: true,
+        chain_continuous: true,
+        anomalies: [],
+      });
       expect(body.receipt_count).toBe(ledgerReceipts(db).filter((e) => e.session_id === session).length);
     }
   });
@@ -178,15 +267,34 @@ describe('chio acp proxy --enforce-capabilities: kernel-issued tokens, enforced 
   let client: ProxyClient;
   let readToken: any;
   let killToken: any;
-  const token = (tool_name: string, kernel: Kernel) => kernel.issueCapability({ subject, scope: { grants: [{ server_id: 'chio-acp-proxy', tool_name, operations: ['invoke'] }] } });
-  const receiptsOf = (session: string) => ledgerReceipts(db).filter((e) => e.session_id === session).map((e) => e.receipt);
-  const toolCall = (toolCallId: string, status = 'in_progress') => ({ update: { sessionUpdate: 'tool_call', toolCallId, title: `Read ${toolCallId}`, kind: 'read', status } });
+  const token = (tool_name: string, kernel: Kernel) =>
+    kernel.issueCapability({
+      subject,
+      scope: { grants: [{ server_id: 'chio-acp-proxy', tool_name, operations: ['invoke'] }] },
+    });
+  const receiptsOf = (session: string) =>
+    ledgerReceipts(db)
+      .filter((e) => e.session_id === session)
+      .map((e) => e.receipt);
+  const toolCall = (toolCallId: string, status = 'in_progress') => ({
+    update: { sessionUpdate: 'tool_call', toolCallId, title: `Read ${toolCallId}`, kind: 'read', status },
+  });
   beforeAll(async () => {
     const issuer = Kernel.open({ ledgerPath: join(dir, 'issuer.sqlite'), seedFile: keys.seedFile });
     readToken = token('fs/read_text_file', issuer);
     killToken = token('terminal/kill', issuer);
     await issuer.close();
-    client = startProxyClient(['--receipt-db', db, '--kernel-seed-file', keys.seedFile, '--enforce-capabilities', '--allow-path', root, '--allow-command', 'cargo']);
+    client = startProxyClient([
+      '--receipt-db',
+      db,
+      '--kernel-seed-file',
+      keys.seedFile,
+      '--enforce-capabilities',
+      '--allow-path',
+      root,
+      '--allow-command',
+      'cargo',
+    ]);
   });
   afterAll(async () => void (await client?.close()));
 
@@ -205,16 +313,34 @@ describe('chio acp proxy --enforce-capabilities: kernel-issued tokens, enforced 
 
     const all = receiptsOf(s);
     const [call, done] = all.filter((rc) => rc.action.parameters.tool_call_id === 'tc-enf');
-    expect(call).toMatchObject({ receipt_kind: 'mediated_decision', decision: { verdict: 'allow' }, trust_level: 'mediated', capability_id: readToken.id, tool_name: 'fs/read_text_file' });
+    expect(call).toMatchObject({
+      receipt_kind: 'mediated_decision',
+      decision: { verdict: 'allow' },
+      trust_level: 'mediated',
+      capability_id: readToken.id,
+      tool_name: 'fs/read_text_file',
+    });
     expect(call.metadata.acp).toMatchObject({
-      sessionId: s, toolCallId: 'tc-enf', capabilityId: readToken.id, enforcementMode: 'cryptographically_enforced',
-      authorizationToolCallId: 'tc-enf', authorizationOperation: 'fs_read', authorizationResource: path,
+      sessionId: s,
+      toolCallId: 'tc-enf',
+      capabilityId: readToken.id,
+      enforcementMode: 'cryptographically_enforced',
+      authorizationToolCallId: 'tc-enf',
+      authorizationOperation: 'fs_read',
+      authorizationResource: path,
       authorizationParameterHash: sortedJsonHash({ path, sessionId: s }),
     });
     expect(call.action.parameters.authorization_parameter_hash).toBe(sortedJsonHash({ path, sessionId: s }));
     const auth = all.find((rc) => rc.id === call.metadata.acp.authorizationReceiptId);
-    expect(auth).toMatchObject({ decision: { verdict: 'allow' }, tool_name: 'fs/read_text_file', capability_id: readToken.id });
-    expect(call.metadata.receipt_context).toMatchObject({ authorization_receipt_id: auth.id, request_id: call.metadata.acp.authorizationRequestId });
+    expect(auth).toMatchObject({
+      decision: { verdict: 'allow' },
+      tool_name: 'fs/read_text_file',
+      capability_id: readToken.id,
+    });
+    expect(call.metadata.receipt_context).toMatchObject({
+      authorization_receipt_id: auth.id,
+      request_id: call.metadata.acp.authorizationRequestId,
+    });
     expect(done).toMatchObject({ receipt_kind: 'mediated_decision', capability_id: readToken.id });
     expect(done.metadata.acp.enforcementMode).toBe('cryptographically_enforced');
   });
@@ -228,20 +354,42 @@ describe('chio acp proxy --enforce-capabilities: kernel-issued tokens, enforced 
       { write: { path, content: 'x', capabilityToken: readToken } },
       { read: { path: join(`${root}_evil`, 'secret.txt'), capabilityToken: readToken } },
     ]);
-    expect(r.slice(0, 2)).toEqual([{ ok: true, result: { content: 'hello from a' } }, { ok: true, result: { content: 'hello from a' } }]);
-    expect(r[2]).toMatchObject({ ok: false, code: -32000, message: expect.stringContaining(`access denied: capability denied for fs/write_text_file ${path}`) });
+    expect(r.slice(0, 2)).toEqual([
+      { ok: true, result: { content: 'hello from a' } },
+      { ok: true, result: { content: 'hello from a' } },
+    ]);
+    expect(r[2]).toMatchObject({
+      ok: false,
+      code: -32000,
+      message: expect.stringContaining(`access denied: capability denied for fs/write_text_file ${path}`),
+    });
     expect(r[3]).toEqual(denied(`access denied: fs read denied for path: ${join(`${root}_evil`, 'secret.txt')}`));
-    expect(client.seen.slice(before).map((x) => [x.method, x.params.path])).toEqual([['fs/read_text_file', path], ['fs/read_text_file', path]]);
+    expect(client.seen.slice(before).map((x) => [x.method, x.params.path])).toEqual([
+      ['fs/read_text_file', path],
+      ['fs/read_text_file', path],
+    ]);
     expect(readFileSync(path, 'utf8')).toBe('hello from a');
   });
 
   it('two pending reads and one read tool_call: ambiguous, nothing binds, the receipt is audit_only', async () => {
     const s = await client.newSession();
-    const r = await client.prompt(s, [{ read: { path, capabilityToken: readToken } }, { read: { path, capabilityToken: readToken } }, toolCall('tc-amb')]);
+    const r = await client.prompt(s, [
+      { read: { path, capabilityToken: readToken } },
+      { read: { path, capabilityToken: readToken } },
+      toolCall('tc-amb'),
+    ]);
     expect(r.every((o) => o.ok)).toBe(true);
     const [rc] = receiptsOf(s).filter((x) => x.action.parameters.tool_call_id === 'tc-amb');
-    expect(rc).toMatchObject({ receipt_kind: 'trace_observation', trust_level: 'verified', capability_id: `acp-session:${s}` });
-    expect(rc.metadata.acp).toMatchObject({ enforcementMode: 'audit_only', capabilityId: null, authorizationReceiptId: null });
+    expect(rc).toMatchObject({
+      receipt_kind: 'trace_observation',
+      trust_level: 'verified',
+      capability_id: `acp-session:${s}`,
+    });
+    expect(rc.metadata.acp).toMatchObject({
+      enforcementMode: 'audit_only',
+      capabilityId: null,
+      authorizationReceiptId: null,
+    });
   });
 
   it('terminal/kill with a token covering terminal/kill is forwarded; with a read token or none it is refused', async () => {
@@ -253,9 +401,19 @@ describe('chio acp proxy --enforce-capabilities: kernel-issued tokens, enforced 
       { release: { terminalId: 'term-9', toolCallId: 'tc-rel' } },
     ]);
     expect(r[0]).toEqual({ ok: true, result: {} });
-    expect(r[1]).toMatchObject({ ok: false, code: -32000, message: expect.stringContaining('access denied: capability denied for terminal/kill term-9') });
-    expect(r[2]).toMatchObject({ ok: false, code: -32000, message: expect.stringContaining('no capability token presented') });
-    expect(client.seen.slice(before).map((x) => [x.method, x.params.sessionId, x.params.terminalId])).toEqual([['terminal/kill', s, 'term-9']]);
+    expect(r[1]).toMatchObject({
+      ok: false,
+      code: -32000,
+      message: expect.stringContaining('access denied: capability denied for terminal/kill term-9'),
+    });
+    expect(r[2]).toMatchObject({
+      ok: false,
+      code: -32000,
+      message: expect.stringContaining('no capability token presented'),
+    });
+    expect(client.seen.slice(before).map((x) => [x.method, x.params.sessionId, x.params.terminalId])).toEqual([
+      ['terminal/kill', s, 'term-9'],
+    ]);
   });
 
   it('session/cancel from the editor purges the pending context: the next read tool_call records audit_only', async () => {
@@ -269,18 +427,23 @@ describe('chio acp proxy --enforce-capabilities: kernel-issued tokens, enforced 
     expect(client.stderr()).toContain(`session/cancel cleared 1 capability context(s) of ${s}`);
   });
 
-  it('a pending session/request_permission is answered cancelled to the agent after the editor cancels; the session keeps working after the editor\'s late answer', async () => {
+  it("a pending session/request_permission is answered cancelled to the agent after the editor cancels; the session keeps working after the editor's late answer", async () => {
     const s = await client.newSession();
     client.holdPermissions = true;
     const options = [{ optionId: 'ok', name: 'Allow', kind: 'allow_once' }];
     const turn = client.prompt(s, [{ permission: { toolCall: { toolCallId: 'tc-p' }, options } }]);
-    await waitFor(() => client.seen.some((x) => x.method === 'session/request_permission' && x.params.sessionId === s), 'the permission request at the editor');
+    await waitFor(
+      () => client.seen.some((x) => x.method === 'session/request_permission' && x.params.sessionId === s),
+      'the permission request at the editor',
+    );
     await client.conn.agent.notify('session/cancel', { sessionId: s });
     expect(await turn).toEqual([{ ok: true, result: { outcome: { outcome: 'cancelled' } } }]);
     client.holdPermissions = false;
     client.releasePermissions();
     // The session keeps working after the editor's late answer.
-    expect(await client.prompt(s, [{ permission: { toolCall: { toolCallId: 'tc-p2' }, options } }])).toEqual([{ ok: true, result: { outcome: { outcome: 'selected', optionId: 'ok' } } }]);
+    expect(await client.prompt(s, [{ permission: { toolCall: { toolCallId: 'tc-p2' }, options } }])).toEqual([
+      { ok: true, result: { outcome: { outcome: 'selected', optionId: 'ok' } } },
+    ]);
   });
 
   it('afterwards: the ledger (kernel authorizations, refusals and observations) verifies', async () => {

@@ -8,7 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { guards } from '../../src/kernel/index.js';
 import {
-  COMMAND_RULES, ENV_RULES, envRefusal, formMatches, FsGuard, GIT_SUBCOMMANDS, TerminalGuard, WRAPPERS,
+  COMMAND_RULES,
+  ENV_RULES,
+  envRefusal,
+  formMatches,
+  FsGuard,
+  GIT_SUBCOMMANDS,
+  TerminalGuard,
+  WRAPPERS,
 } from '../../src/proxy/acp/index.js';
 import type { TerminalCheck } from '../../src/proxy/acp/index.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -24,7 +31,7 @@ const guard = new TerminalGuard(COMMANDS, { fs });
 
 type Case = [command: string, args: string[], cwd?: string];
 /** cwd '' means no cwd at all. */
-const judge = ([command, args, cwd]: Case) => guard.check(command, args, { cwd: cwd === '' ? null : cwd ?? root });
+const judge = ([command, args, cwd]: Case) => guard.check(command, args, { cwd: cwd === '' ? null : (cwd ?? root) });
 
 // Each refused case: the argv and a part of the refusal message.
 const REFUSED: Array<[...Case, string]> = [
@@ -165,8 +172,18 @@ const REFUSED: Array<[...Case, string]> = [
   ['make', ['-f', '/etc/Makefile'], root, 'fs cwd denied for path: /etc/Makefile'],
   ['make', ['--directory=/etc'], root, 'fs cwd denied for path: /etc'],
   // find(1) ACTIONS
-  ...['-exec', '-execdir', '-ok', '-okdir'].map((a): [...Case, string] => ['find', ['.', a, 'touch', '/tmp/x', '+'], root, `find ${a}`]),
-  ...['-delete', '-fprint', '-fprint0', '-fls'].map((a): [...Case, string] => ['find', ['.', a, '/tmp/x'], root, `find ${a}`]),
+  ...['-exec', '-execdir', '-ok', '-okdir'].map((a): [...Case, string] => [
+    'find',
+    ['.', a, 'touch', '/tmp/x', '+'],
+    root,
+    `find ${a}`,
+  ]),
+  ...['-delete', '-fprint', '-fprint0', '-fls'].map((a): [...Case, string] => [
+    'find',
+    ['.', a, '/tmp/x'],
+    root,
+    `find ${a}`,
+  ]),
   ['find', ['.', '-fprintf', '/tmp/x', '%p'], root, 'find -fprintf'],
   // rg(1), tar(1), ssh(1), scp(1), sftp(1), rsync(1), zip(1), vim(1)
   ['rg', ['--pre', '/tmp/x', 'foo'], root, 'rg --pre'],
@@ -244,7 +261,12 @@ const REFUSED: Array<[...Case, string]> = [
   ['sudo', ['--login'], root, 'sudo --login'],
   ['sudo', ['--edit', '/etc/hosts'], root, 'sudo --edit'],
   ['sudo', ['--chroot=/tmp/root', 'git', 'status'], root, 'sudo --chroot'],
-  ['sudo', ['-u', 'root', 'LD_PRELOAD=/tmp/x.so', 'git', 'status'], root, 'environment variable not allowed: LD_PRELOAD'],
+  [
+    'sudo',
+    ['-u', 'root', 'LD_PRELOAD=/tmp/x.so', 'git', 'status'],
+    root,
+    'environment variable not allowed: LD_PRELOAD',
+  ],
   ['doas', ['-s'], root, 'doas -s'],
   ['stdbuf', ['-oL', 'git', '-c', 'x=y', 'x'], root, 'git -c'],
   ['setsid', ['-f', 'git', '-c', 'x=y', 'x'], root, 'git -c'],
@@ -268,29 +290,105 @@ const REFUSED: Array<[...Case, string]> = [
 ];
 
 const PASSING: Case[] = [
-  ['git', ['status']], ['git', ['log', '-n', '5']], ['git', ['--no-pager', 'log', '-p']], ['git', ['config', '--get', 'user.name']], ['git', ['config', 'user.name']],
-  ['git', ['config', '-l']], ['git', ['config', '--list', '--show-origin']], ['git', ['config', 'get', 'user.email']], ['git', ['commit', '-m', 'fix -x and -c handling']],
-  ['git', ['-C', 'sub', 'status']], ['git', ['-C', root, '-C', 'sub', 'status']], ['git', [`--git-dir=${join(root, '.git')}`, 'log']], ['git', ['clone', 'https://h/r.git', 'r']],
-  ['git', ['fetch', 'origin']], ['git', ['push', 'origin', 'main']], ['git', ['rebase', '-i', 'main']], ['git', ['rebase', '--onto', 'main', 'a']], ['git', ['grep', '-n', 'foo']],
-  ['git', ['bisect', 'start']], ['git', ['submodule', 'update', '--init']], ['git', ['init']], ['git', ['diff', '--output=out.patch']], ['git', ['format-patch', '-o', 'patches', 'HEAD~1']],
-  ['npm', ['test']], ['npm', ['run', 'build']], ['npm', ['install', '--global', 'typescript']], ['npm', ['install', '-g', 'x']], ['npm', ['ci']], ['npm', ['config', 'get', 'registry']],
-  ['npm', ['config', 'list']], ['npm', ['init', '-y']], ['npm', ['--prefix', 'sub', 'test']], ['npx', ['vitest', 'run']], ['yarn', ['install']], ['pnpm', ['install', '--frozen-lockfile']],
-  ['cargo', ['build']], ['cargo', ['build', '--release']], ['cargo', ['test', '-p', 'core']], ['cargo', ['+nightly', 'build']], ['cargo', ['rustc', '--', '-C', 'opt-level=3']],
+  ['git', ['status']],
+  ['git', ['log', '-n', '5']],
+  ['git', ['--no-pager', 'log', '-p']],
+  ['git', ['config', '--get', 'user.name']],
+  ['git', ['config', 'user.name']],
+  ['git', ['config', '-l']],
+  ['git', ['config', '--list', '--show-origin']],
+  ['git', ['config', 'get', 'user.email']],
+  ['git', ['commit', '-m', 'fix -x and -c handling']],
+  ['git', ['-C', 'sub', 'status']],
+  ['git', ['-C', root, '-C', 'sub', 'status']],
+  ['git', [`--git-dir=${join(root, '.git')}`, 'log']],
+  ['git', ['clone', 'https://h/r.git', 'r']],
+  ['git', ['fetch', 'origin']],
+  ['git', ['push', 'origin', 'main']],
+  ['git', ['rebase', '-i', 'main']],
+  ['git', ['rebase', '--onto', 'main', 'a']],
+  ['git', ['grep', '-n', 'foo']],
+  ['git', ['bisect', 'start']],
+  ['git', ['submodule', 'update', '--init']],
+  ['git', ['init']],
+  ['git', ['diff', '--output=out.patch']],
+  ['git', ['format-patch', '-o', 'patches', 'HEAD~1']],
+  ['npm', ['test']],
+  ['npm', ['run', 'build']],
+  ['npm', ['install', '--global', 'typescript']],
+  ['npm', ['install', '-g', 'x']],
+  ['npm', ['ci']],
+  ['npm', ['config', 'get', 'registry']],
+  ['npm', ['config', 'list']],
+  ['npm', ['init', '-y']],
+  ['npm', ['--prefix', 'sub', 'test']],
+  ['npx', ['vitest', 'run']],
+  ['yarn', ['install']],
+  ['pnpm', ['install', '--frozen-lockfile']],
+  ['cargo', ['build']],
+  ['cargo', ['build', '--release']],
+  ['cargo', ['test', '-p', 'core']],
+  ['cargo', ['+nightly', 'build']],
+  ['cargo', ['rustc', '--', '-C', 'opt-level=3']],
   ['cargo', ['build', '--manifest-path', join(root, 'Cargo.toml')]],
-  ['make', []], ['make', ['all']], ['make', ['-j4', 'test']], ['make', ['VERBOSE=1']], ['make', ['-C', 'sub']],
-  ['find', ['.', '-name', '*.ts', '-print']], ['find', ['.', '-type', 'f']],
-  ['rg', ['foo']], ['rg', ['--pre-glob', '*.pdf', 'foo']], ['rg', ['-z', 'foo']],
-  ['tar', ['-xf', 'a.tar']], ['tar', ['-czf', 'out.tar.gz', 'src']], ['tar', ['--checkpoint=10', '-xf', 'a.tar']], ['tar', ['tf', 'a.tar']], ['tar', ['-C', 'sub', '-xf', 'a.tar']],
-  ['ssh', ['h']], ['ssh', ['-p', '22', 'h']], ['ssh', ['-i', 'id_key', 'h']], ['scp', ['-P', '22', '-r', 'a', 'h:b']], ['sftp', ['h']],
-  ['rsync', ['-avz', 'a/', 'h:b/']], ['rsync', ['--delete', '-a', 'a', 'b']], ['rsync', ['--exclude=node_modules', '-a', 'a', 'b']],
-  ['zip', ['-r', 'out.zip', 'src']], ['zip', ['-T', 'out.zip', 'f']],
-  ['vim', ['f']], ['vim', ['+12', 'f']], ['vim', ['+', 'f']], ['vim', ['-R', 'f']], ['nvim', ['f']],
-  ['sed', ['-n', '1p', 'f']], ['sed', ['s/[/]/x/', 'f']], ['sed', ['-e', 's/a/b/', '-e', 'p', 'f']], ['sed', ['-i', 's/a/b/', 'src/x.ts']], ['sed', ['a e touch /tmp/x', 'f']],
-  ['nice', ['git', 'status']], ['nice', ['-n', '5', 'git', 'status']], ['nice', ['-5', 'git', 'status']], ['env', ['GIT_AUTHOR_NAME=x', 'git', 'status']], ['env', ['-C', 'sub', 'git', 'status']],
-  ['timeout', ['60', 'npm', 'test']], ['timeout', ['-s', 'KILL', '5', 'git', 'status']], ['sudo', ['-u', 'root', 'git', 'status']], ['stdbuf', ['-oL', 'git', 'log']], ['setsid', ['git', 'status']],
-  ['watch', ['-n', '1', 'git', 'status']], ['watch', ['-x', 'git', 'status']], ['flock', ['/tmp/lock', 'git', 'status']], ['strace', ['-f', '-o', 'trace.txt', 'git', 'status']],
-  ['xargs', ['-n', '1', 'git', 'show']], ['time', ['git', 'status']], ['ionice', ['-c', '3', 'git', 'status']], ['ionice', ['-p', '123']], ['taskset', ['1', 'git', 'status']], ['taskset', ['-p', '123']],
-  ['nice', ['nice', 'nice', 'nice', 'git', 'status']], ['env', []], ['xargs', []],
+  ['make', []],
+  ['make', ['all']],
+  ['make', ['-j4', 'test']],
+  ['make', ['VERBOSE=1']],
+  ['make', ['-C', 'sub']],
+  ['find', ['.', '-name', '*.ts', '-print']],
+  ['find', ['.', '-type', 'f']],
+  ['rg', ['foo']],
+  ['rg', ['--pre-glob', '*.pdf', 'foo']],
+  ['rg', ['-z', 'foo']],
+  ['tar', ['-xf', 'a.tar']],
+  ['tar', ['-czf', 'out.tar.gz', 'src']],
+  ['tar', ['--checkpoint=10', '-xf', 'a.tar']],
+  ['tar', ['tf', 'a.tar']],
+  ['tar', ['-C', 'sub', '-xf', 'a.tar']],
+  ['ssh', ['h']],
+  ['ssh', ['-p', '22', 'h']],
+  ['ssh', ['-i', 'id_key', 'h']],
+  ['scp', ['-P', '22', '-r', 'a', 'h:b']],
+  ['sftp', ['h']],
+  ['rsync', ['-avz', 'a/', 'h:b/']],
+  ['rsync', ['--delete', '-a', 'a', 'b']],
+  ['rsync', ['--exclude=node_modules', '-a', 'a', 'b']],
+  ['zip', ['-r', 'out.zip', 'src']],
+  ['zip', ['-T', 'out.zip', 'f']],
+  ['vim', ['f']],
+  ['vim', ['+12', 'f']],
+  ['vim', ['+', 'f']],
+  ['vim', ['-R', 'f']],
+  ['nvim', ['f']],
+  ['sed', ['-n', '1p', 'f']],
+  ['sed', ['s/[/]/x/', 'f']],
+  ['sed', ['-e', 's/a/b/', '-e', 'p', 'f']],
+  ['sed', ['-i', 's/a/b/', 'src/x.ts']],
+  ['sed', ['a e touch /tmp/x', 'f']],
+  ['nice', ['git', 'status']],
+  ['nice', ['-n', '5', 'git', 'status']],
+  ['nice', ['-5', 'git', 'status']],
+  ['env', ['GIT_AUTHOR_NAME=x', 'git', 'status']],
+  ['env', ['-C', 'sub', 'git', 'status']],
+  ['timeout', ['60', 'npm', 'test']],
+  ['timeout', ['-s', 'KILL', '5', 'git', 'status']],
+  ['sudo', ['-u', 'root', 'git', 'status']],
+  ['stdbuf', ['-oL', 'git', 'log']],
+  ['setsid', ['git', 'status']],
+  ['watch', ['-n', '1', 'git', 'status']],
+  ['watch', ['-x', 'git', 'status']],
+  ['flock', ['/tmp/lock', 'git', 'status']],
+  ['strace', ['-f', '-o', 'trace.txt', 'git', 'status']],
+  ['xargs', ['-n', '1', 'git', 'show']],
+  ['time', ['git', 'status']],
+  ['ionice', ['-c', '3', 'git', 'status']],
+  ['ionice', ['-p', '123']],
+  ['taskset', ['1', 'git', 'status']],
+  ['taskset', ['-p', '123']],
+  ['nice', ['nice', 'nice', 'nice', 'git', 'status']],
+  ['env', []],
+  ['xargs', []],
 ];
 
 describe('terminal/create option forms, per command', () => {
@@ -306,55 +404,163 @@ describe('terminal/create option forms, per command', () => {
 
   it('every form in the table has a refused case above', () => {
     for (const [name, rules] of Object.entries(COMMAND_RULES)) {
-      const sharing = Object.entries(COMMAND_RULES).filter(([, r]) => r.forms === rules.forms).map(([n]) => n);
+      const sharing = Object.entries(COMMAND_RULES)
+        .filter(([, r]) => r.forms === rules.forms)
+        .map(([n]) => n);
       const cases = REFUSED.filter(([c]) => sharing.includes(c));
       for (const form of rules.forms) {
-        expect(cases.some(([, args]) => args.some((a) => formMatches(form, a, rules))), `${name}: ${JSON.stringify({ ...form, match: form.match?.source })}`).toBe(true);
+        expect(
+          cases.some(([, args]) => args.some((a) => formMatches(form, a, rules))),
+          `${name}: ${JSON.stringify({ ...form, match: form.match?.source })}`,
+        ).toBe(true);
       }
     }
     for (const [sub, rule] of Object.entries(GIT_SUBCOMMANDS)) {
       const cases = REFUSED.filter(([c, args]) => c === 'git' && args[0] === sub).map(([, args]) => args.slice(1));
       if (rule.all !== undefined) expect(cases.length, sub).toBeGreaterThan(0);
-      for (const form of rule.forms ?? []) expect(cases.some((args) => args.some((a) => formMatches(form, a, { abbreviates: true }))), `git ${sub} ${JSON.stringify(form)}`).toBe(true);
-      for (const word of rule.words ?? []) expect(cases.some((args) => args.includes(word)), `git ${sub} ${word}`).toBe(true);
+      for (const form of rule.forms ?? [])
+        expect(
+          cases.some((args) => args.some((a) => formMatches(form, a, { abbreviates: true }))),
+          `git ${sub} ${JSON.stringify(form)}`,
+        ).toBe(true);
+      for (const word of rule.words ?? [])
+        expect(
+          cases.some((args) => args.includes(word)),
+          `git ${sub} ${word}`,
+        ).toBe(true);
     }
     for (const [name, spec] of Object.entries(WRAPPERS)) {
       const cases = REFUSED.filter(([c]) => c === name).map(([, args]) => args);
-      for (const letter of spec.refuseShort ?? '') expect(cases.some((args) => args.some((a) => /^-[^-]/.test(a) && a.includes(letter))), `${name} -${letter}`).toBe(true);
-      for (const long of spec.refuseLong ?? []) expect(cases.some((args) => args.some((a) => a.startsWith(`--${long}`))), `${name} --${long}`).toBe(true);
+      for (const letter of spec.refuseShort ?? '')
+        expect(
+          cases.some((args) => args.some((a) => /^-[^-]/.test(a) && a.includes(letter))),
+          `${name} -${letter}`,
+        ).toBe(true);
+      for (const long of spec.refuseLong ?? [])
+        expect(
+          cases.some((args) => args.some((a) => a.startsWith(`--${long}`))),
+          `${name} --${long}`,
+        ).toBe(true);
     }
   });
 });
 
 describe('terminal/create environment', () => {
   const check = (env: Array<[string, string]>, allowedEnv: string[] = []) =>
-    new TerminalGuard(['npm'], { fs, allowedEnv }).check('npm', ['test'], { env: env.map(([name, value]) => ({ name, value })) });
+    new TerminalGuard(['npm'], { fs, allowedEnv }).check('npm', ['test'], {
+      env: env.map(([name, value]) => ({ name, value })),
+    });
 
   it.each(ENV_RULES.map((r) => [r.name ?? `${r.prefix}X`, r.why] as const))('%s is refused (%s)', (name) => {
-    const v = check([['CI', '1'], [name, '/tmp/x']]);
+    const v = check([
+      ['CI', '1'],
+      [name, '/tmp/x'],
+    ]);
     expect(v).toMatchObject({ ok: false, guard: 'acp-terminal-guard' });
     if (!v.ok) expect(v.message).toContain(`environment variable not allowed: ${name}`);
   });
 
   it.each([
-    'NODE_OPTIONS', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'DYLD_INSERT_LIBRARIES', 'NODE_PATH', 'BASH_ENV', 'ENV', 'PROMPT_COMMAND', 'SHELLOPTS', 'BASHOPTS',
-    'GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_CONFIG_VALUE_0', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG', 'GIT_SSH', 'GIT_SSH_COMMAND',
-    'GIT_EXEC_PATH', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_EDITOR', 'EDITOR', 'VISUAL', 'GIT_PAGER', 'PAGER', 'GIT_EXTERNAL_DIFF', 'GIT_PROXY_COMMAND', 'GIT_TEMPLATE_DIR',
-    'PYTHONSTARTUP', 'PYTHONPATH', 'PYTHONHOME', 'PERL5OPT', 'PERL5LIB', 'PERLLIB', 'RUBYOPT', 'RUBYLIB', 'JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS',
-    'npm_config_script_shell', 'NPM_CONFIG_SCRIPT_SHELL', 'Npm_Config_Node_Options', 'PATH', 'HOME', 'XDG_CONFIG_HOME', 'LESSOPEN', 'LESSCLOSE', 'RUSTC_WRAPPER',
-    'CARGO_BUILD_RUSTC_WRAPPER', 'CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER', 'GOFLAGS', 'CC', 'CXX', 'MAKEFLAGS', 'IFS', 'TAR_OPTIONS', 'BASH_FUNC_git%%', 'A=B', '', 'X Y',
-  ])('the brief\'s %j is refused', (name) => {
+    'NODE_OPTIONS',
+    'LD_PRELOAD',
+    'LD_LIBRARY_PATH',
+    'LD_AUDIT',
+    'DYLD_INSERT_LIBRARIES',
+    'NODE_PATH',
+    'BASH_ENV',
+    'ENV',
+    'PROMPT_COMMAND',
+    'SHELLOPTS',
+    'BASHOPTS',
+    'GIT_CONFIG_COUNT',
+    'GIT_CONFIG_KEY_0',
+    'GIT_CONFIG_VALUE_0',
+    'GIT_CONFIG_PARAMETERS',
+    'GIT_CONFIG_GLOBAL',
+    'GIT_CONFIG_SYSTEM',
+    'GIT_CONFIG',
+    'GIT_SSH',
+    'GIT_SSH_COMMAND',
+    'GIT_EXEC_PATH',
+    'GIT_ASKPASS',
+    'SSH_ASKPASS',
+    'GIT_EDITOR',
+    'EDITOR',
+    'VISUAL',
+    'GIT_PAGER',
+    'PAGER',
+    'GIT_EXTERNAL_DIFF',
+    'GIT_PROXY_COMMAND',
+    'GIT_TEMPLATE_DIR',
+    'PYTHONSTARTUP',
+    'PYTHONPATH',
+    'PYTHONHOME',
+    'PERL5OPT',
+    'PERL5LIB',
+    'PERLLIB',
+    'RUBYOPT',
+    'RUBYLIB',
+    'JAVA_TOOL_OPTIONS',
+    '_JAVA_OPTIONS',
+    'JDK_JAVA_OPTIONS',
+    'npm_config_script_shell',
+    'NPM_CONFIG_SCRIPT_SHELL',
+    'Npm_Config_Node_Options',
+    'PATH',
+    'HOME',
+    'XDG_CONFIG_HOME',
+    'LESSOPEN',
+    'LESSCLOSE',
+    'RUSTC_WRAPPER',
+    'CARGO_BUILD_RUSTC_WRAPPER',
+    'CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER',
+    'GOFLAGS',
+    'CC',
+    'CXX',
+    'MAKEFLAGS',
+    'IFS',
+    'TAR_OPTIONS',
+    'BASH_FUNC_git%%',
+    'A=B',
+    '',
+    'X Y',
+  ])("the brief's %j is refused", (name) => {
     expect(check([[name, 'x']]).ok).toBe(false);
   });
 
-  it.each(['CI', 'TERM', 'LANG', 'LC_ALL', 'NODE_ENV', 'FORCE_COLOR', 'RUST_BACKTRACE', 'DEBUG', 'GIT_AUTHOR_NAME', 'GIT_COMMITTER_EMAIL', 'GIT_TERMINAL_PROMPT', 'CARGO_TARGET_DIR',
-    'CARGO_TERM_COLOR', 'node_options', 'ld_preload', 'path', 'Home'])('%s passes (names compare case-sensitively, except npm_config_)', (name) => {
+  it.each([
+    'CI',
+    'TERM',
+    'LANG',
+    'LC_ALL',
+    'NODE_ENV',
+    'FORCE_COLOR',
+    'RUST_BACKTRACE',
+    'DEBUG',
+    'GIT_AUTHOR_NAME',
+    'GIT_COMMITTER_EMAIL',
+    'GIT_TERMINAL_PROMPT',
+    'CARGO_TARGET_DIR',
+    'CARGO_TERM_COLOR',
+    'node_options',
+    'ld_preload',
+    'path',
+    'Home',
+  ])('%s passes (names compare case-sensitively, except npm_config_)', (name) => {
     expect(check([[name, 'x']])).toEqual({ ok: true });
   });
 
   it('--allow-env opens exactly the names given', () => {
     expect(check([['PAGER', 'cat']], ['PAGER'])).toEqual({ ok: true });
-    expect(check([['PAGER', 'cat'], ['EDITOR', 'vi']], ['PAGER']).ok).toBe(false);
+    expect(
+      check(
+        [
+          ['PAGER', 'cat'],
+          ['EDITOR', 'vi'],
+        ],
+        ['PAGER'],
+      ).ok,
+    ).toBe(false);
     expect(check([['pager', 'cat']], ['PAGER'])).toEqual({ ok: true });
     expect(check([['npm_config_registry', 'x']], ['npm_config_registry'])).toEqual({ ok: true });
     expect(check([['NPM_CONFIG_REGISTRY', 'x']], ['npm_config_registry']).ok).toBe(false);
@@ -364,7 +570,10 @@ describe('terminal/create environment', () => {
 
 describe('the README lists the tables', () => {
   const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-  const section = readme.slice(readme.indexOf('## The ACP proxy'), readme.indexOf('\n## ', readme.indexOf('## The ACP proxy') + 1));
+  const section = readme.slice(
+    readme.indexOf('## The ACP proxy'),
+    readme.indexOf('\n## ', readme.indexOf('## The ACP proxy') + 1),
+  );
 
   it('every refused environment variable and pattern, and every exception', () => {
     for (const r of ENV_RULES) {
@@ -374,7 +583,8 @@ describe('the README lists the tables', () => {
   });
 
   it('every command, git subcommand and wrapper of the option table', () => {
-    for (const name of [...Object.keys(COMMAND_RULES), ...Object.keys(WRAPPERS), 'git', 'sed']) expect(section, name).toContain(`\`${name}\``);
+    for (const name of [...Object.keys(COMMAND_RULES), ...Object.keys(WRAPPERS), 'git', 'sed'])
+      expect(section, name).toContain(`\`${name}\``);
     for (const sub of Object.keys(GIT_SUBCOMMANDS)) expect(section, sub).toMatch(new RegExp(`\`${sub}[ \`]`));
   });
 });
@@ -383,14 +593,23 @@ describe('the seam for plugged-in terminal checks', () => {
   const calls: Array<[string, readonly string[], string | undefined]> = [];
   const shell: TerminalCheck = (command, args, cwd) => {
     calls.push([command, args, cwd]);
-    return args.includes('--danger') ? { ok: false, guard: 'shell-command', message: 'refused by the plugged check' } : { ok: true };
+    return args.includes('--danger')
+      ? { ok: false, guard: 'shell-command', message: 'refused by the plugged check' }
+      : { ok: true };
   };
   const plugged = new TerminalGuard(['git', 'nice'], { fs, checks: [shell, () => ({ ok: true })] });
 
-  it('runs after the proxy\'s own checks, on the argv as asked for, and its refusal names its guard', () => {
-    expect(plugged.check('nice', ['git', 'log', '--danger'], { cwd: root })).toEqual({ ok: false, guard: 'shell-command', message: 'refused by the plugged check' });
+  it("runs after the proxy's own checks, on the argv as asked for, and its refusal names its guard", () => {
+    expect(plugged.check('nice', ['git', 'log', '--danger'], { cwd: root })).toEqual({
+      ok: false,
+      guard: 'shell-command',
+      message: 'refused by the plugged check',
+    });
     expect(calls).toEqual([['nice', ['git', 'log', '--danger'], root]]);
-    expect(plugged.check('git', ['-c', 'x=y', '--danger'], { cwd: root })).toMatchObject({ ok: false, guard: 'acp-terminal-guard' });
+    expect(plugged.check('git', ['-c', 'x=y', '--danger'], { cwd: root })).toMatchObject({
+      ok: false,
+      guard: 'acp-terminal-guard',
+    });
     expect(calls).toHaveLength(1);
     expect(plugged.check('git', ['status'])).toEqual({ ok: true });
     expect(calls.at(-1)).toEqual(['git', ['status'], undefined]);

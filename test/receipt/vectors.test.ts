@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
-import { idInputText, signReceipt, signReceiptAsync, signedText, canonicalMembers, verifyReceipt } from '../../src/receipt/index.js';
+import {
+  idInputText,
+  signReceipt,
+  signReceiptAsync,
+  signedText,
+  canonicalMembers,
+  verifyReceipt,
+} from '../../src/receipt/index.js';
 import type { Receipt, ReceiptDraft } from '../../src/receipt/index.js';
 import { loadVector } from '../helpers/vectors.js';
 
@@ -57,7 +64,9 @@ describe('hostile member names', () => {
     const draft = JSON.parse(
       '{"timestamp":1,"capability_id":"c","tool_server":"s","tool_name":"t","action":{"parameters":{"__proto__":{"x":1}}},' +
         '"decision":{"verdict":"allow"},"receipt_kind":"mediated_decision","boundary_class":"prevent","tool_origin":"caller_executed",' +
-        '"redaction_mode":"none","content_hash":"' + '0'.repeat(64) + '","policy_hash":"","trust_level":"mediated","metadata":{"__proto__":{"polluted":true}}}',
+        '"redaction_mode":"none","content_hash":"' +
+        '0'.repeat(64) +
+        '","policy_hash":"","trust_level":"mediated","metadata":{"__proto__":{"polluted":true}}}',
     );
     const receipt = signReceipt(draft, signer, { nonce: 'proto' });
     const text = JSON.stringify(receipt);

@@ -14,7 +14,12 @@ import { CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const require = createRequire(import.meta.url);
-const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+const EVERYTHING = join(
+  require.resolve('@modelcontextprotocol/server-everything/package.json'),
+  '..',
+  'dist',
+  'index.js',
+);
 const children = childProcesses();
 
 function readmeSnippet(): string {
@@ -30,8 +35,34 @@ describe('the README SDK snippet', () => {
     const snippet = readmeSnippet();
     expect(snippet).toContain('from "@chio-protocol/sdk"');
     const db = join(tempDir(), 'snippet.sqlite');
-    const edge = (await children.start([CHIO_BIN, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', '--receipt-db', db, '--server-id', 'wrapped-http-mock', '--auth-token', 'demo-token', '--', process.execPath, EVERYTHING, 'stdio'], /MCP over Streamable HTTP at (\S+)\/mcp/)).match[1]!;
-    const control = (await children.start([CHIO_BIN, 'serve', '--listen', '127.0.0.1:0', '--receipt-db', db, '--service-token', 'demo-token'], /audit API at (\S+)/)).match[1]!.replace(/\/$/, '');
+    const edge = (
+      await children.start(
+        [
+          CHIO_BIN,
+          'mcp',
+          'serve-http',
+          '--listen',
+          '127.0.0.1:0',
+          '--receipt-db',
+          db,
+          '--server-id',
+          'wrapped-http-mock',
+          '--auth-token',
+          'demo-token',
+          '--',
+          process.execPath,
+          EVERYTHING,
+          'stdio',
+        ],
+        /MCP over Streamable HTTP at (\S+)\/mcp/,
+      )
+    ).match[1]!;
+    const control = (
+      await children.start(
+        [CHIO_BIN, 'serve', '--listen', '127.0.0.1:0', '--receipt-db', db, '--service-token', 'demo-token'],
+        /audit API at (\S+)/,
+      )
+    ).match[1]!.replace(/\/$/, '');
     // Two governed calls first, so there are receipts to count.
     const session = await ChioClient.withStaticBearer(edge, 'demo-token').initialize();
     await session.callTool('echo', { message: 'one' });
@@ -46,7 +77,11 @@ describe('the README SDK snippet', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("name: 'echo'");
     const ledger = openLedger(db, { readonly: true });
-    const count = (ledger.db.prepare("SELECT count(*) AS n FROM ledger_entries WHERE tool_server = 'wrapped-http-mock'").get() as { n: number }).n;
+    const count = (
+      ledger.db.prepare("SELECT count(*) AS n FROM ledger_entries WHERE tool_server = 'wrapped-http-mock'").get() as {
+        n: number;
+      }
+    ).n;
     ledger.close();
     expect(count).toBeGreaterThanOrEqual(2);
     expect(r.stdout.trim().split('\n').at(-1)).toBe(String(count));

@@ -11,14 +11,38 @@ import { CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const require = createRequire(import.meta.url);
-const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
+const EVERYTHING = join(
+  require.resolve('@modelcontextprotocol/server-everything/package.json'),
+  '..',
+  'dist',
+  'index.js',
+);
 const TOKEN = 'sdk-token-0123456789abcdef';
 const children = childProcesses();
 let base: string;
 
 beforeAll(async () => {
   const db = join(tempDir(), 'sdk.sqlite');
-  const edge = await children.start([CHIO_BIN, 'mcp', 'serve-http', '--listen', '127.0.0.1:0', '--receipt-db', db, '--server-id', 'wrapped-everything', '--auth-token', TOKEN, '--', process.execPath, EVERYTHING, 'stdio'], /MCP over Streamable HTTP at (\S+)\/mcp/);
+  const edge = await children.start(
+    [
+      CHIO_BIN,
+      'mcp',
+      'serve-http',
+      '--listen',
+      '127.0.0.1:0',
+      '--receipt-db',
+      db,
+      '--server-id',
+      'wrapped-everything',
+      '--auth-token',
+      TOKEN,
+      '--',
+      process.execPath,
+      EVERYTHING,
+      'stdio',
+    ],
+    /MCP over Streamable HTTP at (\S+)\/mcp/,
+  );
   base = edge.match[1]!;
 });
 
@@ -39,7 +63,12 @@ describe('the SDK against a hosted edge', () => {
     }
     const receipts = new ReceiptQueryClient(base, TOKEN);
     const detail = await receipts.get(receiptId);
-    expect(detail.receipt).toMatchObject({ id: receiptId, tool_server: 'wrapped-everything', tool_name: 'echo', action: { parameters: { message: 'hello from the sdk' } } });
+    expect(detail.receipt).toMatchObject({
+      id: receiptId,
+      tool_server: 'wrapped-everything',
+      tool_name: 'echo',
+      action: { parameters: { message: 'hello from the sdk' } },
+    });
     expect(detail.verification.ok).toBe(true);
     const page = await receipts.query({ toolServer: 'wrapped-everything', limit: 5 });
     expect(page.totalCount).toBeGreaterThanOrEqual(1);
@@ -62,12 +91,25 @@ describe('the SDK against a hosted edge', () => {
     expect(one.totalCount).toBeGreaterThanOrEqual(7);
   });
 
-  it('the service\'s error codes arrive as ChioErrors; a wrong endpoint or token fails with a clear error', async () => {
-    await expect(new ReceiptQueryClient(base, 'wrong-token-0123456789').query()).rejects.toMatchObject({ code: 'CHIO-API-UNAUTHORIZED' });
-    await expect(new ReceiptQueryClient(base, TOKEN).query({ limit: 0 })).rejects.toMatchObject({ code: 'CHIO-API-BAD-REQUEST', message: expect.stringContaining('limit') });
-    await expect(new ReceiptQueryClient(base, TOKEN).get('0'.repeat(64))).rejects.toMatchObject({ code: 'CHIO-API-NOT-FOUND' });
-    await expect(new ReceiptQueryClient('http://127.0.0.1:9', TOKEN).query()).rejects.toMatchObject({ code: 'CHIO-SDK-RESPONSE' });
-    await expect(ChioClient.withStaticBearer(base, 'wrong-token-0123456789').initialize()).rejects.toMatchObject({ code: 'CHIO-SDK-RESPONSE' });
-    expect(() => ChioClient.withStaticBearer('not a url', TOKEN)).toThrow(expect.objectContaining({ code: 'CHIO-SDK-RESPONSE' }));
+  it("the service's error codes arrive as ChioErrors; a wrong endpoint or token fails with a clear error", async () => {
+    await expect(new ReceiptQueryClient(base, 'wrong-token-0123456789').query()).rejects.toMatchObject({
+      code: 'CHIO-API-UNAUTHORIZED',
+    });
+    await expect(new ReceiptQueryClient(base, TOKEN).query({ limit: 0 })).rejects.toMatchObject({
+      code: 'CHIO-API-BAD-REQUEST',
+      message: expect.stringContaining('limit'),
+    });
+    await expect(new ReceiptQueryClient(base, TOKEN).get('0'.repeat(64))).rejects.toMatchObject({
+      code: 'CHIO-API-NOT-FOUND',
+    });
+    await expect(new ReceiptQueryClient('http://127.0.0.1:9', TOKEN).query()).rejects.toMatchObject({
+      code: 'CHIO-SDK-RESPONSE',
+    });
+    await expect(ChioClient.withStaticBearer(base, 'wrong-token-0123456789').initialize()).rejects.toMatchObject({
+      code: 'CHIO-SDK-RESPONSE',
+    });
+    expect(() => ChioClient.withStaticBearer('not a url', TOKEN)).toThrow(
+      expect.objectContaining({ code: 'CHIO-SDK-RESPONSE' }),
+    );
   });
 });

@@ -17,7 +17,9 @@ export default async function setup(project: TestProject): Promise<() => void> {
     return () => {};
   }
   // @ts-expect-error: a plain .mjs script without type declarations
-  const { startCluster } = (await import('../../scripts/postgres-cluster.mjs')) as { startCluster: () => Promise<{ url: string; stop(): void }> };
+  const { startCluster } = (await import('../../scripts/postgres-cluster.mjs')) as {
+    startCluster: () => Promise<{ url: string; stop(): void }>;
+  };
   const cluster = await startCluster();
   project.provide('pgAdminUrl', cluster.url);
   return () => cluster.stop();

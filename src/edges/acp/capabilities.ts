@@ -28,9 +28,11 @@ export interface AcpCapability {
 /** Caveat texts, in the order they are added (upstream's hello-acp walkthrough). */
 export const CAVEATS = {
   approval: 'permission preview is advisory only; enforcement happens at invoke time with Chio capability checks',
-  streaming: 'stream-capable tools execute through deferred `tool/stream` tasks and surface output when resumed via `tool/resume` rather than as incremental push updates',
+  streaming:
+    'stream-capable tools execute through deferred `tool/stream` tasks and surface output when resumed via `tool/resume` rather than as incremental push updates',
   partialOutput: 'partial output is preserved only inside the resumed terminal payload, not incremental ACP updates',
-  cancellation: 'cancellation is available on deferred `tool/stream` tasks via `tool/cancel`; blocking `tool/invoke` remains terminal',
+  cancellation:
+    'cancellation is available on deferred `tool/stream` tasks via `tool/cancel`; blocking `tool/invoke` remains terminal',
   genericTool: "generic Chio tools are exposed through ACP's tool category rather than a native ACP primitive",
 } as const;
 
@@ -39,7 +41,8 @@ export const UNSUPPORTED_REASONS = {
   noExecutor: (serverId: string) => `no registered executor for tool server ${serverId}`,
   browser: 'browser/session automation semantics are not yet truthfully projected on the ACP edge',
   sideEffects: 'generic side-effectful tools do not map honestly to ACP capability classes on this edge',
-  ambiguous: (id: string, sources: string[]) => `ACP capability \`${id}\` is withheld from discovery because multiple manifests map it to different upstream bindings: ${sources.join(', ')}`,
+  ambiguous: (id: string, sources: string[]) =>
+    `ACP capability \`${id}\` is withheld from discovery because multiple manifests map it to different upstream bindings: ${sources.join(', ')}`,
 } as const;
 
 /** First match wins; the name is compared lowercased (upstream `infer_acp_category`). */
@@ -60,11 +63,17 @@ export function hint(tool: ToolDefinition, key: string): boolean | undefined {
   return undefined;
 }
 
-export function rateFidelity(tool: ToolDefinition, category: AcpCategory, hasExecutor: boolean, serverId: string): BridgeFidelity {
+export function rateFidelity(
+  tool: ToolDefinition,
+  category: AcpCategory,
+  hasExecutor: boolean,
+  serverId: string,
+): BridgeFidelity {
   if (hint(tool, 'x-chio-publish') === false) return { kind: 'unsupported', reason: UNSUPPORTED_REASONS.unpublished };
   if (!hasExecutor) return { kind: 'unsupported', reason: UNSUPPORTED_REASONS.noExecutor(serverId) };
   if (category === 'browser') return { kind: 'unsupported', reason: UNSUPPORTED_REASONS.browser };
-  if (category === 'tool' && tool.has_side_effects) return { kind: 'unsupported', reason: UNSUPPORTED_REASONS.sideEffects };
+  if (category === 'tool' && tool.has_side_effects)
+    return { kind: 'unsupported', reason: UNSUPPORTED_REASONS.sideEffects };
   const streaming = hint(tool, 'x-chio-streaming') === true;
   const caveats: string[] = [];
   if (hint(tool, 'x-chio-approval-required') === true) caveats.push(CAVEATS.approval);
@@ -91,7 +100,11 @@ export interface CapabilityTableOptions {
  * Builds the table from manifests; `executors` are the server ids the kernel can dispatch to.
  * Published capabilities are sorted by id; withheld ones keep their reason (for tests and logs).
  */
-export function buildCapabilityTable(manifests: readonly ToolManifest[], executors: ReadonlySet<string>, options: CapabilityTableOptions) {
+export function buildCapabilityTable(
+  manifests: readonly ToolManifest[],
+  executors: ReadonlySet<string>,
+  options: CapabilityTableOptions,
+) {
   const sources = new Map<string, Array<{ manifest: ToolManifest; tool: ToolDefinition }>>();
   for (const manifest of manifests) {
     for (const tool of manifest.tools) {
@@ -104,7 +117,10 @@ export function buildCapabilityTable(manifests: readonly ToolManifest[], executo
   const withheld = new Map<string, string>();
   for (const [id, list] of [...sources.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (list.length > 1) {
-      withheld.set(id, UNSUPPORTED_REASONS.ambiguous(id, list.map((s) => `${s.manifest.server_id}/${s.tool.name}`).sort()));
+      withheld.set(
+        id,
+        UNSUPPORTED_REASONS.ambiguous(id, list.map((s) => `${s.manifest.server_id}/${s.tool.name}`).sort()),
+      );
       continue;
     }
     const { manifest, tool } = list[0]!;

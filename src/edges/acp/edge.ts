@@ -15,7 +15,16 @@ import type { CapabilityToken } from '../../capability/index.js';
 import { generateSeed, signerFromSeed } from '../../crypto/index.js';
 import { ChioError, isChioError } from '../../errors.js';
 import type { Kernel, ToolCallResponse, ToolManifest } from '../../kernel/index.js';
-import { errorResponse, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, RequestIdSchema, resultResponse, RpcError } from '../../wire/index.js';
+import {
+  errorResponse,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  RequestIdSchema,
+  resultResponse,
+  RpcError,
+} from '../../wire/index.js';
 import type { RequestId } from '../../wire/index.js';
 import { buildCapabilityTable } from './capabilities.js';
 import type { AcpCategory, CapabilityBinding } from './capabilities.js';
@@ -25,7 +34,14 @@ import type { ParamCheck } from './params.js';
 import { TASK_ACCEPTED, TaskStore } from './tasks.js';
 import type { DeferredTask } from './tasks.js';
 
-export const ACP_EDGE_METHODS = ['session/list_capabilities', 'session/request_permission', 'tool/invoke', 'tool/stream', 'tool/cancel', 'tool/resume'] as const;
+export const ACP_EDGE_METHODS = [
+  'session/list_capabilities',
+  'session/request_permission',
+  'tool/invoke',
+  'tool/stream',
+  'tool/cancel',
+  'tool/resume',
+] as const;
 
 export interface AcpEdgeOptions {
   kernel: Kernel;
@@ -72,7 +88,8 @@ export class AcpEdge {
     this.kernel = options.kernel;
     this.sessionId = options.sessionId ?? `acp-edge-${randomUUID()}`;
     if (options.capability !== undefined) {
-      if (options.agentId === undefined) throw new ChioError('CHIO-KERNEL-INVALID-REQUEST', 'an ACP edge given a capability needs the agentId it names');
+      if (options.agentId === undefined)
+        throw new ChioError('CHIO-KERNEL-INVALID-REQUEST', 'an ACP edge given a capability needs the agentId it names');
       this.capability = options.capability;
       this.agentId = options.agentId;
     } else {
@@ -81,10 +98,14 @@ export class AcpEdge {
       this.capability = this.kernel.issueCapability({ subject: agent.publicKeyHex });
     }
     const servers = this.kernel.toolServers();
-    const table = buildCapabilityTable(options.manifests ?? servers.map((s) => s.manifest), new Set(servers.map((s) => s.manifest.server_id)), {
-      requirePermission: options.requirePermission ?? true,
-      defaultCategory: options.defaultCategory ?? 'tool',
-    });
+    const table = buildCapabilityTable(
+      options.manifests ?? servers.map((s) => s.manifest),
+      new Set(servers.map((s) => s.manifest.server_id)),
+      {
+        requirePermission: options.requirePermission ?? true,
+        defaultCategory: options.defaultCategory ?? 'tool',
+      },
+    );
     this.published = table.published;
     this.withheld = table.withheld;
   }
@@ -100,27 +121,38 @@ export class AcpEdge {
     } catch (e) {
       if (id === undefined) return null;
       if (e instanceof RpcError) return errorResponse(id, e.code, e.message, e.data);
-      const message = isChioError(e) ? `${e.code}: ${e.message}` : `internal error: ${(e as Error)?.message ?? String(e)}`;
+      const message = isChioError(e)
+        ? `${e.code}: ${e.message}`
+        : `internal error: ${(e as Error)?.message ?? String(e)}`;
       return errorResponse(id, INTERNAL_ERROR, message);
     }
   }
 
   /** Envelope checks in upstream's order; `id` undefined means a notification (no answer). */
-  private envelope(value: unknown): { response: object | null } | { id: RequestId | null | undefined; method: string; params: Record<string, unknown> } {
+  private envelope(
+    value: unknown,
+  ):
+    | { response: object | null }
+    | { id: RequestId | null | undefined; method: string; params: Record<string, unknown> } {
     if (Array.isArray(value)) return { response: errorResponse(null, INVALID_REQUEST, 'batches are not supported') };
-    if (value === null || typeof value !== 'object') return { response: errorResponse(null, INVALID_REQUEST, 'a message is a JSON object') };
+    if (value === null || typeof value !== 'object')
+      return { response: errorResponse(null, INVALID_REQUEST, 'a message is a JSON object') };
     const v = value as Record<string, unknown>;
     const hasId = 'id' in v;
-    if (hasId && v['id'] !== null && !RequestIdSchema.safeParse(v['id']).success) return { response: errorResponse(null, INVALID_REQUEST, 'request id must be string, number, or null') };
+    if (hasId && v['id'] !== null && !RequestIdSchema.safeParse(v['id']).success)
+      return { response: errorResponse(null, INVALID_REQUEST, 'request id must be string, number, or null') };
     const id = hasId ? (v['id'] as RequestId | null) : undefined;
-    const fail = (code: number, message: string) => ({ response: id === undefined ? null : errorResponse(id, code, message) });
+    const fail = (code: number, message: string) => ({
+      response: id === undefined ? null : errorResponse(id, code, message),
+    });
     if (v['jsonrpc'] !== '2.0') return fail(INVALID_REQUEST, 'invalid jsonrpc envelope');
     if (!('method' in v) && ('result' in v || 'error' in v)) return { response: null }; // a response: this edge sends no requests
     if (typeof v['method'] !== 'string' || v['method'] === '') return fail(INVALID_REQUEST, 'request missing method');
     const method = v['method'];
     if (!(ACP_EDGE_METHODS as readonly string[]).includes(method)) return fail(METHOD_NOT_FOUND, 'method not found');
     const params = v['params'] ?? {};
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) return fail(INVALID_PARAMS, `${method} params must be an object`);
+    if (typeof params !== 'object' || params === null || Array.isArray(params))
+      return fail(INVALID_PARAMS, `${method} params must be an object`);
     return { id, method, params: params as Record<string, unknown> };
   }
 
@@ -161,12 +193,29 @@ export class AcpEdge {
 
   private async preview(call: { capabilityId: string; arguments: Record<string, unknown> }) {
     const b = this.published.get(call.capabilityId);
-    if (b === undefined) return { decision: 'deny', metadata: previewMetadata({ guard: 'edge', reason: `tool not found: ${call.capabilityId}` }) };
-    const verdict = await this.kernel.previewToolCall({ capability: this.capability, caller: this.agentId, serverId: b.serverId, toolName: b.toolName, arguments: call.arguments });
-    return verdict.ok ? { decision: 'allow', metadata: previewMetadata() } : { decision: 'deny', metadata: previewMetadata({ guard: verdict.guard, reason: verdict.reason }) };
+    if (b === undefined)
+      return {
+        decision: 'deny',
+        metadata: previewMetadata({ guard: 'edge', reason: `tool not found: ${call.capabilityId}` }),
+      };
+    const verdict = await this.kernel.previewToolCall({
+      capability: this.capability,
+      caller: this.agentId,
+      serverId: b.serverId,
+      toolName: b.toolName,
+      arguments: call.arguments,
+    });
+    return verdict.ok
+      ? { decision: 'allow', metadata: previewMetadata() }
+      : { decision: 'deny', metadata: previewMetadata({ guard: verdict.guard, reason: verdict.reason }) };
   }
 
-  private async invoke(b: CapabilityBinding, args: Record<string, unknown>, requestId: string, signal?: AbortSignal): Promise<AcpInvocationResult> {
+  private async invoke(
+    b: CapabilityBinding,
+    args: Record<string, unknown>,
+    requestId: string,
+    signal?: AbortSignal,
+  ): Promise<AcpInvocationResult> {
     const r: ToolCallResponse = await this.kernel.evaluateToolCall({
       capability: this.capability,
       caller: this.agentId,
@@ -195,7 +244,12 @@ export class AcpEdge {
     if (task.status === 'working') {
       if (task.running === undefined) {
         const abort = new AbortController();
-        const promise = this.invoke(this.binding(task.capabilityId), task.arguments as Record<string, unknown>, `acp-stream-${task.id}-${randomUUID()}`, abort.signal);
+        const promise = this.invoke(
+          this.binding(task.capabilityId),
+          task.arguments as Record<string, unknown>,
+          `acp-stream-${task.id}-${randomUUID()}`,
+          abort.signal,
+        );
         task.running = { promise, abort };
         try {
           const result = await promise;
@@ -231,8 +285,14 @@ export class AcpEdge {
       const b = this.binding(task.capabilityId);
       try {
         const { receipt } = await this.kernel.recordCancellation({
-          capability: this.capability, caller: this.agentId, serverId: b.serverId, toolName: b.toolName, arguments: task.arguments,
-          requestId: `acp-cancel-${task.id}-${randomUUID()}`, sessionId: this.sessionId, reason: 'deferred task cancelled by the caller before it ran',
+          capability: this.capability,
+          caller: this.agentId,
+          serverId: b.serverId,
+          toolName: b.toolName,
+          arguments: task.arguments,
+          requestId: `acp-cancel-${task.id}-${randomUUID()}`,
+          sessionId: this.sessionId,
+          reason: 'deferred task cancelled by the caller before it ran',
         });
         task.metadata = receiptMetadata(receipt);
       } catch (e) {
@@ -240,12 +300,18 @@ export class AcpEdge {
         throw e;
       }
     }
-    if (task.status !== 'cancelled') throw new RpcError(INTERNAL_ERROR, `invalid request: cannot cancel task in terminal status \`${task.status}\``);
+    if (task.status !== 'cancelled')
+      throw new RpcError(INTERNAL_ERROR, `invalid request: cannot cancel task in terminal status \`${task.status}\``);
     return { task: this.view(task) };
   }
 
   private view(task: DeferredTask<AcpInvocationResult>) {
-    return { id: task.id, status: task.status, statusMessage: task.statusMessage, metadata: task.metadata ?? pendingTaskMetadata('pending') };
+    return {
+      id: task.id,
+      status: task.status,
+      statusMessage: task.statusMessage,
+      metadata: task.metadata ?? pendingTaskMetadata('pending'),
+    };
   }
 
   /** Aborts running deferred calls; further requests are refused. */

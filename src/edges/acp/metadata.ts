@@ -50,7 +50,10 @@ export function surfaceMetadata() {
  * the authorization verdict: a denied call reached its end, so it is `{state: "completed"}` with
  * `decision: "deny"` beside it — exactly as upstream's kernel reports a denial.
  */
-export type TerminalState = { state: 'completed' } | { state: 'cancelled'; reason: string } | { state: 'incomplete'; reason: string };
+export type TerminalState =
+  | { state: 'completed' }
+  | { state: 'cancelled'; reason: string }
+  | { state: 'incomplete'; reason: string };
 
 export function terminalStateOf(receipt: Receipt): TerminalState {
   const decision = receipt.decision;

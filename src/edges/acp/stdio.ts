@@ -9,7 +9,12 @@ import type { Readable, Writable } from 'node:stream';
 import { lineWriter, serveJsonRpcLines } from '../../wire/index.js';
 import type { AcpEdge } from './edge.js';
 
-export async function serveAcpStdio(edge: AcpEdge, input: Readable, output: Writable, options: { maxMessageBytes?: number } = {}): Promise<void> {
+export async function serveAcpStdio(
+  edge: AcpEdge,
+  input: Readable,
+  output: Writable,
+  options: { maxMessageBytes?: number } = {},
+): Promise<void> {
   await serveJsonRpcLines((value) => edge.handle(value), input, lineWriter(output), options.maxMessageBytes);
   edge.close();
 }

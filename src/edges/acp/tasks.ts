@@ -38,7 +38,13 @@ export class TaskStore<Result> {
     let open = 0;
     for (const t of this.tasks.values()) if (t.finishedAt === undefined) open += 1;
     if (open >= MAX_OPEN_TASKS) return undefined;
-    const task: DeferredTask<Result> = { id: `acp-task-${this.next++}`, capabilityId, arguments: args, status: 'working', statusMessage };
+    const task: DeferredTask<Result> = {
+      id: `acp-task-${this.next++}`,
+      capabilityId,
+      arguments: args,
+      status: 'working',
+      statusMessage,
+    };
     this.tasks.set(task.id, task);
     return task;
   }

@@ -17,7 +17,10 @@ export const RELAY_REQUEST_PREFIX = 'chio-relay-';
 export const MAX_RELAYED_IN_FLIGHT = 64;
 
 /** Where a request goes: the transport sends it (HTTP: on the stream of `related`, the client request that caused it). */
-export type RequestSink = (message: { jsonrpc: '2.0'; id: string; method: string; params?: Record<string, unknown> }, related: RequestId | undefined) => void | Promise<void>;
+export type RequestSink = (
+  message: { jsonrpc: '2.0'; id: string; method: string; params?: Record<string, unknown> },
+  related: RequestId | undefined,
+) => void | Promise<void>;
 
 interface Pending {
   resolve(result: Record<string, unknown>): void;
@@ -42,10 +45,16 @@ export class ClientRequests {
   }
 
   /** Sends one request to the client and waits for its answer; rejects with the client's error (code kept) or when `signal` aborts. */
-  async send(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, related: () => RequestId | undefined): Promise<Record<string, unknown>> {
+  async send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+    related: () => RequestId | undefined,
+  ): Promise<Record<string, unknown>> {
     await Promise.race([this.opened, aborted(signal)]);
     if (this.closed) throw new RpcError(-32603, 'the client session has ended');
-    if (this.pending.size >= MAX_RELAYED_IN_FLIGHT) throw new RpcError(-32603, `too many requests to the client in flight (at most ${MAX_RELAYED_IN_FLIGHT})`);
+    if (this.pending.size >= MAX_RELAYED_IN_FLIGHT)
+      throw new RpcError(-32603, `too many requests to the client in flight (at most ${MAX_RELAYED_IN_FLIGHT})`);
     const id = `${RELAY_REQUEST_PREFIX}${++this.sequence}`;
     const sink = this.sink();
     if (sink === undefined) throw new RpcError(-32603, 'the client cannot be reached');
@@ -54,17 +63,37 @@ export class ClientRequests {
       const onAbort = () => {
         if (!this.pending.delete(id)) return;
         // MCP cancellation: tell the client it need not answer; the upstream has stopped waiting.
-        void Promise.resolve(sink({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(signal.reason ?? 'cancelled by the server') } } as never, undefined)).catch(() => {});
+        void Promise.resolve(
+          sink(
+            {
+              jsonrpc: '2.0',
+              method: 'notifications/cancelled',
+              params: { requestId: id, reason: String(signal.reason ?? 'cancelled by the server') },
+            } as never,
+            undefined,
+          ),
+        ).catch(() => {});
         reject(new RpcError(-32800, 'request cancelled'));
       };
       this.pending.set(id, {
         progressToken,
-        resolve: (r) => { signal.removeEventListener('abort', onAbort); resolve(r); },
-        reject: (e) => { signal.removeEventListener('abort', onAbort); reject(e); },
+        resolve: (r) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(r);
+        },
+        reject: (e) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(e);
+        },
       });
       signal.addEventListener('abort', onAbort, { once: true });
-      Promise.resolve(sink({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }, related())).catch((e: unknown) => {
-        if (this.pending.delete(id)) reject(new RpcError(-32603, `the request could not be sent to the client: ${(e as Error)?.message ?? String(e)}`));
+      Promise.resolve(
+        sink({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }, related()),
+      ).catch((e: unknown) => {
+        if (this.pending.delete(id))
+          reject(
+            new RpcError(-32603, `the request could not be sent to the client: ${(e as Error)?.message ?? String(e)}`),
+          );
       });
     });
   }
@@ -77,7 +106,13 @@ export class ClientRequests {
     this.pending.delete(response.id);
     if (response.error !== undefined) {
       const e = response.error as { code?: unknown; message?: unknown; data?: unknown };
-      p.reject(new RpcError(typeof e.code === 'number' && Number.isInteger(e.code) ? e.code : -32603, typeof e.message === 'string' ? e.message : 'error', e.data));
+      p.reject(
+        new RpcError(
+          typeof e.code === 'number' && Number.isInteger(e.code) ? e.code : -32603,
+          typeof e.message === 'string' ? e.message : 'error',
+          e.data,
+        ),
+      );
     } else if (response.result !== null && typeof response.result === 'object' && !Array.isArray(response.result)) {
       p.resolve(response.result as Record<string, unknown>);
     } else {

@@ -13,7 +13,10 @@ export class BoundedEventStore implements EventStore {
   private readonly streams = new Map<string, Array<[string, JSONRPCMessage]>>();
   private next = 0;
 
-  constructor(private readonly perStream = 1000, private readonly maxStreams = 64) {}
+  constructor(
+    private readonly perStream = 1000,
+    private readonly maxStreams = 64,
+  ) {}
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     const id = `${streamId}_${++this.next}`;
@@ -31,7 +34,10 @@ export class BoundedEventStore implements EventStore {
     return cut > 0 ? eventId.slice(0, cut) : undefined;
   }
 
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
     const streamId = (await this.getStreamIdForEventId(lastEventId)) ?? '';
     const events = this.streams.get(streamId) ?? [];
     const at = events.findIndex(([id]) => id === lastEventId);

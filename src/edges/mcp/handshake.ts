@@ -25,10 +25,15 @@ export const InitializeParamsSchema = z.object({
   clientInfo: z.object({ name: z.string(), version: z.string() }).passthrough().optional(),
 });
 /** Where the error registry the edge's codes come from lives (upstream's errorRegistry block). */
-export const ERROR_REGISTRY = { schema: 'chio.error-registry.v1', path: 'spec/errors/chio-error-registry.v1.json' } as const;
+export const ERROR_REGISTRY = {
+  schema: 'chio.error-registry.v1',
+  path: 'spec/errors/chio-error-registry.v1.json',
+} as const;
 /** MCP lifecycle: the requested version if supported, else the latest (never an older one than asked). */
 export function selectVersion(requested: string | undefined): string {
-  return requested !== undefined && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+  return requested !== undefined && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
+    ? requested
+    : LATEST_PROTOCOL_VERSION;
 }
 
 /** What an upstream said about itself in its initialize result (attacker-controlled: validated before use). */
@@ -38,7 +43,9 @@ export interface UpstreamIdentity {
 }
 
 /** MCP `Implementation`: name and version required; title, websiteUrl, icons… pass through as the upstream wrote them. */
-const ServerInfoSchema = z.object({ name: z.string(), version: z.string(), title: z.string().optional() }).passthrough();
+const ServerInfoSchema = z
+  .object({ name: z.string(), version: z.string(), title: z.string().optional() })
+  .passthrough();
 
 export function initializeResult(o: {
   protocolVersion: string;
@@ -66,7 +73,10 @@ export function initializeResult(o: {
           downgradeBehavior: 'reject',
           errorRegistry: { ...ERROR_REGISTRY },
           requestIdentity: { requestBoundArtifactsRequireStableId: true, stableRequestIdMetaField: 'chioRequestId' },
-          receiptSchema: 'chio.receipt.v1', kernelKey: o.kernelKey, sessionId: o.sessionId, capabilityId: o.capabilityId,
+          receiptSchema: 'chio.receipt.v1',
+          kernelKey: o.kernelKey,
+          sessionId: o.sessionId,
+          capabilityId: o.capabilityId,
         },
         // experimental entries must be objects (the MCP schema types them as Record<string, object>)
         [TOOL_STREAMING_KEY]: { toolCallChunkNotifications: true },

@@ -28,13 +28,19 @@ const LimitsSchema = z.object({
 export type SessionLimits = z.infer<typeof LimitsSchema>;
 
 /** Validates the limits (the CLI calls this before it starts anything, serveHttp again). */
-export function sessionLimits(input: { maxSessions?: number | undefined; sessionIdleTimeoutMs?: number | undefined }): SessionLimits {
+export function sessionLimits(input: {
+  maxSessions?: number | undefined;
+  sessionIdleTimeoutMs?: number | undefined;
+}): SessionLimits {
   const r = LimitsSchema.safeParse({
     ...(input.maxSessions === undefined ? {} : { maxSessions: input.maxSessions }),
     ...(input.sessionIdleTimeoutMs === undefined ? {} : { sessionIdleTimeoutMs: input.sessionIdleTimeoutMs }),
   });
   if (!r.success) {
-    throw new ChioError('CHIO-MCP-HTTP-OPTIONS', r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    throw new ChioError(
+      'CHIO-MCP-HTTP-OPTIONS',
+      r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+    );
   }
   return r.data;
 }

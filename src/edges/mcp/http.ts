@@ -26,7 +26,12 @@ import { StandaloneOutbox } from './standalone-outbox.js';
 import type { ConnectUpstream } from './session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio.js';
 
-export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, sessionLimits, TOO_MANY_SESSIONS } from './http-sessions.js';
+export {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  sessionLimits,
+  TOO_MANY_SESSIONS,
+} from './http-sessions.js';
 
 export interface HttpEdgeOptions {
   kernel: Kernel;
@@ -56,8 +61,17 @@ export interface HttpEdge {
   close(): Promise<void>;
 }
 
-function reject(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}, id: RequestId | null = null): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
+function reject(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  id: RequestId | null = null,
+): void {
+  res
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
 }
 
 function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-large'> {
@@ -107,26 +121,41 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
     transport.onmessage = (message) => {
       const m = message as { id?: RequestId; method?: unknown };
       if (m.id !== undefined && typeof m.method === 'string') outbox.requestArrived(m.id);
-      void session.handle(message).then(async (response) => {
-        if (response === null) return;
-        const id = (message as { id?: string | number }).id;
-        try {
-          await transport.send(response as JSONRPCMessage, id === undefined ? {} : { relatedRequestId: id });
-        } catch {
-          // The client left before its answer (no stream to resume): the receipt is already
-          // committed; there is no one to tell. This must never take the edge down.
-        }
-        // An initialize the session refused leaves nothing behind: the id it was given dies with it.
-        if ((message as { method?: unknown }).method === 'initialize' && 'error' in response) sessions.close(session.sessionId);
-      }).catch(() => {});
+      void session
+        .handle(message)
+        .then(async (response) => {
+          if (response === null) return;
+          const id = (message as { id?: string | number }).id;
+          try {
+            await transport.send(response as JSONRPCMessage, id === undefined ? {} : { relatedRequestId: id });
+          } catch {
+            // The client left before its answer (no stream to resume): the receipt is already
+            // committed; there is no one to tell. This must never take the edge down.
+          }
+          // An initialize the session refused leaves nothing behind: the id it was given dies with it.
+          if ((message as { method?: unknown }).method === 'initialize' && 'error' in response)
+            sessions.close(session.sessionId);
+        })
+        .catch(() => {});
     };
   }
 
   /** A session-less POST whose body is an initialize request: the only way a session begins. */
-  async function initialize(req: IncomingMessage, res: ServerResponse, message: JSONRPCMessage & { id: RequestId }): Promise<void> {
+  async function initialize(
+    req: IncomingMessage,
+    res: ServerResponse,
+    message: JSONRPCMessage & { id: RequestId },
+  ): Promise<void> {
     const slot = sessions.admit();
     if (slot === undefined) {
-      return reject(res, 503, TOO_MANY_SESSIONS, `too many sessions: this edge serves at most ${limits.maxSessions} at once; end one (DELETE) or retry later`, { 'retry-after': String(sessions.retryAfterSeconds()) }, message.id);
+      return reject(
+        res,
+        503,
+        TOO_MANY_SESSIONS,
+        `too many sessions: this edge serves at most ${limits.maxSessions} at once; end one (DELETE) or retry later`,
+        { 'retry-after': String(sessions.retryAfterSeconds()) },
+        message.id,
+      );
     }
     const session = new McpSession({ kernel: options.kernel, upstream: options.upstream });
     let done: (() => void) | undefined;
@@ -164,37 +193,50 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const mounted = options.mount !== undefined && url.pathname.startsWith(options.mount.prefix);
-    if (url.pathname !== '/mcp' && !mounted) return reject(res, 404, INVALID_REQUEST, 'not found: the MCP endpoint is /mcp');
-    if (!hostNames.has(req.headers.host ?? '')) return reject(res, 403, INVALID_REQUEST, 'forbidden: unexpected Host header');
+    if (url.pathname !== '/mcp' && !mounted)
+      return reject(res, 404, INVALID_REQUEST, 'not found: the MCP endpoint is /mcp');
+    if (!hostNames.has(req.headers.host ?? ''))
+      return reject(res, 403, INVALID_REQUEST, 'forbidden: unexpected Host header');
     const origin = req.headers.origin;
-    if (origin !== undefined && !origins.has(origin)) return reject(res, 403, INVALID_REQUEST, `forbidden: origin ${origin} is not allowed`);
+    if (origin !== undefined && !origins.has(origin))
+      return reject(res, 403, INVALID_REQUEST, `forbidden: origin ${origin} is not allowed`);
     if (mounted) return options.mount!.handler(req, res);
     if (options.authToken !== undefined) {
       const auth = req.headers.authorization ?? '';
       if (!auth.startsWith('Bearer ') || !sameSecret(auth.slice(7), options.authToken)) {
-        return reject(res, 401, INVALID_REQUEST, 'unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' });
+        return reject(res, 401, INVALID_REQUEST, 'unauthorized: a valid bearer token is required', {
+          'www-authenticate': 'Bearer',
+        });
       }
     }
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.transport(sessionId) : undefined;
     // Unknown, ended and expired sessions alike (MCP: the client must then initialize again).
-    if (typeof sessionId === 'string' && existing === undefined) return reject(res, 404, SESSION_NOT_FOUND, 'session not found');
+    if (typeof sessionId === 'string' && existing === undefined)
+      return reject(res, 404, SESSION_NOT_FOUND, 'session not found');
     if (req.method === 'POST') {
       const body = await readBody(req, max);
-      if (body === 'too-large') return reject(res, 413, INVALID_REQUEST, `message larger than ${max} bytes refused`, { connection: 'close' });
+      if (body === 'too-large')
+        return reject(res, 413, INVALID_REQUEST, `message larger than ${max} bytes refused`, { connection: 'close' });
       let parsed: unknown;
       try {
         parsed = JSON.parse(body.toString('utf8'));
       } catch (e) {
         return reject(res, 400, PARSE_ERROR, `parse error: ${(e as Error).message}`);
       }
-      if (Array.isArray(parsed)) return reject(res, 400, INVALID_REQUEST, 'batches are not supported (removed in MCP 2025-06-18)');
+      if (Array.isArray(parsed))
+        return reject(res, 400, INVALID_REQUEST, 'batches are not supported (removed in MCP 2025-06-18)');
       if (existing !== undefined) {
         res.once('close', sessions.begin(sessionId as string));
         return existing.handleRequest(req, res, parsed);
       }
       if (!isJSONRPCRequest(parsed) || !isInitializeRequest(parsed)) {
-        return reject(res, 400, INVALID_REQUEST, 'an MCP-Session-Id header is required: only an initialize request may come without one');
+        return reject(
+          res,
+          400,
+          INVALID_REQUEST,
+          'an MCP-Session-Id header is required: only an initialize request may come without one',
+        );
       }
       return initialize(req, res, parsed);
     }
@@ -211,8 +253,7 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
           if (this.statusCode === 200) setImmediate(() => outbox?.streamOpened());
           return r;
         } as ServerResponse['writeHead'];
-      }
-      else res.once('close', sessions.begin(sessionId as string));
+      } else res.once('close', sessions.begin(sessionId as string));
       return existing.handleRequest(req, res);
     }
     return reject(res, 405, INVALID_REQUEST, 'method not allowed', { allow: 'GET, POST, DELETE' });

@@ -8,9 +8,22 @@ export type { McpSessionOptions, ConnectUpstream, UpstreamIdentity } from './ses
 export { PASSTHROUGH_METHODS } from './session.js';
 export { serveStdio, DEFAULT_MAX_MESSAGE_BYTES } from './stdio.js';
 export type { StdioOptions } from './stdio.js';
-export { PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR, SESSION_NOT_INITIALIZED } from './jsonrpc.js';
+export {
+  PARSE_ERROR,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  INVALID_PARAMS,
+  INTERNAL_ERROR,
+  SESSION_NOT_INITIALIZED,
+} from './jsonrpc.js';
 export { UpstreamMcpServer, passesMcpResultThrough } from './upstream.js';
 export type { UpstreamTarget, UpstreamClientSide } from './upstream.js';
 export { upstreamPathBases } from './path-bases.js';
-export { serveHttp, sessionLimits, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, TOO_MANY_SESSIONS } from './http.js';
+export {
+  serveHttp,
+  sessionLimits,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  TOO_MANY_SESSIONS,
+} from './http.js';
 export type { HttpEdgeOptions, HttpEdge } from './http.js';

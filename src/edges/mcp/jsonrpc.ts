@@ -7,7 +7,17 @@
 import { classify as classifyMessage } from '../../wire/index.js';
 import type { Incoming } from '../../wire/index.js';
 
-export { PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR, RequestIdSchema, errorResponse, resultResponse, RpcError } from '../../wire/index.js';
+export {
+  PARSE_ERROR,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  INVALID_PARAMS,
+  INTERNAL_ERROR,
+  RequestIdSchema,
+  errorResponse,
+  resultResponse,
+  RpcError,
+} from '../../wire/index.js';
 export type { RequestId, JsonRpcRequest, JsonRpcNotification, Incoming } from '../../wire/index.js';
 
 /** Upstream chio's `session_not_initialized` (error registry code 1001). */

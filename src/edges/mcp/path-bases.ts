@@ -13,7 +13,8 @@ import { posix } from 'node:path';
 import type { UpstreamTarget } from './upstream.js';
 
 function directory(candidate: string, cwd: string): string | undefined {
-  const value = candidate.includes('=') && candidate.startsWith('-') ? candidate.slice(candidate.indexOf('=') + 1) : candidate;
+  const value =
+    candidate.includes('=') && candidate.startsWith('-') ? candidate.slice(candidate.indexOf('=') + 1) : candidate;
   if (value === '' || value.startsWith('-')) return undefined;
   const path = posix.resolve(cwd, value);
   try {

@@ -25,7 +25,7 @@ export const MAX_OBSERVED_PARAMS_BYTES = 64 * 1024;
 export function recordedParams(params: Record<string, unknown> | undefined): unknown {
   const text = canonicalJson(params ?? {});
   const bytes = Buffer.byteLength(text, 'utf8');
-  return bytes <= MAX_OBSERVED_PARAMS_BYTES ? params ?? {} : { chio_oversized: { bytes, sha256: sha256Hex(text) } };
+  return bytes <= MAX_OBSERVED_PARAMS_BYTES ? (params ?? {}) : { chio_oversized: { bytes, sha256: sha256Hex(text) } };
 }
 
 export interface RelayContext {
@@ -38,7 +38,12 @@ export interface RelayContext {
 }
 
 /** Relays one request (params attacker-controlled, relayed as they are) and records the exchange when it is observed. */
-export async function observedRelay(c: RelayContext, method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+export async function observedRelay(
+  c: RelayContext,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
   if (!OBSERVED_METHODS.has(method)) return c.send(signal);
   let answer: { result: Record<string, unknown> } | { error: Error };
   try {
@@ -47,14 +52,30 @@ export async function observedRelay(c: RelayContext, method: string, params: Rec
     answer = { error: e as Error };
   }
   const outcome = 'result' in answer ? 'answered' : signal.aborted ? 'cancelled' : 'error';
-  const content = 'result' in answer ? { result: answer.result } : { error: { code: answer.error instanceof RpcError ? answer.error.code : INTERNAL_ERROR, message: answer.error.message } };
+  const content =
+    'result' in answer
+      ? { result: answer.result }
+      : {
+          error: {
+            code: answer.error instanceof RpcError ? answer.error.code : INTERNAL_ERROR,
+            message: answer.error.message,
+          },
+        };
   try {
     await c.kernel.recordObservation({
-      serverId: c.serverId, toolName: method, capabilityId: c.capabilityId, parameters: recordedParams(params), content, sessionId: c.sessionId,
+      serverId: c.serverId,
+      toolName: method,
+      capabilityId: c.capabilityId,
+      parameters: recordedParams(params),
+      content,
+      sessionId: c.sessionId,
       metadata: { mcp_relay: { direction: 'server_to_client', outcome } },
     });
   } catch (e) {
-    throw new RpcError(INTERNAL_ERROR, `the exchange could not be recorded, so its answer is withheld: ${isChioError(e) ? e.code : (e as Error)?.message ?? String(e)}`);
+    throw new RpcError(
+      INTERNAL_ERROR,
+      `the exchange could not be recorded, so its answer is withheld: ${isChioError(e) ? e.code : ((e as Error)?.message ?? String(e))}`,
+    );
   }
   if ('error' in answer) throw answer.error;
   return answer.result;

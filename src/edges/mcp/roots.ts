@@ -12,7 +12,11 @@ import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
-const ListRootsResultSchema = z.object({ roots: z.array(z.object({ uri: z.string().max(4096), name: z.string().optional() }).passthrough()).max(256) }).passthrough();
+const ListRootsResultSchema = z
+  .object({
+    roots: z.array(z.object({ uri: z.string().max(4096), name: z.string().optional() }).passthrough()).max(256),
+  })
+  .passthrough();
 
 export const ROOTS_REQUEST_PREFIX = 'chio-roots-';
 
@@ -41,15 +45,19 @@ export class ClientRoots {
       this.directories = [];
       return true;
     }
-    this.directories = [...new Set(parsed.data.roots.flatMap((r) => {
-      if (!r.uri.startsWith('file://')) return [];
-      try {
-        const path = fileURLToPath(r.uri);
-        return posix.isAbsolute(path) ? [posix.normalize(path)] : [];
-      } catch {
-        return [];
-      }
-    }))];
+    this.directories = [
+      ...new Set(
+        parsed.data.roots.flatMap((r) => {
+          if (!r.uri.startsWith('file://')) return [];
+          try {
+            const path = fileURLToPath(r.uri);
+            return posix.isAbsolute(path) ? [posix.normalize(path)] : [];
+          } catch {
+            return [];
+          }
+        }),
+      ),
+    ];
     return true;
   }
 }

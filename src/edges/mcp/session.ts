@@ -21,8 +21,26 @@ import { isChioError } from '../../errors.js';
 import type { Kernel, ToolCallRequest } from '../../kernel/index.js';
 import { ClientRequests } from './client-requests.js';
 import type { RequestSink } from './client-requests.js';
-import { initializeResult, InitializeParamsSchema, LATEST_PROTOCOL_VERSION, RECEIPT_META_KEY, selectVersion, TOOL_CHUNK_NOTIFICATION, TOOL_STREAMING_KEY } from './handshake.js';
-import { classify, errorResponse, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, resultResponse, RpcError, SESSION_NOT_INITIALIZED } from './jsonrpc.js';
+import {
+  initializeResult,
+  InitializeParamsSchema,
+  LATEST_PROTOCOL_VERSION,
+  RECEIPT_META_KEY,
+  selectVersion,
+  TOOL_CHUNK_NOTIFICATION,
+  TOOL_STREAMING_KEY,
+} from './handshake.js';
+import {
+  classify,
+  errorResponse,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  resultResponse,
+  RpcError,
+  SESSION_NOT_INITIALIZED,
+} from './jsonrpc.js';
 import type { JsonRpcRequest, RequestId } from './jsonrpc.js';
 import { ClientRoots } from './roots.js';
 import { TaskStore } from './tasks.js';
@@ -31,21 +49,34 @@ import { McpToolTable } from './tools.js';
 import type { Target } from './tools.js';
 import type { UpstreamClientSide, UpstreamMcpServer } from './upstream.js';
 
-const CallToolParamsSchema = z.object({
-  name: z.string().min(1),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-  task: z.object({ ttl: z.number().int().nonnegative().optional() }).passthrough().optional(),
-}).passthrough();
+const CallToolParamsSchema = z
+  .object({
+    name: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+    task: z.object({ ttl: z.number().int().nonnegative().optional() }).passthrough().optional(),
+  })
+  .passthrough();
 const TaskIdParamsSchema = z.object({ taskId: z.string().min(1) }).passthrough();
 const ListParamsSchema = z.object({ cursor: z.string().optional() }).passthrough();
 // Governed methods' params (attacker-controlled): only what the kernel judges is relayed.
 const ResourceParamsSchema = z.object({ uri: z.string().min(1) }).passthrough();
-const PromptParamsSchema = z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.string()).optional() }).passthrough();
+const PromptParamsSchema = z
+  .object({ name: z.string().min(1), arguments: z.record(z.string(), z.string()).optional() })
+  .passthrough();
 /** JSON-RPC code of a governed method the kernel denied (the code of the edge's `unknown tool`). */
 export const GOVERNED_DENIED = INVALID_PARAMS;
-const CancelledParamsSchema = z.object({ requestId: z.union([z.string(), z.number()]).optional(), reason: z.string().optional() }).passthrough();
+const CancelledParamsSchema = z
+  .object({ requestId: z.union([z.string(), z.number()]).optional(), reason: z.string().optional() })
+  .passthrough();
 
-export { ERROR_REGISTRY, LATEST_PROTOCOL_VERSION, RECEIPT_META_KEY, SUPPORTED_PROTOCOL_VERSIONS, TOOL_CHUNK_NOTIFICATION, TOOL_STREAMING_KEY } from './handshake.js';
+export {
+  ERROR_REGISTRY,
+  LATEST_PROTOCOL_VERSION,
+  RECEIPT_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  TOOL_CHUNK_NOTIFICATION,
+  TOOL_STREAMING_KEY,
+} from './handshake.js';
 export type { UpstreamIdentity } from './handshake.js';
 
 /** Connects the session's own upstream, declaring its client as `side` describes it. */
@@ -53,13 +84,21 @@ export type ConnectUpstream = (side: UpstreamClientSide) => Promise<UpstreamMcpS
 
 /** Upstream notifications relayed as they are (tools/list_changed is re-read and re-announced by the edge, which owns the tool list). */
 export const RELAYED_NOTIFICATIONS = new Set([
-  'notifications/message', 'notifications/elicitation/complete', 'notifications/resources/updated', 'notifications/resources/list_changed', 'notifications/prompts/list_changed',
+  'notifications/message',
+  'notifications/elicitation/complete',
+  'notifications/resources/updated',
+  'notifications/resources/list_changed',
+  'notifications/prompts/list_changed',
 ]);
 
 /** Methods relayed to the upstream as they are (issue 4: the client sees the upstream's full surface); resources/read, resources/subscribe and prompts/get are governed instead. */
 export const PASSTHROUGH_METHODS = new Set([
-  'resources/list', 'resources/templates/list', 'resources/unsubscribe',
-  'prompts/list', 'completion/complete', 'logging/setLevel',
+  'resources/list',
+  'resources/templates/list',
+  'resources/unsubscribe',
+  'prompts/list',
+  'completion/complete',
+  'logging/setLevel',
 ]);
 
 export interface McpSessionOptions {
@@ -141,17 +180,26 @@ export class McpSession {
   }
 
   /** A request the upstream sent the client: relayed, and observed when it is sampling or elicitation (relay-observations.ts). */
-  private relayToClient(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+  private relayToClient(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     // HTTP sends it on the stream of the client request in flight (the newest, when several are:
     // the upstream's wire does not say which one caused it).
     const related = () => [...this.inFlight.keys()].at(-1);
-    return observedRelay({
-      kernel: this.options.kernel,
-      serverId: this.upstream?.manifest.server_id ?? 'mcp',
-      capabilityId: this.capability?.id ?? `mcp-session:${this.sessionId}`,
-      sessionId: this.sessionId,
-      send: (signal_) => this.relayed.send(method, params, signal_, related),
-    }, method, params, signal);
+    return observedRelay(
+      {
+        kernel: this.options.kernel,
+        serverId: this.upstream?.manifest.server_id ?? 'mcp',
+        capabilityId: this.capability?.id ?? `mcp-session:${this.sessionId}`,
+        sessionId: this.sessionId,
+        send: (signal_) => this.relayed.send(method, params, signal_, related),
+      },
+      method,
+      params,
+      signal,
+    );
   }
 
   private send(method: string, params: unknown): void {
@@ -219,7 +267,8 @@ export class McpSession {
       if (this.clientHasRoots) this.emit(this.roots.request());
     }
     // The client's progress on a request the upstream sent it goes back to the upstream.
-    if (method === 'notifications/progress' && this.relayed.relaysProgress(params?.['progressToken'])) void this.upstream?.notify(method, params).catch(() => {});
+    if (method === 'notifications/progress' && this.relayed.relaysProgress(params?.['progressToken']))
+      void this.upstream?.notify(method, params).catch(() => {});
     if (method === 'notifications/roots/list_changed' && this.state === 'ready') {
       if (this.clientHasRoots) this.emit(this.roots.request());
       // The upstream was told the client has roots: it hears of the change too.
@@ -239,7 +288,11 @@ export class McpSession {
 
   private params<T>(schema: z.ZodType<T>, params: unknown): T {
     const r = schema.safeParse(params ?? {});
-    if (!r.success) throw new RpcError(INVALID_PARAMS, `invalid params: ${r.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`);
+    if (!r.success)
+      throw new RpcError(
+        INVALID_PARAMS,
+        `invalid params: ${r.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`).join('; ')}`,
+      );
     return r.data;
   }
 
@@ -247,7 +300,12 @@ export class McpSession {
     if (req.method === 'ping') return {};
     if (req.method === 'initialize') return await this.initialize(req);
     if (this.state !== 'ready') {
-      throw new RpcError(SESSION_NOT_INITIALIZED, this.state === 'new' ? 'session not initialized: send initialize first' : 'session not initialized: send notifications/initialized first');
+      throw new RpcError(
+        SESSION_NOT_INITIALIZED,
+        this.state === 'new'
+          ? 'session not initialized: send initialize first'
+          : 'session not initialized: send notifications/initialized first',
+      );
     }
     switch (req.method) {
       case 'tools/list':
@@ -267,7 +325,10 @@ export class McpSession {
         return this.governedMethod(req, { uri: this.params(ResourceParamsSchema, req.params).uri });
       case 'prompts/get': {
         const p = this.params(PromptParamsSchema, req.params);
-        return this.governedMethod(req, { name: p.name, ...(p.arguments === undefined ? {} : { arguments: p.arguments }) });
+        return this.governedMethod(req, {
+          name: p.name,
+          ...(p.arguments === undefined ? {} : { arguments: p.arguments }),
+        });
       }
       default:
         if (this.upstream !== undefined && PASSTHROUGH_METHODS.has(req.method)) return this.relay(req);
@@ -288,7 +349,12 @@ export class McpSession {
         });
       } catch (e) {
         this.state = 'new';
-        throw new RpcError(INTERNAL_ERROR, isChioError(e) ? `${e.code}: ${e.message}` : `cannot connect to the upstream MCP server: ${(e as Error)?.message ?? String(e)}`);
+        throw new RpcError(
+          INTERNAL_ERROR,
+          isChioError(e)
+            ? `${e.code}: ${e.message}`
+            : `cannot connect to the upstream MCP server: ${(e as Error)?.message ?? String(e)}`,
+        );
       }
       if (this.ended) {
         void this.upstream.close().catch(() => {});
@@ -298,8 +364,13 @@ export class McpSession {
       this.unsubscribe = this.upstream.onNotification((n) => this.upstreamNotification(n));
     }
     this.protocolVersion = selectVersion(p.protocolVersion);
-    this.capability = this.options.kernel.issueCapability({ subject: this.agent.publicKeyHex, serverIds: this.upstream === undefined ? [] : [this.upstream.manifest.server_id] });
-    const streaming = (p.capabilities['experimental'] as Record<string, { toolCallChunkNotifications?: unknown } | undefined> | undefined)?.[TOOL_STREAMING_KEY];
+    this.capability = this.options.kernel.issueCapability({
+      subject: this.agent.publicKeyHex,
+      serverIds: this.upstream === undefined ? [] : [this.upstream.manifest.server_id],
+    });
+    const streaming = (
+      p.capabilities['experimental'] as Record<string, { toolCallChunkNotifications?: unknown } | undefined> | undefined
+    )?.[TOOL_STREAMING_KEY];
     this.chunkNotifications = streaming?.toolCallChunkNotifications === true;
     this.clientHasRoots = p.capabilities['roots'] !== undefined && p.capabilities['roots'] !== null;
     return initializeResult({
@@ -319,7 +390,10 @@ export class McpSession {
       return await this.upstream!.forward(req.method, req.params, controller.signal);
     } catch (e) {
       const code = (e as { code?: unknown }).code;
-      throw new RpcError(typeof code === 'number' ? code : INTERNAL_ERROR, (e as Error).message.replace(/^MCP error -?\d+: /, ''));
+      throw new RpcError(
+        typeof code === 'number' ? code : INTERNAL_ERROR,
+        (e as Error).message.replace(/^MCP error -?\d+: /, ''),
+      );
     } finally {
       this.inFlight.delete(req.id);
     }
@@ -345,11 +419,19 @@ export class McpSession {
     const receipt = { id: r.receipt.id, decision: r.receipt.decision?.verdict ?? null, seq: r.entry.seq };
     if (!r.ok) {
       if (r.verdict === 'deny') {
-        throw new RpcError(GOVERNED_DENIED, `denied: ${r.guard === undefined ? r.reason : `${r.reason} (${r.guard})`}`, { decision: 'deny', reason: r.reason, guard: r.guard ?? null, [RECEIPT_META_KEY]: receipt });
+        throw new RpcError(
+          GOVERNED_DENIED,
+          `denied: ${r.guard === undefined ? r.reason : `${r.reason} (${r.guard})`}`,
+          { decision: 'deny', reason: r.reason, guard: r.guard ?? null, [RECEIPT_META_KEY]: receipt },
+        );
       }
       // The upstream's own error (resource not found, …) keeps its code; the receipt says incomplete.
       const upstream = /MCP error (-?\d+): (.*)$/s.exec(r.reason);
-      throw new RpcError(upstream === null ? INTERNAL_ERROR : Number(upstream[1]), upstream === null ? r.reason : upstream[2]!, { [RECEIPT_META_KEY]: receipt });
+      throw new RpcError(
+        upstream === null ? INTERNAL_ERROR : Number(upstream[1]),
+        upstream === null ? r.reason : upstream[2]!,
+        { [RECEIPT_META_KEY]: receipt },
+      );
     }
     return { ...(r.output as Record<string, unknown>), _meta: { [RECEIPT_META_KEY]: receipt } };
   }
@@ -362,15 +444,24 @@ export class McpSession {
     if (p.task !== undefined) {
       // Task-augmented: answer with the working task now; the governed call runs in the background.
       const requestId = `${String(req.id)}-task`;
-      return { task: this.tasks.start(p.task.ttl ?? null, (signal) => this.governedCall(target, p.arguments ?? {}, requestId, signal)) };
+      return {
+        task: this.tasks.start(p.task.ttl ?? null, (signal) =>
+          this.governedCall(target, p.arguments ?? {}, requestId, signal),
+        ),
+      };
     }
     const controller = new AbortController();
     this.inFlight.set(req.id, controller);
     const token = (req.params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
-    const onProgress = typeof token === 'string' || typeof token === 'number'
-      ? (u: { progress: number; total?: number; message?: string }) => this.send('notifications/progress', { progressToken: token, ...u })
+    const onProgress =
+      typeof token === 'string' || typeof token === 'number'
+        ? (u: { progress: number; total?: number; message?: string }) =>
+            this.send('notifications/progress', { progressToken: token, ...u })
+        : undefined;
+    const onChunk = this.chunkNotifications
+      ? (data: unknown, index: number) =>
+          this.send(TOOL_CHUNK_NOTIFICATION, { requestId: req.id, chunkIndex: index, data })
       : undefined;
-    const onChunk = this.chunkNotifications ? (data: unknown, index: number) => this.send(TOOL_CHUNK_NOTIFICATION, { requestId: req.id, chunkIndex: index, data }) : undefined;
     try {
       return await this.governedCall(target, p.arguments ?? {}, String(req.id), controller.signal, onProgress, onChunk);
     } finally {
@@ -379,7 +470,12 @@ export class McpSession {
   }
 
   /** A call on `target` as this session makes it: its capability and agent, its session, its roots as path bases. */
-  private callRequest(target: Target, args: Record<string, unknown>, callId: string, signal: AbortSignal): ToolCallRequest {
+  private callRequest(
+    target: Target,
+    args: Record<string, unknown>,
+    callId: string,
+    signal: AbortSignal,
+  ): ToolCallRequest {
     return {
       capability: this.capability,
       caller: this.agent.publicKeyHex,
@@ -394,7 +490,14 @@ export class McpSession {
     };
   }
 
-  private async governedCall(target: Target, args: Record<string, unknown>, callId: string, signal: AbortSignal, onProgress?: (u: { progress: number; total?: number; message?: string }) => void, onChunk?: (data: unknown, index: number) => void): Promise<Record<string, unknown>> {
+  private async governedCall(
+    target: Target,
+    args: Record<string, unknown>,
+    callId: string,
+    signal: AbortSignal,
+    onProgress?: (u: { progress: number; total?: number; message?: string }) => void,
+    onChunk?: (data: unknown, index: number) => void,
+  ): Promise<Record<string, unknown>> {
     const r = await this.options.kernel.evaluateToolCall({
       ...this.callRequest(target, args, callId, signal),
       ...(onProgress === undefined ? {} : { onProgress }),
@@ -402,10 +505,27 @@ export class McpSession {
       // content_hash covers every chunk either way (DESIGN §4).
       ...(onChunk === undefined ? {} : { stream: true, onChunk }),
     });
-    const meta = { [RECEIPT_META_KEY]: { id: r.receipt.id, decision: r.receipt.decision?.verdict ?? null, seq: r.entry.seq } };
-    if (!r.ok) return { content: [{ type: 'text', text: r.guard === undefined ? r.reason : `${r.reason} (${r.guard})` }], isError: true, _meta: meta };
+    const meta = {
+      [RECEIPT_META_KEY]: { id: r.receipt.id, decision: r.receipt.decision?.verdict ?? null, seq: r.entry.seq },
+    };
+    if (!r.ok)
+      return {
+        content: [{ type: 'text', text: r.guard === undefined ? r.reason : `${r.reason} (${r.guard})` }],
+        isError: true,
+        _meta: meta,
+      };
     if (target.passthrough) return { ...(r.output as Record<string, unknown>), _meta: meta };
-    const structured = onChunk !== undefined && Array.isArray(r.output) ? { chunks: r.output } : r.output !== null && typeof r.output === 'object' && !Array.isArray(r.output) ? r.output : { result: r.output ?? null };
-    return { content: [{ type: 'text', text: JSON.stringify(r.output ?? null) }], structuredContent: structured, isError: false, _meta: meta };
+    const structured =
+      onChunk !== undefined && Array.isArray(r.output)
+        ? { chunks: r.output }
+        : r.output !== null && typeof r.output === 'object' && !Array.isArray(r.output)
+          ? r.output
+          : { result: r.output ?? null };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(r.output ?? null) }],
+      structuredContent: structured,
+      isError: false,
+      _meta: meta,
+    };
   }
 }

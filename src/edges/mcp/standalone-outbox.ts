@@ -43,6 +43,7 @@ export class StandaloneOutbox {
   private flush(related: RequestId | undefined): void {
     const messages = this.held;
     this.held = [];
-    for (const m of messages) void this.transport.send(m, related === undefined ? {} : { relatedRequestId: related }).catch(() => {});
+    for (const m of messages)
+      void this.transport.send(m, related === undefined ? {} : { relatedRequestId: related }).catch(() => {});
   }
 }

@@ -17,7 +17,12 @@ export interface StdioOptions {
   maxMessageBytes?: number;
 }
 
-export async function serveStdio(session: McpSession, input: Readable, output: Writable, options: StdioOptions = {}): Promise<void> {
+export async function serveStdio(
+  session: McpSession,
+  input: Readable,
+  output: Writable,
+  options: StdioOptions = {},
+): Promise<void> {
   const write = lineWriter(output);
   session.setOutbound(write);
   // Stage stamps for the bench's profile (no-ops unless CHIO_STAGE_PROFILE is set): a message
@@ -26,9 +31,14 @@ export async function serveStdio(session: McpSession, input: Readable, output: W
     write(message);
     stamp('respond');
   };
-  await serveJsonRpcLines((value) => {
-    stamp('received');
-    return session.handle(value);
-  }, input, answer, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+  await serveJsonRpcLines(
+    (value) => {
+      stamp('received');
+      return session.handle(value);
+    },
+    input,
+    answer,
+    options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+  );
   session.close();
 }

@@ -31,7 +31,15 @@ export class TaskStore {
   start(ttl: number | null, run: (signal: AbortSignal) => Promise<Record<string, unknown>>): Record<string, unknown> {
     const now = new Date().toISOString();
     const controller = new AbortController();
-    const record: TaskRecord = { taskId: `task-${randomUUID()}`, status: 'working', createdAt: now, lastUpdatedAt: now, ttl, controller, done: Promise.resolve() };
+    const record: TaskRecord = {
+      taskId: `task-${randomUUID()}`,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttl,
+      controller,
+      done: Promise.resolve(),
+    };
     record.done = run(controller.signal).then(
       (result) => {
         if (record.status !== 'working') return;
@@ -63,7 +71,10 @@ export class TaskStore {
   async result(taskId: string): Promise<Record<string, unknown>> {
     const record = this.find(taskId);
     await record.done;
-    const base = record.result ?? { content: [{ type: 'text', text: record.statusMessage ?? record.status }], isError: true };
+    const base = record.result ?? {
+      content: [{ type: 'text', text: record.statusMessage ?? record.status }],
+      isError: true,
+    };
     const meta = { ...(base['_meta'] as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId } };
     return { ...base, _meta: meta };
   }

@@ -28,15 +28,25 @@ export class McpToolTable {
   /** Governed MCP methods (resources/read, …) → the upstream server whose pseudo-tool they are. */
   private readonly methods = new Map<string, Target>();
 
-  constructor(servers: readonly ToolServerConnection[], private readonly pageSize: number, private readonly nullNextCursor = false) {
+  constructor(
+    servers: readonly ToolServerConnection[],
+    private readonly pageSize: number,
+    private readonly nullNextCursor = false,
+  ) {
     for (const server of servers) {
       for (const t of server.manifest.tools) {
         if (passesMcpResultThrough(server) && t.hints?.[GOVERNED_METHOD_HINT] === true) {
           if (this.methods.has(t.name)) throw new Error(`${t.name} is offered by two upstreams; an MCP edge needs one`);
-          this.methods.set(t.name, { server, serverId: server.manifest.server_id, toolName: t.name, passthrough: true });
+          this.methods.set(t.name, {
+            server,
+            serverId: server.manifest.server_id,
+            toolName: t.name,
+            passthrough: true,
+          });
           continue;
         }
-        if (this.byName.has(t.name)) throw new Error(`tool ${t.name} is offered by two servers; an MCP edge needs unique names`);
+        if (this.byName.has(t.name))
+          throw new Error(`tool ${t.name} is offered by two servers; an MCP edge needs unique names`);
         const mcp: Record<string, unknown> = {
           name: t.name,
           description: t.description,
@@ -46,7 +56,13 @@ export class McpToolTable {
         };
         if (t.output_schema !== undefined) mcp['outputSchema'] = { type: 'object', ...t.output_schema };
         const passthrough = passesMcpResultThrough(server);
-        const entry = { server, serverId: server.manifest.server_id, toolName: t.name, mcp: passthrough ? (server.upstreamTools.get(t.name) ?? mcp) : mcp, passthrough };
+        const entry = {
+          server,
+          serverId: server.manifest.server_id,
+          toolName: t.name,
+          mcp: passthrough ? (server.upstreamTools.get(t.name) ?? mcp) : mcp,
+          passthrough,
+        };
         this.entries.push(entry);
         this.byName.set(t.name, entry);
       }

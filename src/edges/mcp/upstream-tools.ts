@@ -20,9 +20,22 @@ const MAX_PAGES = 1000;
  * are exactly what is relayed: resources by `{uri}`, prompts by `{name, arguments}`.
  */
 export const GOVERNED_METHODS = {
-  'resources/read': { capability: 'resources', input_schema: { type: 'object', properties: { uri: { type: 'string' } }, required: ['uri'] } },
-  'resources/subscribe': { capability: 'resources.subscribe', input_schema: { type: 'object', properties: { uri: { type: 'string' } }, required: ['uri'] } },
-  'prompts/get': { capability: 'prompts', input_schema: { type: 'object', properties: { name: { type: 'string' }, arguments: { type: 'object' } }, required: ['name'] } },
+  'resources/read': {
+    capability: 'resources',
+    input_schema: { type: 'object', properties: { uri: { type: 'string' } }, required: ['uri'] },
+  },
+  'resources/subscribe': {
+    capability: 'resources.subscribe',
+    input_schema: { type: 'object', properties: { uri: { type: 'string' } }, required: ['uri'] },
+  },
+  'prompts/get': {
+    capability: 'prompts',
+    input_schema: {
+      type: 'object',
+      properties: { name: { type: 'string' }, arguments: { type: 'object' } },
+      required: ['name'],
+    },
+  },
 } as const;
 export type GovernedMethod = keyof typeof GOVERNED_METHODS;
 /** Manifest hint marking a governed method's pseudo-tool (never listed in tools/list, never an ACP capability). */
@@ -40,13 +53,15 @@ function governedTools(capabilities: Record<string, unknown>): Array<Record<stri
     if (v === undefined || v === null || typeof v !== 'object') return false;
     return sub === undefined || (v as Record<string, unknown>)[sub] === true;
   };
-  return (Object.keys(GOVERNED_METHODS) as GovernedMethod[]).filter((m) => offered(GOVERNED_METHODS[m].capability)).map((m) => ({
-    name: m,
-    description: `MCP ${m} (governed by the MCP edge)`,
-    input_schema: GOVERNED_METHODS[m].input_schema,
-    has_side_effects: false,
-    hints: { [GOVERNED_METHOD_HINT]: true, 'x-chio-publish': false },
-  }));
+  return (Object.keys(GOVERNED_METHODS) as GovernedMethod[])
+    .filter((m) => offered(GOVERNED_METHODS[m].capability))
+    .map((m) => ({
+      name: m,
+      description: `MCP ${m} (governed by the MCP edge)`,
+      input_schema: GOVERNED_METHODS[m].input_schema,
+      has_side_effects: false,
+      hints: { [GOVERNED_METHOD_HINT]: true, 'x-chio-publish': false },
+    }));
 }
 
 /** Every page of the upstream's tools (attacker-controlled definitions, served to the client unchanged). */
@@ -63,29 +78,39 @@ export async function listAllTools(client: Client, signal?: AbortSignal): Promis
 }
 
 /** The kernel manifest of an upstream's tools and governed methods; throws CHIO-MCP-UPSTREAM when unusable. */
-export function upstreamManifest(serverId: string, client: Client, tools: ReadonlyArray<Record<string, unknown>>): ToolManifest {
+export function upstreamManifest(
+  serverId: string,
+  client: Client,
+  tools: ReadonlyArray<Record<string, unknown>>,
+): ToolManifest {
   const info = client.getServerVersion();
   const manifest = ToolManifestSchema.safeParse({
     schema: 'chio.manifest.v1',
     server_id: serverId,
     name: info?.name ?? serverId,
     version: info?.version ?? '0',
-    tools: [...tools.map((t) => {
-      const annotations = (t['annotations'] ?? {}) as { readOnlyHint?: boolean };
-      return {
-        name: t['name'],
-        description: typeof t['description'] === 'string' ? t['description'] : '',
-        input_schema: t['inputSchema'] ?? { type: 'object' },
-        ...(t['outputSchema'] === undefined ? {} : { output_schema: t['outputSchema'] }),
-        // MCP's default for a tool without annotations is "may have side effects" (readOnlyHint false).
-        has_side_effects: annotations.readOnlyHint !== true,
-      };
-    }),
-    // resources/read, resources/subscribe, prompts/get as pseudo-tools, so the kernel's "tool
-    // known" step, the capability and the guards judge them. An upstream tool with one of these
-    // names makes the names collide and the manifest unusable: fail closed.
-    ...governedTools((client.getServerCapabilities() ?? {}) as Record<string, unknown>)],
+    tools: [
+      ...tools.map((t) => {
+        const annotations = (t['annotations'] ?? {}) as { readOnlyHint?: boolean };
+        return {
+          name: t['name'],
+          description: typeof t['description'] === 'string' ? t['description'] : '',
+          input_schema: t['inputSchema'] ?? { type: 'object' },
+          ...(t['outputSchema'] === undefined ? {} : { output_schema: t['outputSchema'] }),
+          // MCP's default for a tool without annotations is "may have side effects" (readOnlyHint false).
+          has_side_effects: annotations.readOnlyHint !== true,
+        };
+      }),
+      // resources/read, resources/subscribe, prompts/get as pseudo-tools, so the kernel's "tool
+      // known" step, the capability and the guards judge them. An upstream tool with one of these
+      // names makes the names collide and the manifest unusable: fail closed.
+      ...governedTools((client.getServerCapabilities() ?? {}) as Record<string, unknown>),
+    ],
   });
-  if (!manifest.success) throw new ChioError('CHIO-MCP-UPSTREAM', `the upstream's tool list is not usable: ${describeIssues(manifest.error).join('; ')}`);
+  if (!manifest.success)
+    throw new ChioError(
+      'CHIO-MCP-UPSTREAM',
+      `the upstream's tool list is not usable: ${describeIssues(manifest.error).join('; ')}`,
+    );
   return manifest.data;
 }

@@ -17,7 +17,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  PingRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ChioError } from '../../errors.js';
 import type { InvokeContext, ToolManifest, ToolServerConnection } from '../../kernel/index.js';
@@ -29,7 +34,9 @@ export type { GovernedMethod } from './upstream-tools.js';
 /** Any JSON object: pass-through results are relayed, not interpreted. */
 const PassthroughResultSchema = z.object({}).passthrough();
 
-export type UpstreamTarget = { command: string; args: string[]; env?: Record<string, string>; cwd?: string } | { url: string };
+export type UpstreamTarget =
+  | { command: string; args: string[]; env?: Record<string, string>; cwd?: string }
+  | { url: string };
 
 /** Marks a server whose outputs are MCP `CallToolResult`s to pass through as they are. */
 export const MCP_RESULT_PASSTHROUGH = Symbol('chio.mcp.result-passthrough');
@@ -48,7 +55,11 @@ export interface UpstreamClientSide {
   capabilities: Record<string, unknown>;
   clientInfo?: { name: string; version: string } | undefined;
   /** Relays a request the upstream sent to the client; resolves with the client's result, rejects with its error. */
-  request(method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>>;
 }
 
 /** The client capabilities declared upstream: the client's own roots, sampling and elicitation, nothing it did not declare. */
@@ -66,7 +77,10 @@ type Listener = (notification: { method: string; params?: unknown }) => void;
 export class UpstreamMcpServer implements ToolServerConnection {
   readonly [MCP_RESULT_PASSTHROUGH] = true;
   private readonly listeners = new Set<Listener>();
-  private readonly progress = new Map<string, (update: { progress: number; total?: number; message?: string }) => void>();
+  private readonly progress = new Map<
+    string,
+    (update: { progress: number; total?: number; message?: string }) => void
+  >();
   /** Params of the upstream's requests to the client, as they came off the wire (the SDK's parse may drop members). */
   private readonly rawParams = new Map<string | number, Record<string, unknown> | undefined>();
   /** The upstream's requests to the client still being answered, by the upstream's id. */
@@ -74,7 +88,12 @@ export class UpstreamMcpServer implements ToolServerConnection {
   private refreshing: Promise<void> = Promise.resolve();
   private current: { manifest: ToolManifest; tools: ReadonlyMap<string, Record<string, unknown>> } | undefined;
 
-  private constructor(private readonly serverId: string, private readonly client: Client, private readonly transport: Transport, side: UpstreamClientSide | undefined) {
+  private constructor(
+    private readonly serverId: string,
+    private readonly client: Client,
+    private readonly transport: Transport,
+    side: UpstreamClientSide | undefined,
+  ) {
     // Handlers exist before connect: an upstream may ask (roots/list) as soon as it is initialized.
     if (side !== undefined) {
       const declared = declaredUpstream(side.capabilities);
@@ -89,7 +108,11 @@ export class UpstreamMcpServer implements ToolServerConnection {
           extra.signal.addEventListener('abort', abort, { once: true });
           this.relayedInFlight.set(extra.requestId, controller);
           try {
-            return await side.request(r.method, raw ?? (request.params as Record<string, unknown> | undefined), controller.signal) as never;
+            return (await side.request(
+              r.method,
+              raw ?? (request.params as Record<string, unknown> | undefined),
+              controller.signal,
+            )) as never;
           } finally {
             extra.signal.removeEventListener('abort', abort);
             this.relayedInFlight.delete(extra.requestId);
@@ -117,7 +140,11 @@ export class UpstreamMcpServer implements ToolServerConnection {
     // The params of the upstream's requests are kept as they came (the SDK's parse may drop members).
     const deliver = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      const m = message as { id?: string | number; method?: string; params?: { progressToken?: unknown; progress?: number; total?: number; message?: string } };
+      const m = message as {
+        id?: string | number;
+        method?: string;
+        params?: { progressToken?: unknown; progress?: number; total?: number; message?: string };
+      };
       if (m.method === 'notifications/progress' && typeof m.params?.progressToken === 'string') {
         const listener = this.progress.get(m.params.progressToken);
         if (listener !== undefined) {
@@ -126,11 +153,13 @@ export class UpstreamMcpServer implements ToolServerConnection {
           return;
         }
       }
-      if (m.method !== undefined && m.id !== undefined && RELAYED_REQUESTS.some((r) => r.method === m.method)) this.rawParams.set(m.id, m.params as Record<string, unknown> | undefined);
+      if (m.method !== undefined && m.id !== undefined && RELAYED_REQUESTS.some((r) => r.method === m.method))
+        this.rawParams.set(m.id, m.params as Record<string, unknown> | undefined);
       if (m.method === 'notifications/cancelled') {
         const p = m.params as { requestId?: unknown; reason?: unknown } | undefined;
         const id = p?.requestId;
-        if (typeof id === 'string' || typeof id === 'number') this.relayedInFlight.get(id)?.abort(typeof p?.reason === 'string' ? p.reason : 'cancelled by the server');
+        if (typeof id === 'string' || typeof id === 'number')
+          this.relayedInFlight.get(id)?.abort(typeof p?.reason === 'string' ? p.reason : 'cancelled by the server');
       }
       deliver?.(message, extra);
     };
@@ -142,7 +171,8 @@ export class UpstreamMcpServer implements ToolServerConnection {
   }
 
   private loaded(): { manifest: ToolManifest; tools: ReadonlyMap<string, Record<string, unknown>> } {
-    if (this.current === undefined) throw new ChioError('CHIO-MCP-UPSTREAM', 'the upstream\'s tools are not imported yet');
+    if (this.current === undefined)
+      throw new ChioError('CHIO-MCP-UPSTREAM', "the upstream's tools are not imported yet");
     return this.current;
   }
 
@@ -161,17 +191,32 @@ export class UpstreamMcpServer implements ToolServerConnection {
    * Connects (declaring the client's capabilities when `side` is given), imports every page of the
    * upstream's tools, and builds the manifest.
    */
-  static async connect(target: UpstreamTarget, serverId: string, side?: UpstreamClientSide): Promise<UpstreamMcpServer> {
-    const transport: Transport = 'url' in target
-      ? new StreamableHTTPClientTransport(new URL(target.url))
-      : new StdioClientTransport({ command: target.command, args: target.args, ...(target.env === undefined ? {} : { env: target.env }), ...(target.cwd === undefined ? {} : { cwd: target.cwd }), stderr: 'inherit' });
-    const client = new Client(side?.clientInfo ?? { name: 'chio-mcp-edge', version: '0.1.0' }, { capabilities: declaredUpstream(side?.capabilities ?? {}) });
+  static async connect(
+    target: UpstreamTarget,
+    serverId: string,
+    side?: UpstreamClientSide,
+  ): Promise<UpstreamMcpServer> {
+    const transport: Transport =
+      'url' in target
+        ? new StreamableHTTPClientTransport(new URL(target.url))
+        : new StdioClientTransport({
+            command: target.command,
+            args: target.args,
+            ...(target.env === undefined ? {} : { env: target.env }),
+            ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
+            stderr: 'inherit',
+          });
+    const client = new Client(side?.clientInfo ?? { name: 'chio-mcp-edge', version: '0.1.0' }, {
+      capabilities: declaredUpstream(side?.capabilities ?? {}),
+    });
     const server = new UpstreamMcpServer(serverId, client, transport, side);
     try {
       await client.connect(transport);
     } catch (e) {
       await client.close().catch(() => {});
-      throw new ChioError('CHIO-MCP-UPSTREAM', `cannot connect to the upstream MCP server: ${(e as Error).message}`, { cause: e });
+      throw new ChioError('CHIO-MCP-UPSTREAM', `cannot connect to the upstream MCP server: ${(e as Error).message}`, {
+        cause: e,
+      });
     }
     server.tap(transport);
     try {
@@ -187,7 +232,10 @@ export class UpstreamMcpServer implements ToolServerConnection {
   /** Reads every page of the upstream's tools and takes them with their manifest; throws CHIO-MCP-UPSTREAM when unusable (nothing taken). */
   private async loadTools(): Promise<void> {
     const tools = await listAllTools(this.client);
-    this.current = { manifest: upstreamManifest(this.serverId, this.client, tools), tools: new Map(tools.map((t) => [t['name'] as string, t])) };
+    this.current = {
+      manifest: upstreamManifest(this.serverId, this.client, tools),
+      tools: new Map(tools.map((t) => [t['name'] as string, t])),
+    };
   }
 
   /** Re-reads the upstream's tools after it said they changed; an unusable new list keeps the last one (nothing new becomes callable ungoverned). */
@@ -195,13 +243,20 @@ export class UpstreamMcpServer implements ToolServerConnection {
     try {
       await this.loadTools();
     } catch (e) {
-      process.stderr.write(`chio: the upstream's changed tool list was not taken (the previous one stays): ${(e as Error).message}\n`);
+      process.stderr.write(
+        `chio: the upstream's changed tool list was not taken (the previous one stays): ${(e as Error).message}\n`,
+      );
     }
   }
 
   /** The upstream's advertised capabilities, minus tools and tasks (the edge owns both). */
   passthroughCapabilities(): Record<string, unknown> {
-    const { tools: _t, experimental: _e, tasks: _k, ...rest } = (this.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
+    const {
+      tools: _t,
+      experimental: _e,
+      tasks: _k,
+      ...rest
+    } = (this.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
     return rest;
   }
 
@@ -215,12 +270,19 @@ export class UpstreamMcpServer implements ToolServerConnection {
   identity(): { serverInfo?: Record<string, unknown>; instructions?: string } {
     const serverInfo = this.client.getServerVersion() as Record<string, unknown> | undefined;
     const instructions = this.client.getInstructions();
-    return { ...(serverInfo === undefined ? {} : { serverInfo }), ...(instructions === undefined ? {} : { instructions }) };
+    return {
+      ...(serverInfo === undefined ? {} : { serverInfo }),
+      ...(instructions === undefined ? {} : { instructions }),
+    };
   }
 
   /** Forwards a non-tool request (resources, prompts, completion, logging) unchanged. */
   forward(method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<unknown> {
-    return this.client.request({ method, ...(params === undefined ? {} : { params }) } as never, PassthroughResultSchema, signal === undefined ? {} : { signal });
+    return this.client.request(
+      { method, ...(params === undefined ? {} : { params }) } as never,
+      PassthroughResultSchema,
+      signal === undefined ? {} : { signal },
+    );
   }
 
   /** Sends the upstream a notification from the client (progress on a relayed request). */
@@ -231,7 +293,10 @@ export class UpstreamMcpServer implements ToolServerConnection {
   async invoke(toolName: string, args: unknown, context?: InvokeContext): Promise<unknown> {
     // By the manifest's hint, not the name: an upstream tool may itself be called `prompts/get`
     // when the upstream offers no prompts.
-    if (isGovernedMethod(toolName) && this.manifest.tools.find((t) => t.name === toolName)?.hints?.[GOVERNED_METHOD_HINT] === true) {
+    if (
+      isGovernedMethod(toolName) &&
+      this.manifest.tools.find((t) => t.name === toolName)?.hints?.[GOVERNED_METHOD_HINT] === true
+    ) {
       // A governed method: relay exactly the arguments the kernel judged.
       const result = await this.forward(toolName, args as Record<string, unknown>, context?.signal);
       const { _meta: _ignored, ...rest } = result as Record<string, unknown>;
@@ -240,11 +305,17 @@ export class UpstreamMcpServer implements ToolServerConnection {
     const onProgress = context?.onProgress;
     const token = onProgress === undefined ? undefined : `chio-progress-${randomUUID()}`;
     if (token !== undefined) this.progress.set(token, onProgress!);
-    const params = { name: toolName, arguments: args as Record<string, unknown>, ...(token === undefined ? {} : { _meta: { progressToken: token } }) };
+    const params = {
+      name: toolName,
+      arguments: args as Record<string, unknown>,
+      ...(token === undefined ? {} : { _meta: { progressToken: token } }),
+    };
     const options = context?.signal === undefined ? {} : { signal: context.signal };
     let result;
     try {
-      result = this.taskRequired(toolName) ? await this.callAsTask(params, options) : await this.client.callTool(params, undefined, options);
+      result = this.taskRequired(toolName)
+        ? await this.callAsTask(params, options)
+        : await this.client.callTool(params, undefined, options);
     } finally {
       if (token !== undefined) this.progress.delete(token);
     }
@@ -254,12 +325,21 @@ export class UpstreamMcpServer implements ToolServerConnection {
   }
 
   private taskRequired(toolName: string): boolean {
-    return (this.loaded().tools.get(toolName)?.['execution'] as { taskSupport?: unknown } | undefined)?.taskSupport === 'required';
+    return (
+      (this.loaded().tools.get(toolName)?.['execution'] as { taskSupport?: unknown } | undefined)?.taskSupport ===
+      'required'
+    );
   }
 
   /** MCP tasks (2025-11-25): a task-augmented tools/call, polled to its result (the SDK's task stream). */
-  private async callAsTask(params: { name: string; arguments: Record<string, unknown> }, options: { signal?: AbortSignal }): Promise<unknown> {
-    for await (const message of this.client.experimental.tasks.callToolStream(params, undefined, { ...options, task: {} })) {
+  private async callAsTask(
+    params: { name: string; arguments: Record<string, unknown> },
+    options: { signal?: AbortSignal },
+  ): Promise<unknown> {
+    for await (const message of this.client.experimental.tasks.callToolStream(params, undefined, {
+      ...options,
+      task: {},
+    })) {
       if (message.type === 'result') return message.result;
       if (message.type === 'error') throw message.error;
     }
@@ -268,7 +348,8 @@ export class UpstreamMcpServer implements ToolServerConnection {
 
   /** Ends the connection: an HTTP upstream's session is ended (DELETE) first, a stdio upstream's process stopped. */
   async close(): Promise<void> {
-    if (this.transport instanceof StreamableHTTPClientTransport) await this.transport.terminateSession().catch(() => {});
+    if (this.transport instanceof StreamableHTTPClientTransport)
+      await this.transport.terminateSession().catch(() => {});
     await this.client.close();
   }
 }

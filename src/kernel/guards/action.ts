@@ -13,15 +13,81 @@ import { extractArguments, MAX_ARGUMENT_DEPTH } from './arguments.js';
 import { commandArgumentTargets } from './shell-command.js';
 import type { ActionKind, Classification, EgressTarget, ToolAction } from './types.js';
 
-const READ_TOOLS = new Set(['read', 'read_file', 'read_text_file', 'read_media_file', 'read_multiple_files', 'cat', 'view', 'open_file',
-  'get_file_contents', 'list_directory', 'list_directory_with_sizes', 'list_dir', 'directory_tree', 'search_files', 'get_file_info', 'ls', 'stat', 'head', 'tail']);
-const WRITE_TOOLS = new Set(['write', 'write_file', 'edit', 'edit_file', 'create_file', 'create_directory', 'str_replace', 'move_file',
-  'delete_file', 'remove_file', 'append_file', 'fs_write', 'raw_file_write', 'write_to_file', 'create_or_update_file', 'update_file', 'save_file',
-  'put_file', 'overwrite_file', 'replace_in_file', 'append_to_file', 'modify_file', 'write_new_file', 'edit_block', 'str_replace_editor', 'insert_code']);
+const READ_TOOLS = new Set([
+  'read',
+  'read_file',
+  'read_text_file',
+  'read_media_file',
+  'read_multiple_files',
+  'cat',
+  'view',
+  'open_file',
+  'get_file_contents',
+  'list_directory',
+  'list_directory_with_sizes',
+  'list_dir',
+  'directory_tree',
+  'search_files',
+  'get_file_info',
+  'ls',
+  'stat',
+  'head',
+  'tail',
+]);
+const WRITE_TOOLS = new Set([
+  'write',
+  'write_file',
+  'edit',
+  'edit_file',
+  'create_file',
+  'create_directory',
+  'str_replace',
+  'move_file',
+  'delete_file',
+  'remove_file',
+  'append_file',
+  'fs_write',
+  'raw_file_write',
+  'write_to_file',
+  'create_or_update_file',
+  'update_file',
+  'save_file',
+  'put_file',
+  'overwrite_file',
+  'replace_in_file',
+  'append_to_file',
+  'modify_file',
+  'write_new_file',
+  'edit_block',
+  'str_replace_editor',
+  'insert_code',
+]);
 const FS_TOOLS = new Set(['fs', 'filesystem']);
 const PATCH_TOOLS = new Set(['apply_patch', 'patch']);
-const SHELL_TOOLS = new Set(['bash', 'shell', 'sh', 'exec', 'execute', 'execute_command', 'run_command', 'run_shell_command', 'terminal', 'command']);
-const EGRESS_TOOLS = new Set(['fetch', 'fetch_url', 'web_fetch', 'http_request', 'http_get', 'http_post', 'curl', 'wget', 'browse', 'navigate']);
+const SHELL_TOOLS = new Set([
+  'bash',
+  'shell',
+  'sh',
+  'exec',
+  'execute',
+  'execute_command',
+  'run_command',
+  'run_shell_command',
+  'terminal',
+  'command',
+]);
+const EGRESS_TOOLS = new Set([
+  'fetch',
+  'fetch_url',
+  'web_fetch',
+  'http_request',
+  'http_get',
+  'http_post',
+  'curl',
+  'wget',
+  'browse',
+  'navigate',
+]);
 const DIFF_KEYS = ['diff', 'patch', 'input'];
 
 type Args = Record<string, unknown>;
@@ -46,17 +112,23 @@ export function egressTarget(raw: string, source: EgressTarget['source'] = 'argu
  * File:`, `*** Move to:`), with or without a space after the colon.
  */
 export function patchPaths(diff: string): string[] {
-  const strip = (p: string) => p.trim().replace(/^"(.*)"$/, '$1').replace(/^[ab]\//, '');
+  const strip = (p: string) =>
+    p
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .replace(/^[ab]\//, '');
   const out: string[] = [];
   for (const m of diff.matchAll(/^(?:\+\+\+|---)[ \t]+(\S+)/gm)) out.push(strip(m[1]!));
   for (const m of diff.matchAll(/^diff --git[ \t]+(\S+)[ \t]+(\S+)/gm)) out.push(strip(m[1]!), strip(m[2]!));
   for (const m of diff.matchAll(/^(?:rename|copy)[ \t]+(?:from|to)[ \t]+(.+)$/gm)) out.push(m[1]!.trim());
-  for (const m of diff.matchAll(/^\*\*\*[ \t]*(?:(?:Add|Update|Delete)[ \t]+File|Move[ \t]+to)[ \t]*:[ \t]*(.+)$/gm)) out.push(m[1]!.trim());
+  for (const m of diff.matchAll(/^\*\*\*[ \t]*(?:(?:Add|Update|Delete)[ \t]+File|Move[ \t]+to)[ \t]*:[ \t]*(.+)$/gm))
+    out.push(m[1]!.trim());
   return out.filter((p) => p !== '/dev/null' && p !== '');
 }
 
 function kindOf(name: string, args: Args): ActionKind {
-  if (WRITE_TOOLS.has(name) || (FS_TOOLS.has(name) && (args['action'] === 'write' || 'content' in args))) return 'file_write';
+  if (WRITE_TOOLS.has(name) || (FS_TOOLS.has(name) && (args['action'] === 'write' || 'content' in args)))
+    return 'file_write';
   if (READ_TOOLS.has(name) || FS_TOOLS.has(name)) return 'file_access';
   if (PATCH_TOOLS.has(name)) return 'patch';
   if (SHELL_TOOLS.has(name)) return 'shell';
@@ -66,7 +138,8 @@ function kindOf(name: string, args: Args): ActionKind {
 
 export function classifyAction(toolName: string, rawArgs: unknown): Classification {
   const name = toolName.toLowerCase();
-  const args: Args = rawArgs !== null && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? (rawArgs as Args) : {};
+  const args: Args =
+    rawArgs !== null && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? (rawArgs as Args) : {};
   const malformed = (what: string): Classification => ({ ok: false, reason: `${toolName} needs ${what}` });
   let kind = kindOf(name, args);
   const facts = extractArguments(rawArgs, kind !== 'file_write' && kind !== 'patch');
@@ -75,11 +148,21 @@ export function classifyAction(toolName: string, rawArgs: unknown): Classificati
   if (kind === 'mcp_tool' && facts.paths.length > 0 && facts.content.some((c) => c.length > 0)) kind = 'file_write';
   if (facts.tooDeep) return { ok: false, reason: `arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels` };
 
-  const action: ToolAction = { kind, paths: facts.paths, softPaths: facts.softPaths, commands: facts.commands, targets: [], content: '', diff: '', cwd: facts.cwd };
+  const action: ToolAction = {
+    kind,
+    paths: facts.paths,
+    softPaths: facts.softPaths,
+    commands: facts.commands,
+    targets: [],
+    content: '',
+    diff: '',
+    cwd: facts.cwd,
+  };
   switch (kind) {
     case 'file_access':
     case 'file_write':
-      if (action.paths.length === 0) return malformed('a path argument (path, file, file_path, source, destination, …)');
+      if (action.paths.length === 0)
+        return malformed('a path argument (path, file, file_path, source, destination, …)');
       if (kind === 'file_write') action.content = facts.content.join('\n');
       break;
     case 'patch': {
@@ -91,7 +174,8 @@ export function classifyAction(toolName: string, rawArgs: unknown): Classificati
     }
     case 'shell':
       // upstream's shell tools also take the command under `input`
-      if (action.commands.length === 0 && typeof args['input'] === 'string') action.commands.push({ form: 'text', text: args['input'], key: 'input' });
+      if (action.commands.length === 0 && typeof args['input'] === 'string')
+        action.commands.push({ form: 'text', text: args['input'], key: 'input' });
       if (action.commands.length === 0) return malformed('a command (command, cmd, script, input, or an argv array)');
       break;
     case 'egress':

@@ -12,20 +12,130 @@ import { isKnownProgram } from './shell/programs.js';
 import type { CommandArgument, EgressTarget } from './types.js';
 
 /** Keys whose strings are content or prose (judged by secret-leak / patch-integrity, never as paths or commands). */
-const CONTENT_KEYS = new Set(['content', 'contents', 'text', 'data', 'newstr', 'newstring', 'newtext', 'oldstr', 'oldstring', 'oldtext', 'edits',
-  'filetext', 'newcontent', 'newcontents', 'filecontent', 'filecontents', 'code', 'sourcecode', 'replacement', 'insert', 'insertion', 'lines',
-  'body', 'message', 'messages', 'description', 'title', 'summary', 'comment', 'prompt', 'query', 'diff', 'patch', 'input']);
-const PATH_WORDS = new Set(['path', 'paths', 'file', 'files', 'filename', 'filenames', 'dir', 'dirs', 'directory', 'directories', 'folder', 'folders', 'cwd']);
-const PATH_KEYS = new Set(['source', 'sources', 'destination', 'destinations', 'src', 'dst', 'dest', 'workdir', 'workingdir', 'wd']);
+const CONTENT_KEYS = new Set([
+  'content',
+  'contents',
+  'text',
+  'data',
+  'newstr',
+  'newstring',
+  'newtext',
+  'oldstr',
+  'oldstring',
+  'oldtext',
+  'edits',
+  'filetext',
+  'newcontent',
+  'newcontents',
+  'filecontent',
+  'filecontents',
+  'code',
+  'sourcecode',
+  'replacement',
+  'insert',
+  'insertion',
+  'lines',
+  'body',
+  'message',
+  'messages',
+  'description',
+  'title',
+  'summary',
+  'comment',
+  'prompt',
+  'query',
+  'diff',
+  'patch',
+  'input',
+]);
+const PATH_WORDS = new Set([
+  'path',
+  'paths',
+  'file',
+  'files',
+  'filename',
+  'filenames',
+  'dir',
+  'dirs',
+  'directory',
+  'directories',
+  'folder',
+  'folders',
+  'cwd',
+]);
+const PATH_KEYS = new Set([
+  'source',
+  'sources',
+  'destination',
+  'destinations',
+  'src',
+  'dst',
+  'dest',
+  'workdir',
+  'workingdir',
+  'wd',
+]);
 const CWD_KEYS = new Set(['cwd', 'workdir', 'workingdir', 'workingdirectory', 'wd']);
-const COMMAND_KEYS = new Set(['command', 'commands', 'cmd', 'cmds', 'cmdline', 'commandline', 'shellcommand', 'script', 'bash', 'sh', 'shell', 'exec', 'execute', 'run', 'runcommand']);
+const COMMAND_KEYS = new Set([
+  'command',
+  'commands',
+  'cmd',
+  'cmds',
+  'cmdline',
+  'commandline',
+  'shellcommand',
+  'script',
+  'bash',
+  'sh',
+  'shell',
+  'exec',
+  'execute',
+  'run',
+  'runcommand',
+]);
 const ARGV_KEYS = new Set(['args', 'argv', 'arguments']);
-const URL_WORDS = new Set(['url', 'urls', 'uri', 'uris', 'href', 'endpoint', 'endpoints', 'link', 'links', 'website', 'webhook']);
+const URL_WORDS = new Set([
+  'url',
+  'urls',
+  'uri',
+  'uris',
+  'href',
+  'endpoint',
+  'endpoints',
+  'link',
+  'links',
+  'website',
+  'webhook',
+]);
 const HOST_WORDS = new Set(['host', 'hosts', 'hostname', 'hostnames', 'domain', 'domains']);
 /** Keys that often hold a host (`ip`, `server`, `address`), but also other things: a host only if the value is shaped like one. */
-const MAYBE_HOST_KEYS = new Set(['ip', 'ips', 'ipaddress', 'ipaddr', 'addr', 'address', 'server', 'servers', 'remote', 'peer', 'ipv4', 'ipv6']);
+const MAYBE_HOST_KEYS = new Set([
+  'ip',
+  'ips',
+  'ipaddress',
+  'ipaddr',
+  'addr',
+  'address',
+  'server',
+  'servers',
+  'remote',
+  'peer',
+  'ipv4',
+  'ipv6',
+]);
 /** Keys that may name the program of an argv (`{program: "rm", args: [...]}`). */
-const PROGRAM_KEYS = new Set(['program', 'executable', 'exe', 'binary', 'bin', 'file', 'path', 'name', 'tool', 'process']);
+const PROGRAM_KEYS = new Set([
+  'program',
+  'executable',
+  'exe',
+  'binary',
+  'bin',
+  'file',
+  'path',
+  'name',
+  'tool',
+  'process',
+]);
 const ARGV_LIKE_KEYS = new Set(['args', 'argv', 'arguments', 'options', 'params', 'parameters', 'flags']);
 
 /** Deeper nesting than this is refused: an agent must not hide an argument below where we look. */
@@ -35,7 +145,11 @@ const MAX_SHAPED_LENGTH = 8192;
 
 /** The words of a key: `workingDirectory`, `working_directory` and `working-directory` are the same. */
 function keyWords(key: string): string[] {
-  return key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[\s_\-.]+/).filter((w) => w !== '');
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[\s_\-.]+/)
+    .filter((w) => w !== '');
 }
 
 export type KeyRole = 'content' | 'path' | 'cwd' | 'command' | 'argv' | 'url' | 'host' | 'maybe-host' | 'other';
@@ -75,7 +189,10 @@ export interface ArgumentFacts {
 const URL_SHAPE = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
 
 function looksLikePath(s: string): boolean {
-  return !s.includes('\n') && (s.startsWith('/') || s === '~' || s.startsWith('~/') || s.startsWith('./') || s.startsWith('../'));
+  return (
+    !s.includes('\n') &&
+    (s.startsWith('/') || s === '~' || s.startsWith('~/') || s.startsWith('./') || s.startsWith('../'))
+  );
 }
 
 /** `file:///x` names a path, not a network target. */
@@ -94,12 +211,88 @@ function fileUrlPath(s: string): string | undefined {
  * an MCP server's own resource namespace) names something inside the server, not a host: it is
  * judged as a soft path (forbidden patterns), not as egress.
  */
-const NETWORK_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'ftps', 'sftp', 'scp', 'ssh', 'git', 'svn', 'gopher', 'dict', 'ldap', 'ldaps',
-  'smb', 'smbs', 'tftp', 'telnet', 'imap', 'imaps', 'pop3', 'pop3s', 'smtp', 'smtps', 'rtsp', 'rtmp', 'mqtt', 'mqtts', 'nfs', 'rsync',
-  'redis', 'rediss', 'postgres', 'postgresql', 'mysql', 'mariadb', 'mongodb', 'mongodb+srv', 'amqp', 'amqps', 'kafka', 'nats', 'grpc', 'grpcs',
-  'ipp', 'irc', 'ircs', 'xmpp', 'sip', 'sips', 'vnc', 'rdp', 'docker', 'unix', 'jdbc', 'odbc', 'nntp',
+const NETWORK_SCHEMES = new Set([
+  'http',
+  'https',
+  'ws',
+  'wss',
+  'ftp',
+  'ftps',
+  'sftp',
+  'scp',
+  'ssh',
+  'git',
+  'svn',
+  'gopher',
+  'dict',
+  'ldap',
+  'ldaps',
+  'smb',
+  'smbs',
+  'tftp',
+  'telnet',
+  'imap',
+  'imaps',
+  'pop3',
+  'pop3s',
+  'smtp',
+  'smtps',
+  'rtsp',
+  'rtmp',
+  'mqtt',
+  'mqtts',
+  'nfs',
+  'rsync',
+  'redis',
+  'rediss',
+  'postgres',
+  'postgresql',
+  'mysql',
+  'mariadb',
+  'mongodb',
+  'mongodb+srv',
+  'amqp',
+  'amqps',
+  'kafka',
+  'nats',
+  'grpc',
+  'grpcs',
+  'ipp',
+  'irc',
+  'ircs',
+  'xmpp',
+  'sip',
+  'sips',
+  'vnc',
+  'rdp',
+  'docker',
+  'unix',
+  'jdbc',
+  'odbc',
+  'nntp',
   // object stores and remote filesystems a client dials by bucket or account host
-  's3', 's3a', 's3n', 'gs', 'gcs', 'az', 'abfs', 'abfss', 'wasb', 'wasbs', 'adl', 'hdfs', 'webdav', 'webdavs', 'dav', 'davs', 'afp', 'coap', 'coaps', 'news', 'snews']);
+  's3',
+  's3a',
+  's3n',
+  'gs',
+  'gcs',
+  'az',
+  'abfs',
+  'abfss',
+  'wasb',
+  'wasbs',
+  'adl',
+  'hdfs',
+  'webdav',
+  'webdavs',
+  'dav',
+  'davs',
+  'afp',
+  'coap',
+  'coaps',
+  'news',
+  'snews',
+]);
 
 /** The `authority/path` of a URI whose scheme reaches no network (attacker-controlled); undefined for network schemes and non-URIs. */
 function opaqueUriName(s: string): string | undefined {
@@ -130,7 +323,15 @@ function looksLikeSoftPath(s: string): boolean {
  *                    (`{input: "rm -rf /"}` to a terminal tool with a name we do not know)
  */
 export function extractArguments(args: unknown, judgeProse = true): ArgumentFacts {
-  const facts: ArgumentFacts = { paths: [], commands: [], urls: [], content: [], softPaths: [], cwd: undefined, tooDeep: false };
+  const facts: ArgumentFacts = {
+    paths: [],
+    commands: [],
+    urls: [],
+    content: [],
+    softPaths: [],
+    cwd: undefined,
+    tooDeep: false,
+  };
 
   const shaped = (s: string, key: string, role: KeyRole): void => {
     if (s.length > MAX_SHAPED_LENGTH) return;
@@ -140,7 +341,11 @@ export function extractArguments(args: unknown, judgeProse = true): ArgumentFact
     else if (URL_SHAPE.test(text)) facts.urls.push({ raw: text, source: role === 'url' ? 'argument' : 'embedded' });
     else if (looksLikePath(text)) facts.paths.push(text);
     else if (looksLikeCommand(text)) facts.commands.push({ form: 'text', text: s, key });
-    else if (IPV4.test(text) || (IPV6.test(text) && text.includes('::'))) facts.urls.push({ raw: text.includes(':') && !text.startsWith('[') && !IPV4.test(text) ? `[${text}]` : text, source: 'embedded' });
+    else if (IPV4.test(text) || (IPV6.test(text) && text.includes('::')))
+      facts.urls.push({
+        raw: text.includes(':') && !text.startsWith('[') && !IPV4.test(text) ? `[${text}]` : text,
+        source: 'embedded',
+      });
     else if (looksLikeSoftPath(text)) facts.softPaths.push(text);
   };
 
@@ -175,7 +380,8 @@ export function extractArguments(args: unknown, judgeProse = true): ArgumentFact
         case 'url':
         case 'host':
           if (fileUrlPath(value.trim()) !== undefined) facts.paths.push(fileUrlPath(value.trim())!);
-          else if (role === 'url' && opaqueUriName(value.trim()) !== undefined) facts.softPaths.push(decodeURIComponent(opaqueUriName(value.trim())!.replace(/%(?![0-9a-f]{2})/gi, '%25')));
+          else if (role === 'url' && opaqueUriName(value.trim()) !== undefined)
+            facts.softPaths.push(decodeURIComponent(opaqueUriName(value.trim())!.replace(/%(?![0-9a-f]{2})/gi, '%25')));
           else facts.urls.push({ raw: value, source: 'argument' });
           return;
         default:
@@ -219,14 +425,26 @@ const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every
 function argvOf(obj: Record<string, unknown>): CommandArgument | undefined {
   const entries = Object.entries(obj);
   const command = entries.find(([k]) => keyRole(k) === 'command');
-  const args = entries.find(([k]) => keyRole(k) === 'argv') ?? entries.find(([k, v]) => ARGV_LIKE_KEYS.has(keyWords(k).join('')) && isStringArray(v));
+  const args =
+    entries.find(([k]) => keyRole(k) === 'argv') ??
+    entries.find(([k, v]) => ARGV_LIKE_KEYS.has(keyWords(k).join('')) && isStringArray(v));
   if (command !== undefined && isStringArray(command[1]) && command[1].length > 0) {
-    return { form: 'argv', argv: [...command[1], ...(args !== undefined && isStringArray(args[1]) ? args[1] : [])], key: command[0] };
+    return {
+      form: 'argv',
+      argv: [...command[1], ...(args !== undefined && isStringArray(args[1]) ? args[1] : [])],
+      key: command[0],
+    };
   }
   if (command !== undefined && typeof command[1] === 'string' && args !== undefined && isStringArray(args[1])) {
     return { form: 'argv', argv: [command[1], ...args[1]], key: command[0] };
   }
-  if (command === undefined && args !== undefined && args[0].toLowerCase() === 'argv' && isStringArray(args[1]) && args[1].length > 0) {
+  if (
+    command === undefined &&
+    args !== undefined &&
+    args[0].toLowerCase() === 'argv' &&
+    isStringArray(args[1]) &&
+    args[1].length > 0
+  ) {
     return { form: 'argv', argv: args[1], key: args[0] };
   }
   if (command !== undefined && typeof command[1] === 'string' && args !== undefined && typeof args[1] === 'string') {
@@ -234,11 +452,22 @@ function argvOf(obj: Record<string, unknown>): CommandArgument | undefined {
   }
   // {program: "rm", args: [...]}, {file: "/bin/rm", options: [...]}, {args: ["sh", "-c", "id"]}
   const argvLike = entries.find(([k, v]) => ARGV_LIKE_KEYS.has(keyWords(k).join('')) && isStringArray(v));
-  const program = entries.find(([k, v]) => PROGRAM_KEYS.has(keyWords(k).join('')) && typeof v === 'string' && isKnownProgram(v));
+  const program = entries.find(
+    ([k, v]) => PROGRAM_KEYS.has(keyWords(k).join('')) && typeof v === 'string' && isKnownProgram(v),
+  );
   if (command === undefined && program !== undefined) {
-    return { form: 'argv', argv: [program[1] as string, ...(argvLike === undefined ? [] : (argvLike[1] as string[]))], key: program[0] };
+    return {
+      form: 'argv',
+      argv: [program[1] as string, ...(argvLike === undefined ? [] : (argvLike[1] as string[]))],
+      key: program[0],
+    };
   }
-  if (command === undefined && argvLike !== undefined && (argvLike[1] as string[]).length > 0 && isKnownProgram((argvLike[1] as string[])[0]!)) {
+  if (
+    command === undefined &&
+    argvLike !== undefined &&
+    (argvLike[1] as string[]).length > 0 &&
+    isKnownProgram((argvLike[1] as string[])[0]!)
+  ) {
     return { form: 'argv', argv: argvLike[1] as string[], key: argvLike[0] };
   }
   return undefined;

@@ -11,8 +11,15 @@ import { z } from 'zod';
 import type { Guard, GuardInput, GuardOutcome } from './types.js';
 
 export const DEFAULT_EGRESS_ALLOW = [
-  '*.openai.com', '*.anthropic.com', 'api.github.com', '*.npmjs.org', 'registry.npmjs.org',
-  'pypi.org', 'files.pythonhosted.org', 'crates.io', 'static.crates.io',
+  '*.openai.com',
+  '*.anthropic.com',
+  'api.github.com',
+  '*.npmjs.org',
+  'registry.npmjs.org',
+  'pypi.org',
+  'files.pythonhosted.org',
+  'crates.io',
+  'static.crates.io',
 ];
 
 export const EgressAllowlistConfigSchema = z.strictObject({
@@ -23,7 +30,11 @@ export const EgressAllowlistConfigSchema = z.strictObject({
 export type EgressAllowlistConfig = z.infer<typeof EgressAllowlistConfigSchema>;
 
 function hostGlob(pattern: string): RegExp {
-  const body = pattern.toLowerCase().split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*');
+  const body = pattern
+    .toLowerCase()
+    .split('*')
+    .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[^/]*');
   return new RegExp(`^${body}$`);
 }
 
@@ -43,8 +54,14 @@ export class EgressAllowlistGuard implements Guard {
     if (!this.config.enabled || targets.length === 0) return null;
     for (const t of targets) {
       const blocked = this.block.find(([, re]) => re.test(t.host));
-      if (blocked !== undefined) return { verdict: 'deny', reason: `host ${t.host} is on the egress blocklist (${blocked[0]})`, details: blocked[0] };
-      if (!this.allow.some(([, re]) => re.test(t.host))) return { verdict: 'deny', reason: `host ${t.host} is not on the egress allowlist`, details: t.host };
+      if (blocked !== undefined)
+        return {
+          verdict: 'deny',
+          reason: `host ${t.host} is on the egress blocklist (${blocked[0]})`,
+          details: blocked[0],
+        };
+      if (!this.allow.some(([, re]) => re.test(t.host)))
+        return { verdict: 'deny', reason: `host ${t.host} is not on the egress allowlist`, details: t.host };
     }
     return { verdict: 'allow' };
   }

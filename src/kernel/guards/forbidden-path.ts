@@ -15,24 +15,68 @@ import type { Guard, GuardInput, GuardOutcome } from './types.js';
 
 export const DEFAULT_FORBIDDEN_PATHS = [
   // SSH, GPG and other private keys
-  '**/.ssh', '**/.ssh/**', 'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*', '**/.gnupg', '**/.gnupg/**', '/etc/ssh/ssh_host_*_key',
+  '**/.ssh',
+  '**/.ssh/**',
+  'id_rsa*',
+  'id_dsa*',
+  'id_ecdsa*',
+  'id_ed25519*',
+  '**/.gnupg',
+  '**/.gnupg/**',
+  '/etc/ssh/ssh_host_*_key',
   // cloud, cluster and registry credentials
-  '**/.aws', '**/.aws/**', '**/.azure/**', '**/.config/gcloud/**', '**/.kube', '**/.kube/**', '**/.docker/config.json',
-  '**/.npmrc', '**/.yarnrc.yml', '**/.pypirc', '**/.netrc', '**/.git-credentials', '**/.gitconfig', '**/.config/gh/hosts.yml',
-  '**/.terraform.d/credentials.tfrc.json', '**/.vault-token', '**/.pgpass', '**/.my.cnf',
+  '**/.aws',
+  '**/.aws/**',
+  '**/.azure/**',
+  '**/.config/gcloud/**',
+  '**/.kube',
+  '**/.kube/**',
+  '**/.docker/config.json',
+  '**/.npmrc',
+  '**/.yarnrc.yml',
+  '**/.pypirc',
+  '**/.netrc',
+  '**/.git-credentials',
+  '**/.gitconfig',
+  '**/.config/gh/hosts.yml',
+  '**/.terraform.d/credentials.tfrc.json',
+  '**/.vault-token',
+  '**/.pgpass',
+  '**/.my.cnf',
   // environment files, and git configuration and hooks (remote URLs carry tokens; hooks and config run code)
-  '**/.env', '**/.env.*', '**/.git/config', '**/.git/hooks/**',
+  '**/.env',
+  '**/.env.*',
+  '**/.git/config',
+  '**/.git/hooks/**',
   // password stores
-  '**/.password-store/**', '**/.1password/**',
+  '**/.password-store/**',
+  '**/.1password/**',
   // system secrets and other processes' environments
-  '/etc/shadow*', '/etc/gshadow*', '/etc/passwd*', '/etc/sudoers', '/etc/sudoers.d/**', '/proc/**/environ', '/proc/**/mem',
-  '/run/secrets/**', '/var/run/secrets/**',
+  '/etc/shadow*',
+  '/etc/gshadow*',
+  '/etc/passwd*',
+  '/etc/sudoers',
+  '/etc/sudoers.d/**',
+  '/proc/**/environ',
+  '/proc/**/mem',
+  '/run/secrets/**',
+  '/var/run/secrets/**',
   // Windows credential stores and hives
-  '**/AppData/Roaming/Microsoft/Credentials/**', '**/AppData/Local/Microsoft/Credentials/**',
-  '**/Windows/System32/config/SAM', '**/Windows/System32/config/SYSTEM', '**/Windows/System32/config/SECURITY',
+  '**/AppData/Roaming/Microsoft/Credentials/**',
+  '**/AppData/Local/Microsoft/Credentials/**',
+  '**/Windows/System32/config/SAM',
+  '**/Windows/System32/config/SYSTEM',
+  '**/Windows/System32/config/SECURITY',
 ];
 /** Templates that hold no secrets, and public keys (`*.pub`: the half of a key pair meant to be shared). */
-export const DEFAULT_FORBIDDEN_PATH_EXCEPTIONS = ['**/.env*.example', '**/.env*.sample', '**/.env*.template', '**/.env*.dist', '**/.env*.defaults', '**/*.pub'];
+export const DEFAULT_FORBIDDEN_PATH_EXCEPTIONS = [
+  '**/.env*.example',
+  '**/.env*.sample',
+  '**/.env*.template',
+  '**/.env*.dist',
+  '**/.env*.defaults',
+  '**/*.pub',
+];
 
 export const ForbiddenPathConfigSchema = z.strictObject({
   enabled: z.boolean().default(true),
@@ -86,12 +130,19 @@ export class ForbiddenPathGuard implements Guard {
     if (path.includes('\0')) return { ok: false, reason: 'path contains a NUL character', details: 'nul' };
     const resolutions = pathResolutions(path, bases);
     if (resolutions === undefined) {
-      if (strictRelative) return { ok: false, reason: `relative path ${path} has no known base to be judged against (${NO_BASE_HELP})`, details: 'relative path without a base' };
+      if (strictRelative)
+        return {
+          ok: false,
+          reason: `relative path ${path} has no known base to be judged against (${NO_BASE_HELP})`,
+          details: 'relative path without a base',
+        };
       // Where it lands is unknown: judge it as written and as if it started at the root
       // (`../../etc/shadow` from anywhere deep enough is /etc/shadow).
       const rooted = lexicalPath(path, '/');
       const pattern = this.matches(path) ?? this.matches(rooted) ?? this.matches(rooted.slice(1));
-      return pattern === undefined ? { ok: true } : { ok: false, reason: `path matches a forbidden pattern: ${pattern}`, details: pattern };
+      return pattern === undefined
+        ? { ok: true }
+        : { ok: false, reason: `path matches a forbidden pattern: ${pattern}`, details: pattern };
     }
     for (const r of resolutions) {
       const hit = this.forbids(r);

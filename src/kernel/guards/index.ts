@@ -7,7 +7,15 @@ export type { GuardsConfig, GuardDecision, GuardCall, Evidence } from './pipelin
 export { classifyAction, egressTarget } from './action.js';
 export { resolvedPath, lexicalPath, pathResolutions } from './paths.js';
 export { NO_CONTEXT } from './types.js';
-export type { Guard, GuardContext, GuardInput, GuardOutcome, ToolAction, EgressTarget, CommandArgument } from './types.js';
+export type {
+  Guard,
+  GuardContext,
+  GuardInput,
+  GuardOutcome,
+  ToolAction,
+  EgressTarget,
+  CommandArgument,
+} from './types.js';
 export { ForbiddenPathGuard, DEFAULT_FORBIDDEN_PATHS, ForbiddenPathConfigSchema } from './forbidden-path.js';
 export { ShellCommandGuard, ShellCommandConfigSchema } from './shell-command.js';
 export { EgressAllowlistGuard, DEFAULT_EGRESS_ALLOW } from './egress-allowlist.js';

@@ -15,7 +15,11 @@ export const McpToolConfigSchema = z.strictObject({
   block: z.array(z.string().min(1)).default(DEFAULT_BLOCKED_TOOLS),
   allow: z.array(z.string().min(1)).default([]),
   default_action: z.enum(['allow', 'deny']).default('allow'),
-  max_args_size: z.number().int().positive().default(1024 * 1024),
+  max_args_size: z
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
 });
 export type McpToolConfig = z.infer<typeof McpToolConfigSchema>;
 
@@ -29,10 +33,19 @@ export class McpToolGuard implements Guard {
     const tool = input.toolName;
     if (this.config.block.includes(tool)) return { verdict: 'deny', reason: `tool ${tool} is blocked`, details: tool };
     const size = canonicalBytes(input.arguments ?? {}).length;
-    if (size > this.config.max_args_size) return { verdict: 'deny', reason: `arguments are ${size} bytes, more than ${this.config.max_args_size}`, details: String(size) };
+    if (size > this.config.max_args_size)
+      return {
+        verdict: 'deny',
+        reason: `arguments are ${size} bytes, more than ${this.config.max_args_size}`,
+        details: String(size),
+      };
     if (this.config.allow.length > 0) {
-      return this.config.allow.includes(tool) ? { verdict: 'allow' } : { verdict: 'deny', reason: `tool ${tool} is not on the allow list`, details: tool };
+      return this.config.allow.includes(tool)
+        ? { verdict: 'allow' }
+        : { verdict: 'deny', reason: `tool ${tool} is not on the allow list`, details: tool };
     }
-    return this.config.default_action === 'allow' ? { verdict: 'allow' } : { verdict: 'deny', reason: `tool ${tool} is denied by default`, details: tool };
+    return this.config.default_action === 'allow'
+      ? { verdict: 'allow' }
+      : { verdict: 'deny', reason: `tool ${tool} is denied by default`, details: tool };
   }
 }

@@ -44,19 +44,40 @@ export class PatchIntegrityGuard implements Guard {
   evaluate(input: GuardInput): GuardOutcome {
     const a = input.action;
     if (!this.config.enabled || a.kind !== 'patch') return null;
-    if (this.forbidden === null) return { verdict: 'deny', reason: 'patch-integrity guard has an invalid pattern and denies everything' };
+    if (this.forbidden === null)
+      return { verdict: 'deny', reason: 'patch-integrity guard has an invalid pattern and denies everything' };
     const lines = a.diff.split('\n');
     const added = lines.filter((l) => l.startsWith('+') && !l.startsWith('+++'));
     const removed = lines.filter((l) => l.startsWith('-') && !l.startsWith('---'));
-    if (added.length > this.config.max_additions) return { verdict: 'deny', reason: `patch adds ${added.length} lines, more than ${this.config.max_additions}`, details: String(added.length) };
-    if (removed.length > this.config.max_deletions) return { verdict: 'deny', reason: `patch removes ${removed.length} lines, more than ${this.config.max_deletions}`, details: String(removed.length) };
+    if (added.length > this.config.max_additions)
+      return {
+        verdict: 'deny',
+        reason: `patch adds ${added.length} lines, more than ${this.config.max_additions}`,
+        details: String(added.length),
+      };
+    if (removed.length > this.config.max_deletions)
+      return {
+        verdict: 'deny',
+        reason: `patch removes ${removed.length} lines, more than ${this.config.max_deletions}`,
+        details: String(removed.length),
+      };
     const ratio = this.config.max_imbalance_ratio;
-    if (ratio !== undefined && added.length > 0 && removed.length > 0 && Math.max(added.length / removed.length, removed.length / added.length) > ratio) {
+    if (
+      ratio !== undefined &&
+      added.length > 0 &&
+      removed.length > 0 &&
+      Math.max(added.length / removed.length, removed.length / added.length) > ratio
+    ) {
       return { verdict: 'deny', reason: `patch is unbalanced (${added.length} added, ${removed.length} removed)` };
     }
     for (const line of added) {
       const re = this.forbidden.find((r) => r.test(line));
-      if (re !== undefined) return { verdict: 'deny', reason: `added line matches a forbidden pattern: ${re.source}`, details: line.slice(1, 121) };
+      if (re !== undefined)
+        return {
+          verdict: 'deny',
+          reason: `added line matches a forbidden pattern: ${re.source}`,
+          details: line.slice(1, 121),
+        };
     }
     return { verdict: 'allow', details: `+${added.length} -${removed.length}` };
   }

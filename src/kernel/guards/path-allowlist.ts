@@ -29,13 +29,20 @@ export class PathAllowlistGuard implements Guard {
     const a = input.action;
     if (!this.config.enabled || a.paths.length === 0) return null;
     const allow =
-      a.kind === 'file_write' ? this.config.file_write_allow
-      : a.kind === 'patch' ? this.config.patch_allow ?? this.config.file_write_allow
-      : this.config.file_access_allow;
+      a.kind === 'file_write'
+        ? this.config.file_write_allow
+        : a.kind === 'patch'
+          ? (this.config.patch_allow ?? this.config.file_write_allow)
+          : this.config.file_access_allow;
     const what = a.kind === 'file_write' ? 'file write' : a.kind === 'patch' ? 'patch' : 'file access';
     for (const path of a.paths) {
       const resolutions = pathResolutions(path, input.context.pathBases);
-      if (resolutions === undefined) return { verdict: 'deny', reason: `relative path ${path} has no known base to be judged against (${NO_BASE_HELP})`, details: path };
+      if (resolutions === undefined)
+        return {
+          verdict: 'deny',
+          reason: `relative path ${path} has no known base to be judged against (${NO_BASE_HELP})`,
+          details: path,
+        };
       for (const lexical of resolutions) {
         const judged = resolvedPath(lexical);
         if (firstMatch(allow, judged) === undefined) {

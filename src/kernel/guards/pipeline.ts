@@ -65,10 +65,19 @@ export interface GuardCall {
   arguments: unknown;
 }
 
-export function runGuards(guards: readonly Guard[], call: GuardCall, context: GuardContext = NO_CONTEXT): GuardDecision {
+export function runGuards(
+  guards: readonly Guard[],
+  call: GuardCall,
+  context: GuardContext = NO_CONTEXT,
+): GuardDecision {
   const classified = classifyAction(call.toolName, call.arguments);
   if (!classified.ok) {
-    return { verdict: 'deny', reason: `malformed arguments: ${classified.reason}`, guard: CLASSIFIER, evidence: [{ guard_name: CLASSIFIER, verdict: false, details: classified.reason }] };
+    return {
+      verdict: 'deny',
+      reason: `malformed arguments: ${classified.reason}`,
+      guard: CLASSIFIER,
+      evidence: [{ guard_name: CLASSIFIER, verdict: false, details: classified.reason }],
+    };
   }
   const input: GuardInput = { ...call, action: classified.action, context };
   const evidence: Evidence[] = [];
@@ -86,7 +95,11 @@ export function runGuards(guards: readonly Guard[], call: GuardCall, context: Gu
       evidence.push({ guard_name: guard.name, verdict: false, details: outcome.details ?? outcome.reason });
       return { verdict: 'deny', reason: outcome.reason, guard: guard.name, evidence };
     }
-    evidence.push(outcome.details === undefined ? { guard_name: guard.name, verdict: true } : { guard_name: guard.name, verdict: true, details: outcome.details });
+    evidence.push(
+      outcome.details === undefined
+        ? { guard_name: guard.name, verdict: true }
+        : { guard_name: guard.name, verdict: true, details: outcome.details },
+    );
   }
   return { verdict: 'allow', evidence };
 }

@@ -47,11 +47,25 @@ export class SecretLeakGuard implements Guard {
   evaluate(input: GuardInput): GuardOutcome {
     const a = input.action;
     if (!this.config.enabled || (a.kind !== 'file_write' && a.kind !== 'patch')) return null;
-    if (this.formats === null) return { verdict: 'deny', reason: 'secret-leak guard has an invalid pattern and denies everything' };
-    if (a.paths.length > 0 && a.paths.every((p) => firstMatch(this.config.skip_paths, p) !== undefined)) return { verdict: 'allow', details: 'test path skipped' };
-    const text = a.kind === 'file_write' ? a.content : a.diff.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).map((l) => l.slice(1)).join('\n');
+    if (this.formats === null)
+      return { verdict: 'deny', reason: 'secret-leak guard has an invalid pattern and denies everything' };
+    if (a.paths.length > 0 && a.paths.every((p) => firstMatch(this.config.skip_paths, p) !== undefined))
+      return { verdict: 'allow', details: 'test path skipped' };
+    const text =
+      a.kind === 'file_write'
+        ? a.content
+        : a.diff
+            .split('\n')
+            .filter((l) => l.startsWith('+') && !l.startsWith('+++'))
+            .map((l) => l.slice(1))
+            .join('\n');
     const hit = findSecret(text, this.formats, a.paths[0], this.config.detect_assignments);
-    if (hit !== undefined) return { verdict: 'deny', reason: `content contains a secret (${hit.kind}): ${mask(hit.text)}`, details: hit.kind };
+    if (hit !== undefined)
+      return {
+        verdict: 'deny',
+        reason: `content contains a secret (${hit.kind}): ${mask(hit.text)}`,
+        details: hit.kind,
+      };
     return { verdict: 'allow' };
   }
 }

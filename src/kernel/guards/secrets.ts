@@ -31,7 +31,7 @@ export const DEFAULT_SECRET_FORMATS: Record<string, string> = {
   'digitalocean-token': String.raw`\bdo[opr]_v1_[a-f0-9]{64}\b`,
   'shopify-token': String.raw`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`,
   'pypi-token': String.raw`\bpypi-AgE[A-Za-z0-9_-]{50,}`,
-  'jwt': String.raw`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`,
+  jwt: String.raw`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`,
   'telegram-bot-token': String.raw`\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b`,
   'twilio-key': String.raw`\bSK[0-9a-fA-F]{32}\b`,
   'putty-private-key': String.raw`PuTTY-User-Key-File-\d`,
@@ -47,19 +47,70 @@ export interface SecretHit {
 
 const SECRET_NAME = String.raw`(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|token|auth[_-]?token|access[_-]?token|refresh[_-]?token|passw(?:or)?d|passphrase|pwd|db[_-]?pass|[_.-]pass|private[_-]?key|access[_-]?key(?:[_-]?id)?|credentials?)`;
 // name ["']? (= | : | := | =>) value, the name ending in a secret word; the value a quoted string or a bare run.
-const ASSIGNMENT = new RegExp(String.raw`(?<![A-Za-z0-9_])([A-Za-z0-9_.-]*${SECRET_NAME})["']?\s*(?::=|=>|[?+!]?=|:)\s*("[^"\n]*"|'[^'\n]*'|\x60[^\x60\n]*\x60|[^\s,;#}\])]+)`, 'gi');
+const ASSIGNMENT = new RegExp(
+  String.raw`(?<![A-Za-z0-9_])([A-Za-z0-9_.-]*${SECRET_NAME})["']?\s*(?::=|=>|[?+!]?=|:)\s*("[^"\n]*"|'[^'\n]*'|\x60[^\x60\n]*\x60|[^\s,;#}\])]+)`,
+  'gi',
+);
 
 /** Whole values that are placeholders, not secrets (compared in lower case). */
-const PLACEHOLDER_WORDS = new Set(['password', 'passwd', 'secret', 'token', 'apikey', 'api_key', 'api-key', 'secretkey', 'secret_key', 'changeme', 'change_me',
-  'replaceme', 'replace_me', 'example', 'sample', 'dummy', 'fake', 'mock', 'test', 'testing', 'placeholder', 'todo', 'tbd', 'fixme', 'redacted', 'hidden',
-  'none', 'null', 'nil', 'undefined', 'false', 'true', 'default', 'admin', 'root', 'pass', 'qwerty', 'letmein', 'password123', 'secret123', 'mysecret',
-  'mypassword', 'yourpassword', 'your_password', 'your-password', 'notasecret', 'xxx']);
+const PLACEHOLDER_WORDS = new Set([
+  'password',
+  'passwd',
+  'secret',
+  'token',
+  'apikey',
+  'api_key',
+  'api-key',
+  'secretkey',
+  'secret_key',
+  'changeme',
+  'change_me',
+  'replaceme',
+  'replace_me',
+  'example',
+  'sample',
+  'dummy',
+  'fake',
+  'mock',
+  'test',
+  'testing',
+  'placeholder',
+  'todo',
+  'tbd',
+  'fixme',
+  'redacted',
+  'hidden',
+  'none',
+  'null',
+  'nil',
+  'undefined',
+  'false',
+  'true',
+  'default',
+  'admin',
+  'root',
+  'pass',
+  'qwerty',
+  'letmein',
+  'password123',
+  'secret123',
+  'mysecret',
+  'mypassword',
+  'yourpassword',
+  'your_password',
+  'your-password',
+  'notasecret',
+  'xxx',
+]);
 /** Values that say they are examples: a placeholder word followed by a separator (`test-key-123`, `dummy_token`). */
 const PLACEHOLDER_PREFIX = /^(?:your|example|sample|dummy|fake|mock|test|placeholder|insert|enter|replace)[-_.]/i;
-const PLACEHOLDER_INSIDE = /your[_-]|[_-]here\b|example|x{4,}|\*{3,}|\.{3}|<[^>]*>|\[[^\]]*\]|changeme|replace[_-]?me|dummy|placeholder/i;
-const REFERENCE = /^(?:\$|%\(|\{\{|\{%|<%|#\{|@\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|env\(|ENV\[|System\.getenv|Deno\.env|secrets\.|vault:|ref\+|!Ref|!Sub)/;
+const PLACEHOLDER_INSIDE =
+  /your[_-]|[_-]here\b|example|x{4,}|\*{3,}|\.{3}|<[^>]*>|\[[^\]]*\]|changeme|replace[_-]?me|dummy|placeholder/i;
+const REFERENCE =
+  /^(?:\$|%\(|\{\{|\{%|<%|#\{|@\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|env\(|ENV\[|System\.getenv|Deno\.env|secrets\.|vault:|ref\+|!Ref|!Sub)/;
 /** Files where a bare value after `=` or `:` is a literal (configuration, shell, docs), not an expression. */
-const CONFIG_EXTENSIONS = /\.(?:env|ya?ml|ini|cfg|conf|properties|toml|json|jsonc|txt|md|markdown|rst|tf|tfvars|npmrc|netrc|pgpass|xml|plist|service|sh|bash|zsh|fish|ksh|bashrc|zshrc|profile|bash_profile|envrc|ps1|psm1|bat|cmd|mk|make|dockerfile|cnf|htpasswd)$|(?:^|\/)(?:Dockerfile|Makefile|\.?[a-z]*rc|\.?profile)$/i;
+const CONFIG_EXTENSIONS =
+  /\.(?:env|ya?ml|ini|cfg|conf|properties|toml|json|jsonc|txt|md|markdown|rst|tf|tfvars|npmrc|netrc|pgpass|xml|plist|service|sh|bash|zsh|fish|ksh|bashrc|zshrc|profile|bash_profile|envrc|ps1|psm1|bat|cmd|mk|make|dockerfile|cnf|htpasswd)$|(?:^|\/)(?:Dockerfile|Makefile|\.?[a-z]*rc|\.?profile)$/i;
 
 function decodeURIComponentSafe(s: string): string {
   try {
@@ -79,7 +130,12 @@ export function shannonEntropy(s: string): number {
 }
 
 function isPlaceholder(value: string): boolean {
-  return PLACEHOLDER_WORDS.has(value.toLowerCase()) || PLACEHOLDER_PREFIX.test(value) || PLACEHOLDER_INSIDE.test(value) || /^(.)\1*$/.test(value);
+  return (
+    PLACEHOLDER_WORDS.has(value.toLowerCase()) ||
+    PLACEHOLDER_PREFIX.test(value) ||
+    PLACEHOLDER_INSIDE.test(value) ||
+    /^(.)\1*$/.test(value)
+  );
 }
 
 /** A quoted or bare value that could be a secret written in the clear. */
@@ -99,7 +155,12 @@ function literalSecret(raw: string, bareCounts: boolean): string | undefined {
  * The first secret in `text`, or undefined. `path` (where the text is written) says whether bare
  * values are literals (configuration files) or expressions (code).
  */
-export function findSecret(text: string, formats: ReadonlyArray<[string, RegExp]>, path: string | undefined, detectAssignments: boolean): SecretHit | undefined {
+export function findSecret(
+  text: string,
+  formats: ReadonlyArray<[string, RegExp]>,
+  path: string | undefined,
+  detectAssignments: boolean,
+): SecretHit | undefined {
   for (const [kind, re] of formats) {
     re.lastIndex = 0;
     for (const m of text.matchAll(new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`))) {
@@ -110,11 +171,13 @@ export function findSecret(text: string, formats: ReadonlyArray<[string, RegExp]
         continue;
       }
       const body = m[0].replace(/^[A-Za-z]+[_-](?:[A-Za-z0-9]+[_-])?/, '');
-      if (kind === 'private-key' || !(PLACEHOLDER_INSIDE.test(body) || /^(.)\1*$/.test(body))) return { kind, text: m[0] };
+      if (kind === 'private-key' || !(PLACEHOLDER_INSIDE.test(body) || /^(.)\1*$/.test(body)))
+        return { kind, text: m[0] };
     }
   }
   if (!detectAssignments) return undefined;
-  const bareCounts = path === undefined || CONFIG_EXTENSIONS.test(path) || !/\.[A-Za-z0-9]+$/.test(path.split('/').pop() ?? '');
+  const bareCounts =
+    path === undefined || CONFIG_EXTENSIONS.test(path) || !/\.[A-Za-z0-9]+$/.test(path.split('/').pop() ?? '');
   for (const m of text.matchAll(ASSIGNMENT)) {
     const value = literalSecret(m[2]!, bareCounts);
     if (value !== undefined) return { kind: 'assigned-secret', text: value };

@@ -49,7 +49,14 @@ const known = (value: string): Field => ({ value, pattern: value, glob: false, u
 
 /** An argv run without a shell, as one simple command. */
 function argvShell(argv: readonly string[]): ParsedShell {
-  return { commands: [{ argv: argv.map(known), assigns: [], redirects: [], stdin: 'inherited', pipedFrom: [], text: argv.join(' ') }], looseFields: [], functions: [], movesCd: false };
+  return {
+    commands: [
+      { argv: argv.map(known), assigns: [], redirects: [], stdin: 'inherited', pipedFrom: [], text: argv.join(' ') },
+    ],
+    looseFields: [],
+    functions: [],
+    movesCd: false,
+  };
 }
 
 type Verdict = { ok: true } | { ok: false; reason: string; details: string };
@@ -61,7 +68,10 @@ export class ShellCommandGuard implements Guard {
   private readonly home = homedir();
   private readonly forbids = (path: string): string | undefined => this.paths.matches(path);
 
-  constructor(private readonly paths: ForbiddenPathGuard, private readonly config: ShellCommandConfig = ShellCommandConfigSchema.parse({})) {
+  constructor(
+    private readonly paths: ForbiddenPathGuard,
+    private readonly config: ShellCommandConfig = ShellCommandConfigSchema.parse({}),
+  ) {
     this.allowed = new Set(config.allowed_interpreters.map((i) => i.toLowerCase()));
     try {
       this.regexes = config.additional_patterns.map((p) => new RegExp(p));
@@ -73,7 +83,8 @@ export class ShellCommandGuard implements Guard {
   evaluate(input: GuardInput): GuardOutcome {
     const a = input.action;
     if (!this.config.enabled || a.commands.length === 0) return null;
-    if (this.regexes === null) return { verdict: 'deny', reason: 'shell-command guard has an invalid pattern and denies everything' };
+    if (this.regexes === null)
+      return { verdict: 'deny', reason: 'shell-command guard has an invalid pattern and denies everything' };
     // The command may run in any directory the call names (a `cwd`, or a `directory`, `path`, …
     // argument a shell tool may take as one, against every base when relative) or in a base.
     const named = a.paths.flatMap((p) => pathResolutions(p, input.context.pathBases) ?? []);
@@ -100,7 +111,8 @@ export class ShellCommandGuard implements Guard {
   }
 
   private judgeText(text: string, bases: readonly string[], depth: number): Verdict {
-    if (depth > MAX_SHELL_NESTING) return { ok: false, reason: `shell code nested more than ${MAX_SHELL_NESTING} levels deep`, details: 'nesting' };
+    if (depth > MAX_SHELL_NESTING)
+      return { ok: false, reason: `shell code nested more than ${MAX_SHELL_NESTING} levels deep`, details: 'nesting' };
     const parsed = parseShell(text, this.home);
     if (!parsed.ok) return { ok: false, reason: `command cannot be judged: ${parsed.reason}`, details: 'unparseable' };
     return this.judgeParsed(parsed.shell, text, bases, depth);
@@ -108,8 +120,13 @@ export class ShellCommandGuard implements Guard {
 
   private judgeParsed(shell: ParsedShell, text: string, bases: readonly string[], depth: number): Verdict {
     const hit = this.regexes!.find((re) => re.test(text));
-    if (hit !== undefined) return { ok: false, reason: `command matches a dangerous pattern: ${hit.source}`, details: hit.source };
-    const settings: ShellSettings = { allowedInterpreters: this.allowed, places: { home: this.home, bases }, ...(this.paths.enabled ? { forbids: this.forbids } : {}) };
+    if (hit !== undefined)
+      return { ok: false, reason: `command matches a dangerous pattern: ${hit.source}`, details: hit.source };
+    const settings: ShellSettings = {
+      allowedInterpreters: this.allowed,
+      places: { home: this.home, bases },
+      ...(this.paths.enabled ? { forbids: this.forbids } : {}),
+    };
     const j = judgeShell(shell, settings);
     if (j.deny !== undefined) return { ok: false, reason: `command refused: ${j.deny}`, details: j.deny };
     if (this.paths.enabled) {
@@ -129,7 +146,10 @@ export class ShellCommandGuard implements Guard {
 
 /** URLs and hosts a command reaches, nested shell code included (for the network guards). */
 export function commandArgumentTargets(command: CommandArgument, home: string = homedir()): string[] {
-  const everything: ShellSettings = { allowedInterpreters: new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'rbash', 'yash', 'posh']), places: { home, bases: [] } };
+  const everything: ShellSettings = {
+    allowedInterpreters: new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'rbash', 'yash', 'posh']),
+    places: { home, bases: [] },
+  };
   const out: string[] = [];
   const visit = (shell: ParsedShell, depth: number) => {
     const j = judgeShell(shell, everything);

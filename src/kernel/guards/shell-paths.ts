@@ -14,11 +14,44 @@ import type { ForbiddenPathGuard, PathVerdict } from './forbidden-path.js';
 import type { Field } from './shell/words.js';
 
 /** Secret files a glob or a partly known word is tested against, relative to a home or workspace. */
-const SECRET_TAILS = ['.env', '.env.local', '.env.production', 'sub/.env', '.ssh/id_rsa', '.ssh/id_ed25519', '.ssh/authorized_keys', 'id_rsa', 'id_ed25519',
-  '.aws/credentials', '.aws/config', '.netrc', '.npmrc', '.pypirc', '.git-credentials', '.gitconfig', '.git/config', '.git/hooks/pre-commit',
-  '.kube/config', '.docker/config.json', '.gnupg/secring.gpg', '.pgpass', '.vault-token', '.config/gh/hosts.yml', '.password-store/x.gpg'];
-const SECRET_ABSOLUTE = ['/etc/shadow', '/etc/gshadow', '/etc/passwd', '/etc/sudoers', '/proc/self/environ', '/proc/1/environ', '/proc/self/mem',
-  '/run/secrets/db', '/var/run/secrets/kubernetes.io/serviceaccount/token'];
+const SECRET_TAILS = [
+  '.env',
+  '.env.local',
+  '.env.production',
+  'sub/.env',
+  '.ssh/id_rsa',
+  '.ssh/id_ed25519',
+  '.ssh/authorized_keys',
+  'id_rsa',
+  'id_ed25519',
+  '.aws/credentials',
+  '.aws/config',
+  '.netrc',
+  '.npmrc',
+  '.pypirc',
+  '.git-credentials',
+  '.gitconfig',
+  '.git/config',
+  '.git/hooks/pre-commit',
+  '.kube/config',
+  '.docker/config.json',
+  '.gnupg/secring.gpg',
+  '.pgpass',
+  '.vault-token',
+  '.config/gh/hosts.yml',
+  '.password-store/x.gpg',
+];
+const SECRET_ABSOLUTE = [
+  '/etc/shadow',
+  '/etc/gshadow',
+  '/etc/passwd',
+  '/etc/sudoers',
+  '/proc/self/environ',
+  '/proc/1/environ',
+  '/proc/self/mem',
+  '/run/secrets/db',
+  '/var/run/secrets/kubernetes.io/serviceaccount/token',
+];
 const MAX_GLOB_MATCHES = 5000;
 const URL_SHAPE = /^[a-z][a-z0-9+.-]*:\/\//i;
 
@@ -67,7 +100,13 @@ function expandGlob(pattern: string, roots: readonly string[]): string[] | 'too-
   return matches;
 }
 
-function couldNameSecret(forbidden: ForbiddenPathGuard, pattern: string, dot: boolean, home: string, bases: readonly string[]): string | undefined {
+function couldNameSecret(
+  forbidden: ForbiddenPathGuard,
+  pattern: string,
+  dot: boolean,
+  home: string,
+  bases: readonly string[],
+): string | undefined {
   const match = picomatch(pattern, { dot, nocase: true });
   const samples = pattern.startsWith('/')
     ? [...SECRET_ABSOLUTE, ...[home, ...bases].flatMap((root) => SECRET_TAILS.map((t) => posix.join(root, t)))]
@@ -75,7 +114,12 @@ function couldNameSecret(forbidden: ForbiddenPathGuard, pattern: string, dot: bo
   return samples.find((s) => match(s) && forbidden.matches(s) !== undefined);
 }
 
-export function judgeShellWord(forbidden: ForbiddenPathGuard, f: Field, bases: readonly string[], home: string): PathVerdict {
+export function judgeShellWord(
+  forbidden: ForbiddenPathGuard,
+  f: Field,
+  bases: readonly string[],
+  home: string,
+): PathVerdict {
   if (f.value !== undefined && !f.glob) {
     for (const c of candidates(f.value)) {
       const v = forbidden.judge(c, bases, false);
@@ -84,21 +128,32 @@ export function judgeShellWord(forbidden: ForbiddenPathGuard, f: Field, bases: r
     return { ok: true };
   }
   // Computed from values this text sets: it is the text's own doing, and the guard does not evaluate it.
-  if (f.derived === true) return { ok: false, reason: `a word computed at run time from values this command sets (${f.unknown ?? f.pattern})`, details: 'derived word' };
+  if (f.derived === true)
+    return {
+      ok: false,
+      reason: `a word computed at run time from values this command sets (${f.unknown ?? f.pattern})`,
+      details: 'derived word',
+    };
   // Entirely computed at run time: nothing to judge before it runs.
   if (f.pattern === '*' || f.pattern === '') return { ok: true };
   for (const c of candidates(f.pattern)) {
     if (!/(?<!\\)[*?[]/.test(c)) continue;
     if (f.glob && f.value !== undefined) {
       const found = expandGlob(c, bases);
-      if (found === 'too-many') return { ok: false, reason: `the glob ${c} matches more than ${MAX_GLOB_MATCHES} paths to judge`, details: c };
+      if (found === 'too-many')
+        return { ok: false, reason: `the glob ${c} matches more than ${MAX_GLOB_MATCHES} paths to judge`, details: c };
       for (const path of found) {
         const v = forbidden.judge(path, [], false);
         if (!v.ok) return v;
       }
     }
     const secret = couldNameSecret(forbidden, c, f.value === undefined, home, bases);
-    if (secret !== undefined) return { ok: false, reason: `${f.value === undefined ? 'a word computed at run time' : 'the glob'} ${c} could name a forbidden path (${secret})`, details: forbidden.matches(secret)! };
+    if (secret !== undefined)
+      return {
+        ok: false,
+        reason: `${f.value === undefined ? 'a word computed at run time' : 'the glob'} ${c} could name a forbidden path (${secret})`,
+        details: forbidden.matches(secret)!,
+      };
   }
   return { ok: true };
 }

@@ -11,7 +11,9 @@
 export type ActionKind = 'file_access' | 'file_write' | 'patch' | 'shell' | 'egress' | 'mcp_tool';
 
 /** A command found in the arguments: shell text, or an argv that is executed without a shell. */
-export type CommandArgument = { form: 'text'; text: string; key: string } | { form: 'argv'; argv: string[]; key: string };
+export type CommandArgument =
+  | { form: 'text'; text: string; key: string }
+  | { form: 'argv'; argv: string[]; key: string };
 
 export interface ToolAction {
   kind: ActionKind;
@@ -65,7 +67,10 @@ export interface GuardInput {
   context: GuardContext;
 }
 
-export type GuardOutcome = { verdict: 'allow'; details?: string } | { verdict: 'deny'; reason: string; details?: string } | null;
+export type GuardOutcome =
+  | { verdict: 'allow'; details?: string }
+  | { verdict: 'deny'; reason: string; details?: string }
+  | null;
 
 export interface Guard {
   /** kebab-case, as it appears in receipt evidence and decisions. */

@@ -28,7 +28,10 @@ export async function closeAnyLedger(ledger: AnyLedger): Promise<void> {
   else ledger.close();
 }
 
-export async function verifyAnyChain(ledger: AnyLedger, options: Parameters<typeof verifyChainPg>[1] = {}): Promise<ChainVerdict> {
+export async function verifyAnyChain(
+  ledger: AnyLedger,
+  options: Parameters<typeof verifyChainPg>[1] = {},
+): Promise<ChainVerdict> {
   return isPg(ledger) ? verifyChainPg(ledger, options) : verifyChainParallel(ledger, options);
 }
 
@@ -46,6 +49,8 @@ export async function appendAny(ledger: AnyLedger, requests: AppendRequest[]): P
 
 export async function headOf(ledger: AnyLedger): Promise<{ seq: number; entryHash: string } | null> {
   if (isPg(ledger)) return pgHead(ledger.pool);
-  const row = ledger.db.prepare('SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1').get() as { seq: number; entry_hash: string } | undefined;
+  const row = ledger.db.prepare('SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1').get() as
+    | { seq: number; entry_hash: string }
+    | undefined;
   return row === undefined ? null : { seq: row.seq, entryHash: row.entry_hash };
 }

@@ -19,11 +19,15 @@ type Queryable = pg.Pool | pg.PoolClient;
 
 /** Every stored checkpoint, smallest tree first (read from the database: verify before trusting). */
 export async function listCheckpointsPg(db: Queryable): Promise<StoredCheckpoint[]> {
-  return ((await db.query('SELECT * FROM ledger_checkpoints ORDER BY tree_size')).rows as CheckpointRow[]).map(checkpointFromRow);
+  return ((await db.query('SELECT * FROM ledger_checkpoints ORDER BY tree_size')).rows as CheckpointRow[]).map(
+    checkpointFromRow,
+  );
 }
 
 export async function latestCheckpointPg(db: Queryable): Promise<StoredCheckpoint | undefined> {
-  const row = (await db.query('SELECT * FROM ledger_checkpoints ORDER BY tree_size DESC LIMIT 1')).rows[0] as CheckpointRow | undefined;
+  const row = (await db.query('SELECT * FROM ledger_checkpoints ORDER BY tree_size DESC LIMIT 1')).rows[0] as
+    | CheckpointRow
+    | undefined;
   return row === undefined ? undefined : checkpointFromRow(row);
 }
 
@@ -32,23 +36,52 @@ export async function latestCheckpointPg(db: Queryable): Promise<StoredCheckpoin
  * already covers every entry, it is returned (created: false). CHIO-CHECKPOINT-EMPTY-LEDGER for an
  * empty ledger, CHIO-CHECKPOINT-INCONSISTENT when the ledger no longer holds the latest one's tree.
  */
-export async function createCheckpointPg(ledger: PgLedger, signer: Ed25519Signer, options: CheckpointOptions = {}): Promise<CheckpointOutcome> {
+export async function createCheckpointPg(
+  ledger: PgLedger,
+  signer: Ed25519Signer,
+  options: CheckpointOptions = {},
+): Promise<CheckpointOutcome> {
   try {
     return await inTransaction(ledger.pool, async (client): Promise<CheckpointOutcome> => {
       await client.query('SELECT id FROM chio_append_lock WHERE id = 1 FOR UPDATE');
       const size = await treeSizePg(client);
-      if (size === 0) throw new ChioError('CHIO-CHECKPOINT-EMPTY-LEDGER', 'the ledger has no entries: there is no tree to checkpoint');
+      if (size === 0)
+        throw new ChioError(
+          'CHIO-CHECKPOINT-EMPTY-LEDGER',
+          'the ledger has no entries: there is no tree to checkpoint',
+        );
       const latest = await latestCheckpointPg(client);
       if (latest !== undefined && latest.treeSize > size) throw shrunk(latest, size);
-      const [then, now] = await withStoredTree(client, (read) => [latest === undefined ? undefined : merkleRoot(latest.treeSize, read), merkleRoot(size, read)] as const);
+      const [then, now] = await withStoredTree(
+        client,
+        (read) =>
+          [latest === undefined ? undefined : merkleRoot(latest.treeSize, read), merkleRoot(size, read)] as const,
+      );
       if (latest !== undefined) {
         assertStillHolds(latest, toHex(then!));
         if (latest.treeSize === size) return { checkpoint: latest, created: false };
       }
-      const first = (await client.query('SELECT entry_hash FROM ledger_entries WHERE seq = 1')).rows[0] as { entry_hash: string };
-      const checkpoint = signedCheckpoint(size, now, options.origin ?? defaultOrigin(first.entry_hash), signer, options.now);
-      await client.query('INSERT INTO ledger_checkpoints (tree_size, root_hash, origin, signer_key, note, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-        [checkpoint.treeSize, checkpoint.rootHash, checkpoint.origin, checkpoint.signerKey, checkpoint.note, checkpoint.createdAt]);
+      const first = (await client.query('SELECT entry_hash FROM ledger_entries WHERE seq = 1')).rows[0] as {
+        entry_hash: string;
+      };
+      const checkpoint = signedCheckpoint(
+        size,
+        now,
+        options.origin ?? defaultOrigin(first.entry_hash),
+        signer,
+        options.now,
+      );
+      await client.query(
+        'INSERT INTO ledger_checkpoints (tree_size, root_hash, origin, signer_key, note, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+        [
+          checkpoint.treeSize,
+          checkpoint.rootHash,
+          checkpoint.origin,
+          checkpoint.signerKey,
+          checkpoint.note,
+          checkpoint.createdAt,
+        ],
+      );
       return { checkpoint, created: true };
     });
   } catch (e) {

@@ -23,7 +23,11 @@ import { inTransaction } from './transaction.js';
 const PAGE = 1000;
 
 /** The source's entries after `after`, a page at a time, from one read snapshot. */
-async function readSource(source: AnyLedger, after: number, each: (rows: RawLedgerEntry[]) => Promise<void>): Promise<void> {
+async function readSource(
+  source: AnyLedger,
+  after: number,
+  each: (rows: RawLedgerEntry[]) => Promise<void>,
+): Promise<void> {
   if (isPg(source)) {
     await pgSnapshot(source, async (client) => {
       for await (const rows of entryPages(client, after, PAGE)) await each(rows);
@@ -47,8 +51,17 @@ async function readSource(source: AnyLedger, after: number, each: (rows: RawLedg
 }
 
 async function entryHashAt(ledger: AnyLedger, seq: number): Promise<string | undefined> {
-  if (isPg(ledger)) return ((await ledger.pool.query('SELECT entry_hash FROM ledger_entries WHERE seq = $1', [seq])).rows[0] as { entry_hash: string } | undefined)?.entry_hash;
-  return (ledger.db.prepare('SELECT entry_hash FROM ledger_entries WHERE seq = ?').get(seq) as { entry_hash: string } | undefined)?.entry_hash;
+  if (isPg(ledger))
+    return (
+      (await ledger.pool.query('SELECT entry_hash FROM ledger_entries WHERE seq = $1', [seq])).rows[0] as
+        | { entry_hash: string }
+        | undefined
+    )?.entry_hash;
+  return (
+    ledger.db.prepare('SELECT entry_hash FROM ledger_entries WHERE seq = ?').get(seq) as
+      | { entry_hash: string }
+      | undefined
+  )?.entry_hash;
 }
 
 /**
@@ -57,7 +70,10 @@ async function entryHashAt(ledger: AnyLedger, seq: number): Promise<string | und
  */
 function checkContinues(head: { seq: number; entryHash: string } | null, first: RawLedgerEntry): void {
   if ((head?.seq ?? 0) !== first.seq - 1 || (head?.entryHash ?? first.prev_hash) !== first.prev_hash) {
-    throw new ChioError('CHIO-LEDGER-COPY-TARGET', `the target changed during the copy (it now ends at seq ${head?.seq ?? 0}, the next entry to copy is seq ${first.seq}): another writer appended to it; run the copy again to continue`);
+    throw new ChioError(
+      'CHIO-LEDGER-COPY-TARGET',
+      `the target changed during the copy (it now ends at seq ${head?.seq ?? 0}, the next entry to copy is seq ${first.seq}): another writer appended to it; run the copy again to continue`,
+    );
   }
 }
 
@@ -67,7 +83,11 @@ function sourceRefused(e: unknown, first: RawLedgerEntry): unknown {
   const pgIntegrity = typeof code === 'string' && /^23/.test(code);
   const sqliteConstraint = typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
   if (!pgIntegrity && !sqliteConstraint) return e;
-  return new ChioError('CHIO-LEDGER-COPY-SOURCE', `the target refused an entry of the source's page from seq ${first.seq}: ${(e as Error).message}; the source is not a valid ledger (run chio ledger verify on it); nothing of this page was written`, { cause: e });
+  return new ChioError(
+    'CHIO-LEDGER-COPY-SOURCE',
+    `the target refused an entry of the source's page from seq ${first.seq}: ${(e as Error).message}; the source is not a valid ledger (run chio ledger verify on it); nothing of this page was written`,
+    { cause: e },
+  );
 }
 
 /** Writes one page into the target in one transaction. */
@@ -77,10 +97,12 @@ async function writePage(target: AnyLedger, rows: RawLedgerEntry[]): Promise<voi
     const inserter = new EntryInserter(target);
     const head = target.db.prepare('SELECT seq, entry_hash AS entryHash FROM ledger_entries ORDER BY seq DESC LIMIT 1');
     try {
-      target.db.transaction(() => {
-        checkContinues((head.get() as { seq: number; entryHash: string } | undefined) ?? null, first);
-        for (const row of rows) inserter.insertRow(row);
-      }).immediate();
+      target.db
+        .transaction(() => {
+          checkContinues((head.get() as { seq: number; entryHash: string } | undefined) ?? null, first);
+          for (const row of rows) inserter.insertRow(row);
+        })
+        .immediate();
     } catch (e) {
       throw sourceRefused(e, first);
     }
@@ -89,10 +111,14 @@ async function writePage(target: AnyLedger, rows: RawLedgerEntry[]): Promise<voi
   try {
     await inTransaction(target.pool, async (client) => {
       checkContinues(await lockHead(client), first);
-      await insertRows(client, rows, rows.map((row) => {
-        const receipt = JSON.parse(row.body) as Receipt;
-        return { revokes: revokedCapabilityOf(receipt), grants: grantsOf(receipt) };
-      }));
+      await insertRows(
+        client,
+        rows,
+        rows.map((row) => {
+          const receipt = JSON.parse(row.body) as Receipt;
+          return { revokes: revokedCapabilityOf(receipt), grants: grantsOf(receipt) };
+        }),
+      );
     });
   } catch (e) {
     throw sourceRefused(e, first);
@@ -108,7 +134,11 @@ export interface CopyResult {
 }
 
 /** Copies `from` into `to` (created when missing); see the module comment. */
-export async function copyLedger(from: string, to: string, options: { onProgress?: (copied: number) => void } = {}): Promise<CopyResult> {
+export async function copyLedger(
+  from: string,
+  to: string,
+  options: { onProgress?: (copied: number) => void } = {},
+): Promise<CopyResult> {
   if (from === to) throw new ChioError('CHIO-LEDGER-COPY-TARGET', 'the source and the target are the same ledger');
   const source = await openAnyLedger(from, { readonly: true });
   let target: AnyLedger | undefined;
@@ -118,9 +148,12 @@ export async function copyLedger(from: string, to: string, options: { onProgress
     if (head !== null) {
       const there = await entryHashAt(source, head.seq);
       if (there !== head.entryHash) {
-        throw new ChioError('CHIO-LEDGER-COPY-TARGET', there === undefined
-          ? `the target holds ${head.seq} entries, more than the source`
-          : `the target's entry ${head.seq} is not the source's (entry_hash ${head.entryHash} vs ${there}): it is not a prefix of the source`);
+        throw new ChioError(
+          'CHIO-LEDGER-COPY-TARGET',
+          there === undefined
+            ? `the target holds ${head.seq} entries, more than the source`
+            : `the target's entry ${head.seq} is not the source's (entry_hash ${head.entryHash} vs ${there}): it is not a prefix of the source`,
+        );
       }
     }
     let copied = 0;

@@ -37,10 +37,14 @@ interface State {
 }
 
 async function state(client: pg.PoolClient | pg.Pool): Promise<State> {
-  const meta = (await client.query(`SELECT to_regclass('public.chio_ledger_meta') IS NOT NULL AS meta,
-      (SELECT count(*) FROM pg_tables WHERE schemaname = 'public')::int AS tables`)).rows[0] as { meta: boolean; tables: number };
+  const meta = (
+    await client.query(`SELECT to_regclass('public.chio_ledger_meta') IS NOT NULL AS meta,
+      (SELECT count(*) FROM pg_tables WHERE schemaname = 'public')::int AS tables`)
+  ).rows[0] as { meta: boolean; tables: number };
   if (!meta.meta) return { meta: false, version: 0, application: null, tables: meta.tables };
-  const row = (await client.query('SELECT application, schema_version FROM chio_ledger_meta WHERE id = 1')).rows[0] as { application: string; schema_version: number } | undefined;
+  const row = (await client.query('SELECT application, schema_version FROM chio_ledger_meta WHERE id = 1')).rows[0] as
+    | { application: string; schema_version: number }
+    | undefined;
   return { meta: true, version: row?.schema_version ?? 0, application: row?.application ?? null, tables: meta.tables };
 }
 
@@ -49,7 +53,10 @@ function refuseForeign(s: State, shown: string): void {
     throw new ChioError('CHIO-LEDGER-FOREIGN-DATABASE', `${shown} holds tables but is not a Chio ledger`);
   }
   if (s.version > PG_LEDGER_SCHEMA_VERSION) {
-    throw new ChioError('CHIO-LEDGER-SCHEMA-TOO-NEW', `${shown} has ledger schema version ${s.version}; this chio reads up to version ${PG_LEDGER_SCHEMA_VERSION}`);
+    throw new ChioError(
+      'CHIO-LEDGER-SCHEMA-TOO-NEW',
+      `${shown} has ledger schema version ${s.version}; this chio reads up to version ${PG_LEDGER_SCHEMA_VERSION}`,
+    );
   }
 }
 
@@ -58,9 +65,12 @@ export async function applyPgMigrations(pool: pg.Pool, shown: string, options: {
   refuseForeign(first, shown);
   if (first.version === PG_LEDGER_SCHEMA_VERSION) return;
   if (options.readonly) {
-    throw new ChioError(first.meta ? 'CHIO-LEDGER-SCHEMA-TOO-NEW' : 'CHIO-LEDGER-NOT-FOUND', first.meta
-      ? `${shown} has ledger schema version ${first.version}, older than this chio's ${PG_LEDGER_SCHEMA_VERSION}: open it once for writing to migrate`
-      : `${shown} holds no Chio ledger yet`);
+    throw new ChioError(
+      first.meta ? 'CHIO-LEDGER-SCHEMA-TOO-NEW' : 'CHIO-LEDGER-NOT-FOUND',
+      first.meta
+        ? `${shown} has ledger schema version ${first.version}, older than this chio's ${PG_LEDGER_SCHEMA_VERSION}: open it once for writing to migrate`
+        : `${shown} holds no Chio ledger yet`,
+    );
   }
   await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATE_LOCK.toString()]);

@@ -30,14 +30,18 @@ export interface OpenPgLedgerOptions {
 /** Is this --receipt-db value a PostgreSQL URL (rather than an SQLite file path)? */
 export const isPostgresUrl = (value: string): boolean => /^postgres(ql)?:\/\//i.test(value);
 
-const UrlSchema = z.string().max(2048).refine(isPostgresUrl, 'a postgres:// or postgresql:// URL').transform((text, ctx) => {
-  try {
-    return new URL(text);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'not a valid URL' });
-    return z.NEVER;
-  }
-});
+const UrlSchema = z
+  .string()
+  .max(2048)
+  .refine(isPostgresUrl, 'a postgres:// or postgresql:// URL')
+  .transform((text, ctx) => {
+    try {
+      return new URL(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not a valid URL' });
+      return z.NEVER;
+    }
+  });
 
 /** The URL for messages: the password replaced. */
 export function redactUrl(url: URL): string {
@@ -65,7 +69,8 @@ const types = {
     if (oid === INT8_OID) {
       return (text: string) => {
         const n = Number(text);
-        if (!Number.isSafeInteger(n)) throw new ChioError('CHIO-LEDGER-CORRUPT', `a BIGINT value ${text} is beyond 2^53`);
+        if (!Number.isSafeInteger(n))
+          throw new ChioError('CHIO-LEDGER-CORRUPT', `a BIGINT value ${text} is beyond 2^53`);
         return n;
       };
     }
@@ -79,7 +84,12 @@ export async function openPgLedger(url: string, options: OpenPgLedgerOptions = {
   if (!parsed.success) throw new ChioError('CHIO-LEDGER-URL', `--receipt-db: ${parsed.error.issues[0]!.message}`);
   const shown = redactUrl(parsed.data);
   const readonly = options.readonly ?? false;
-  const pool = new pg.Pool({ connectionString: parsed.data.href, max: options.maxConnections ?? 4, types, connectionTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({
+    connectionString: parsed.data.href,
+    max: options.maxConnections ?? 4,
+    types,
+    connectionTimeoutMillis: 10_000,
+  });
   // An idle client's connection can drop (a server restart): the pool reports it here; the next query reconnects.
   pool.on('error', () => {});
   // A checked-out client whose connection drops emits 'error' too: its query rejects (and the
@@ -90,7 +100,9 @@ export async function openPgLedger(url: string, options: OpenPgLedgerOptions = {
   } catch (e) {
     await pool.end().catch(() => {});
     if (e instanceof ChioError) throw e;
-    throw new ChioError('CHIO-LEDGER-UNREACHABLE', `cannot open the ledger at ${shown}: ${(e as Error).message}`, { cause: e });
+    throw new ChioError('CHIO-LEDGER-UNREACHABLE', `cannot open the ledger at ${shown}: ${(e as Error).message}`, {
+      cause: e,
+    });
   }
   let closed = false;
   return {

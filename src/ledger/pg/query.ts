@@ -18,12 +18,21 @@ import { ledgerEntries } from './schema.js';
 const columns = ledgerEntries as unknown as Parameters<typeof conditions>[1];
 
 /** Entries matching `filter` with seq > cursor, in seq order, and how many match in all. */
-export async function listEntriesPg(ledger: PgLedger, filter: EntryFilter, page: { limit: number; cursor?: number | undefined }): Promise<EntryPage> {
+export async function listEntriesPg(
+  ledger: PgLedger,
+  filter: EntryFilter,
+  page: { limit: number; cursor?: number | undefined },
+): Promise<EntryPage> {
   return pgSnapshot(ledger, async (client) => {
     const db = drizzle(client);
     const where = conditions(filter, columns);
     const after = page.cursor === undefined ? where : and(where, gt(ledgerEntries.seq, page.cursor));
-    const rows: LedgerEntryRow[] = await db.select().from(ledgerEntries).where(after).orderBy(asc(ledgerEntries.seq)).limit(page.limit + 1);
+    const rows: LedgerEntryRow[] = await db
+      .select()
+      .from(ledgerEntries)
+      .where(after)
+      .orderBy(asc(ledgerEntries.seq))
+      .limit(page.limit + 1);
     const more = rows.length > page.limit;
     const entries = more ? rows.slice(0, page.limit) : rows;
     const totalCount = (await db.select({ n: count() }).from(ledgerEntries).where(where))[0]?.n ?? 0;
@@ -32,35 +41,60 @@ export async function listEntriesPg(ledger: PgLedger, filter: EntryFilter, page:
 }
 
 /** The entry whose receipt id is `idOrPrefix`, or whose id starts with it (at least 8 hex characters, unique). */
-export async function findEntryPg(ledger: PgLedger, idOrPrefix: string): Promise<{ entry: LedgerEntryRow } | { entry: null; matches: number }> {
+export async function findEntryPg(
+  ledger: PgLedger,
+  idOrPrefix: string,
+): Promise<{ entry: LedgerEntryRow } | { entry: null; matches: number }> {
   return pgSnapshot(ledger, async (client) => {
     const db = drizzle(client);
     const exact = (await db.select().from(ledgerEntries).where(eq(ledgerEntries.receiptId, idOrPrefix)))[0];
     if (exact !== undefined) return { entry: exact };
     // Checked before it reaches LIKE: a prefix of hex characters only, so no % or _ wildcards.
     if (!/^[0-9a-f]{8,63}$/.test(idOrPrefix)) return { entry: null, matches: 0 };
-    const rows = await db.select().from(ledgerEntries).where(like(ledgerEntries.receiptId, `${idOrPrefix}%`)).limit(2);
+    const rows = await db
+      .select()
+      .from(ledgerEntries)
+      .where(like(ledgerEntries.receiptId, `${idOrPrefix}%`))
+      .limit(2);
     return rows.length === 1 ? { entry: rows[0]! } : { entry: null, matches: rows.length };
   });
 }
 
 /** The ledger's counts, head and time span (../read.ts `ledgerStats`), in one snapshot, with the schema version and the database's size. */
-export async function ledgerStatsPg(ledger: PgLedger): Promise<LedgerStats & { schemaVersion: number; databaseBytes: number }> {
+export async function ledgerStatsPg(
+  ledger: PgLedger,
+): Promise<LedgerStats & { schemaVersion: number; databaseBytes: number }> {
   return pgSnapshot(ledger, async (client) => {
     const one = async <T>(sql: string) => (await client.query(sql)).rows[0] as T;
     const tally = async (column: string) => {
       const out: Record<string, number> = {};
-      for (const r of (await client.query(`SELECT ${column} AS k, count(*) AS n FROM ledger_entries GROUP BY ${column}`)).rows as Array<{ k: string | null; n: number }>) out[r.k ?? 'none'] = r.n;
+      for (const r of (
+        await client.query(`SELECT ${column} AS k, count(*) AS n FROM ledger_entries GROUP BY ${column}`)
+      ).rows as Array<{ k: string | null; n: number }>)
+        out[r.k ?? 'none'] = r.n;
       return out;
     };
     const totals = await one<{ n: number; first: number | null; last: number | null; sessions: number }>(
-      'SELECT count(*) AS n, min(timestamp) AS first, max(timestamp) AS last, count(DISTINCT session_id) AS sessions FROM ledger_entries');
-    const head = await one<{ seq: number; entryHash: string } | undefined>('SELECT seq, entry_hash AS "entryHash" FROM ledger_entries ORDER BY seq DESC LIMIT 1');
-    const meta = await one<{ v: number; bytes: number }>('SELECT (SELECT schema_version FROM chio_ledger_meta WHERE id = 1) AS v, pg_database_size(current_database()) AS bytes');
+      'SELECT count(*) AS n, min(timestamp) AS first, max(timestamp) AS last, count(DISTINCT session_id) AS sessions FROM ledger_entries',
+    );
+    const head = await one<{ seq: number; entryHash: string } | undefined>(
+      'SELECT seq, entry_hash AS "entryHash" FROM ledger_entries ORDER BY seq DESC LIMIT 1',
+    );
+    const meta = await one<{ v: number; bytes: number }>(
+      'SELECT (SELECT schema_version FROM chio_ledger_meta WHERE id = 1) AS v, pg_database_size(current_database()) AS bytes',
+    );
     return {
-      entries: totals.n, head: head ?? null, sessions: totals.sessions, firstTimestamp: totals.first, lastTimestamp: totals.last,
-      byKind: await tally('receipt_kind'), byVerdict: await tally('verdict'), kernelKeys: await tally('kernel_key'), producers: await tally('producer'),
-      schemaVersion: meta.v, databaseBytes: meta.bytes,
+      entries: totals.n,
+      head: head ?? null,
+      sessions: totals.sessions,
+      firstTimestamp: totals.first,
+      lastTimestamp: totals.last,
+      byKind: await tally('receipt_kind'),
+      byVerdict: await tally('verdict'),
+      kernelKeys: await tally('kernel_key'),
+      producers: await tally('producer'),
+      schemaVersion: meta.v,
+      databaseBytes: meta.bytes,
     };
   });
 }

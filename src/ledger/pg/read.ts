@@ -30,7 +30,8 @@ export async function pgSnapshot<T>(ledger: PgLedger, read: (client: pg.PoolClie
 export async function* entryPages(client: pg.PoolClient, after = 0, page = PAGE): AsyncGenerator<RawLedgerEntry[]> {
   let last = after;
   for (;;) {
-    const rows = (await client.query('SELECT * FROM ledger_entries WHERE seq > $1 ORDER BY seq LIMIT $2', [last, page])).rows as RawLedgerEntry[];
+    const rows = (await client.query('SELECT * FROM ledger_entries WHERE seq > $1 ORDER BY seq LIMIT $2', [last, page]))
+      .rows as RawLedgerEntry[];
     if (rows.length === 0) return;
     yield rows;
     last = rows[rows.length - 1]!.seq;
@@ -38,7 +39,9 @@ export async function* entryPages(client: pg.PoolClient, after = 0, page = PAGE)
 }
 
 export async function pgHead(client: pg.PoolClient | pg.Pool): Promise<{ seq: number; entryHash: string } | null> {
-  const row = (await client.query('SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1')).rows[0] as { seq: number; entry_hash: string } | undefined;
+  const row = (await client.query('SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1')).rows[0] as
+    | { seq: number; entry_hash: string }
+    | undefined;
   return row === undefined ? null : { seq: row.seq, entryHash: row.entry_hash };
 }
 
@@ -52,16 +55,20 @@ export async function verifyChainPg(ledger: PgLedger, options: VerifyChainOption
       for (const row of rows) {
         const first = checker.beforeSignature(row);
         if ('fail' in first) return first.fail;
-        if (first.job !== null && !verifySignature(first.job.kernelKey, first.job.signed, first.job.signature)) return signatureFailure(first.job, checker.checked);
+        if (first.job !== null && !verifySignature(first.job.kernelKey, first.job.signed, first.job.signature))
+          return signatureFailure(first.job, checker.checked);
         const after = checker.afterSignature(row);
         if (after !== null) return after;
-        if (options.onProgress !== undefined && checker.checked % progressEvery === 0) options.onProgress(checker.checked, total);
+        if (options.onProgress !== undefined && checker.checked % progressEvery === 0)
+          options.onProgress(checker.checked, total);
       }
     }
     const stored: StoredProjections = {
       sessions: (await client.query('SELECT * FROM ledger_sessions')).rows as Array<Record<string, unknown>>,
-      revocations: (await client.query('SELECT capability_id, kernel_key, seq, revoked_at FROM revoked_capabilities')).rows as StoredProjections['revocations'],
-      grants: (await client.query('SELECT capability_id, grant_index, kernel_key, invocations FROM grant_usage')).rows as StoredProjections['grants'],
+      revocations: (await client.query('SELECT capability_id, kernel_key, seq, revoked_at FROM revoked_capabilities'))
+        .rows as StoredProjections['revocations'],
+      grants: (await client.query('SELECT capability_id, grant_index, kernel_key, invocations FROM grant_usage'))
+        .rows as StoredProjections['grants'],
     };
     const verdict = checker.finish(stored);
     if (verdict.ok) options.onProgress?.(checker.checked, total);
@@ -70,7 +77,14 @@ export async function verifyChainPg(ledger: PgLedger, options: VerifyChainOption
 }
 
 /** Reservations without a receipt (../pending.ts), read from a PostgreSQL ledger. */
-export async function readPendingCallsPg(ledger: PgLedger, options: { now: number; maxAgeSeconds: number }): Promise<PendingCallsReport> {
-  const rows = (await ledger.pool.query('SELECT request_id, capability_id, grant_index, owner, reserved_at, tool_server, tool_name FROM pending_calls ORDER BY reserved_at, request_id')).rows as Array<Record<string, unknown>>;
+export async function readPendingCallsPg(
+  ledger: PgLedger,
+  options: { now: number; maxAgeSeconds: number },
+): Promise<PendingCallsReport> {
+  const rows = (
+    await ledger.pool.query(
+      'SELECT request_id, capability_id, grant_index, owner, reserved_at, tool_server, tool_name FROM pending_calls ORDER BY reserved_at, request_id',
+    )
+  ).rows as Array<Record<string, unknown>>;
   return splitPending(rows, options);
 }

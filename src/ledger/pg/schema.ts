@@ -40,10 +40,15 @@ export const ledgerEntries = pgTable(
     index('ledger_entries_timestamp_verdict').on(t.timestamp, t.verdict),
     index('ledger_entries_tool').on(t.toolServer, t.toolName),
     index('ledger_entries_capability').on(t.capabilityId),
-    index('ledger_entries_verdict_not_allow').on(t.verdict).where(sql`verdict = 'deny' OR verdict = 'cancelled' OR verdict = 'incomplete'`),
+    index('ledger_entries_verdict_not_allow')
+      .on(t.verdict)
+      .where(sql`verdict = 'deny' OR verdict = 'cancelled' OR verdict = 'incomplete'`),
     check('ledger_entries_seq_positive', sql`${t.seq} >= 1`),
     check('ledger_entries_hashes_hex', sql`length(${t.prevHash}) = 64 AND length(${t.entryHash}) = 64`),
-    check('ledger_entries_session_link', sql`${t.sessionPrevSeq} IS NULL OR (${t.sessionId} IS NOT NULL AND ${t.sessionPrevSeq} < ${t.seq})`),
+    check(
+      'ledger_entries_session_link',
+      sql`${t.sessionPrevSeq} IS NULL OR (${t.sessionId} IS NOT NULL AND ${t.sessionPrevSeq} < ${t.seq})`,
+    ),
   ],
 );
 
@@ -99,7 +104,10 @@ export const merkleSubtrees = pgTable(
     idx: big('idx').notNull(),
     hash: bytea('hash').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.level, t.idx] }), check('merkle_subtrees_shape', sql`${t.level} >= 1 AND ${t.idx} >= 0 AND length(${t.hash}) = 32`)],
+  (t) => [
+    primaryKey({ columns: [t.level, t.idx] }),
+    check('merkle_subtrees_shape', sql`${t.level} >= 1 AND ${t.idx} >= 0 AND length(${t.hash}) = 32`),
+  ],
 );
 
 export const ledgerCheckpoints = pgTable(
@@ -112,7 +120,12 @@ export const ledgerCheckpoints = pgTable(
     note: text('note').notNull(),
     createdAt: big('created_at').notNull(),
   },
-  (t) => [check('ledger_checkpoints_shape', sql`${t.treeSize} >= 1 AND length(${t.rootHash}) = 64 AND length(${t.signerKey}) = 64`)],
+  (t) => [
+    check(
+      'ledger_checkpoints_shape',
+      sql`${t.treeSize} >= 1 AND length(${t.rootHash}) = 64 AND length(${t.signerKey}) = 64`,
+    ),
+  ],
 );
 
 /**
@@ -135,8 +148,6 @@ export const chioLedgerMeta = pgTable(
  * UPDATE on this table (producers have it, auditors do not) and is refused in a read-only
  * transaction, so a reader cannot stall the producers.
  */
-export const chioAppendLock = pgTable(
-  'chio_append_lock',
-  { id: integer('id').primaryKey() },
-  (t) => [check('chio_append_lock_one_row', sql`${t.id} = 1`)],
-);
+export const chioAppendLock = pgTable('chio_append_lock', { id: integer('id').primaryKey() }, (t) => [
+  check('chio_append_lock_one_row', sql`${t.id} = 1`),
+]);

@@ -7,7 +7,12 @@
 import type pg from 'pg';
 
 /** `end`: COMMIT, or ROLLBACK for a transaction that must leave nothing behind whatever it ran. */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN', end: 'COMMIT' | 'ROLLBACK' = 'COMMIT'): Promise<T> {
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+  begin = 'BEGIN',
+  end: 'COMMIT' | 'ROLLBACK' = 'COMMIT',
+): Promise<T> {
   const client = await pool.connect();
   let broken = false;
   try {

@@ -29,9 +29,12 @@ export async function withStoredTree<T>(db: Queryable, compute: (read: SubtreeRe
   return compute((level, index) => {
     const hash = nodes.get(key(level, index));
     if (hash === undefined) {
-      throw new ChioError('CHIO-LEDGER-CORRUPT', level === 0
-        ? `the ledger has no entry with seq ${index + 1}`
-        : `the Merkle subtree at level ${level}, index ${index} is missing from merkle_subtrees`);
+      throw new ChioError(
+        'CHIO-LEDGER-CORRUPT',
+        level === 0
+          ? `the ledger has no entry with seq ${index + 1}`
+          : `the Merkle subtree at level ${level}, index ${index} is missing from merkle_subtrees`,
+      );
     }
     return hash;
   });
@@ -43,15 +46,20 @@ async function readNodes(db: Queryable, wanted: Array<[number, number]>): Promis
   const leaves = wanted.filter(([l]) => l === 0).map(([, i]) => i + 1);
   const inner = wanted.filter(([l]) => l > 0);
   if (leaves.length > 0) {
-    const rows = (await db.query('SELECT seq, entry_hash FROM ledger_entries WHERE seq = ANY($1::bigint[])', [leaves])).rows as Array<{ seq: number; entry_hash: string }>;
-    for (const r of rows) if (/^[0-9a-f]{64}$/.test(r.entry_hash)) nodes.set(key(0, r.seq - 1), entryLeafHash(r.entry_hash));
+    const rows = (await db.query('SELECT seq, entry_hash FROM ledger_entries WHERE seq = ANY($1::bigint[])', [leaves]))
+      .rows as Array<{ seq: number; entry_hash: string }>;
+    for (const r of rows)
+      if (/^[0-9a-f]{64}$/.test(r.entry_hash)) nodes.set(key(0, r.seq - 1), entryLeafHash(r.entry_hash));
   }
   if (inner.length > 0) {
-    const rows = (await db.query(
-      'SELECT level, idx, hash FROM merkle_subtrees WHERE (level, idx) IN (SELECT * FROM unnest($1::int[], $2::bigint[]))',
-      [inner.map(([l]) => l), inner.map(([, i]) => i)],
-    )).rows as Array<{ level: number; idx: number; hash: Buffer }>;
-    for (const r of rows) if (Buffer.isBuffer(r.hash) && r.hash.length === 32) nodes.set(key(r.level, r.idx), new Uint8Array(r.hash));
+    const rows = (
+      await db.query(
+        'SELECT level, idx, hash FROM merkle_subtrees WHERE (level, idx) IN (SELECT * FROM unnest($1::int[], $2::bigint[]))',
+        [inner.map(([l]) => l), inner.map(([, i]) => i)],
+      )
+    ).rows as Array<{ level: number; idx: number; hash: Buffer }>;
+    for (const r of rows)
+      if (Buffer.isBuffer(r.hash) && r.hash.length === 32) nodes.set(key(r.level, r.idx), new Uint8Array(r.hash));
   }
   return nodes;
 }
@@ -60,7 +68,11 @@ async function readNodes(db: Queryable, wanted: Array<[number, number]>): Promis
  * Stores the subtrees that entries `firstSeq`, `firstSeq + 1`, … (their entry hashes in order)
  * complete. Must run in the append transaction that inserted them, under the append lock.
  */
-export async function appendSubtrees(client: pg.PoolClient, firstSeq: number, entryHashes: readonly string[]): Promise<void> {
+export async function appendSubtrees(
+  client: pg.PoolClient,
+  firstSeq: number,
+  entryHashes: readonly string[],
+): Promise<void> {
   if (entryHashes.length === 0) return;
   const leaves = entryHashes.map(entryLeafHash);
   const made = await withStoredTree(client, (stored) => {
@@ -77,9 +89,10 @@ export async function appendSubtrees(client: pg.PoolClient, firstSeq: number, en
     return out;
   });
   if (made.length === 0) return;
-  await client.query('INSERT INTO merkle_subtrees (level, idx, hash) SELECT * FROM unnest($1::int[], $2::bigint[], $3::bytea[])', [
-    made.map((s) => s.level), made.map((s) => s.index), made.map((s) => Buffer.from(s.hash)),
-  ]);
+  await client.query(
+    'INSERT INTO merkle_subtrees (level, idx, hash) SELECT * FROM unnest($1::int[], $2::bigint[], $3::bytea[])',
+    [made.map((s) => s.level), made.map((s) => s.index), made.map((s) => Buffer.from(s.hash))],
+  );
 }
 
 /** Re-derives merkle_subtrees from every entry (in the caller's transaction, under the append lock): the migration to schema 4. */
@@ -87,8 +100,10 @@ export async function rebuildSubtreesPg(client: pg.PoolClient): Promise<number> 
   await client.query('DELETE FROM merkle_subtrees');
   const tree = new MemoryMerkleTree();
   let stored = 0;
-  for (let after = 0; ;) {
-    const rows = (await client.query('SELECT seq, entry_hash FROM ledger_entries WHERE seq > $1 ORDER BY seq LIMIT 10000', [after])).rows as Array<{ seq: number; entry_hash: string }>;
+  for (let after = 0; ; ) {
+    const rows = (
+      await client.query('SELECT seq, entry_hash FROM ledger_entries WHERE seq > $1 ORDER BY seq LIMIT 10000', [after])
+    ).rows as Array<{ seq: number; entry_hash: string }>;
     if (rows.length === 0) return stored;
     const made: Array<{ level: number; index: number; hash: Uint8Array }> = [];
     for (const row of rows) {
@@ -97,9 +112,10 @@ export async function rebuildSubtreesPg(client: pg.PoolClient): Promise<number> 
       tree.append(leaf);
     }
     if (made.length > 0) {
-      await client.query('INSERT INTO merkle_subtrees (level, idx, hash) SELECT * FROM unnest($1::int[], $2::bigint[], $3::bytea[])', [
-        made.map((s) => s.level), made.map((s) => s.index), made.map((s) => Buffer.from(s.hash)),
-      ]);
+      await client.query(
+        'INSERT INTO merkle_subtrees (level, idx, hash) SELECT * FROM unnest($1::int[], $2::bigint[], $3::bytea[])',
+        [made.map((s) => s.level), made.map((s) => s.index), made.map((s) => Buffer.from(s.hash))],
+      );
       stored += made.length;
     }
     after = rows.at(-1)!.seq;

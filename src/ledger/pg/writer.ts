@@ -42,7 +42,10 @@ export class PgLedgerWriter {
   private closed = false;
   readonly stats: PgLedgerWriterStats = { commits: 0, appended: 0, reserved: 0, largestBatch: 0 };
 
-  constructor(readonly ledger: PgLedger, private readonly maxBatch = 256) {}
+  constructor(
+    readonly ledger: PgLedger,
+    private readonly maxBatch = 256,
+  ) {}
 
   /** Resolves after COMMIT with the entry's position; rejects (nothing appended) on any failure. */
   append(request: AppendRequest): Promise<AppendResult> {
@@ -94,7 +97,11 @@ export class PgLedgerWriter {
     let results: Array<AppendResult | ReserveOutcome | ChioError>;
     try {
       await client.query('BEGIN');
-      results = await runOps(client, batch.map((p) => p.op), await lockHead(client));
+      results = await runOps(
+        client,
+        batch.map((p) => p.op),
+        await lockHead(client),
+      );
       await client.query('COMMIT');
     } catch (e) {
       await client.query('ROLLBACK').catch(() => {
@@ -128,7 +135,11 @@ export class PgLedgerWriter {
  * linked and inserted set-based (one statement per table), each reservation sees everything before
  * it. Results are in op order; a refused op is its ChioError.
  */
-async function runOps(client: pg.PoolClient, ops: readonly WriteOp[], head: Head | null): Promise<Array<AppendResult | ReserveOutcome | ChioError>> {
+async function runOps(
+  client: pg.PoolClient,
+  ops: readonly WriteOp[],
+  head: Head | null,
+): Promise<Array<AppendResult | ReserveOutcome | ChioError>> {
   const results: Array<AppendResult | ReserveOutcome | ChioError> = [];
   let at = head;
   for (let i = 0; i < ops.length; ) {

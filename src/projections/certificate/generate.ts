@@ -58,7 +58,10 @@ export function generateCertificate(ledger: Ledger, o: GenerateOptions): Certifi
 
 /** The same on either ledger: an SQLite file, or PostgreSQL (the session read in one snapshot). */
 export async function generateCertificateOn(ledger: Ledger | PgLedger, o: GenerateOptions): Promise<Certificate> {
-  return certifySession('kind' in ledger ? await readSessionPg(ledger, o.sessionId) : readSession(ledger, o.sessionId), o);
+  return certifySession(
+    'kind' in ledger ? await readSessionPg(ledger, o.sessionId) : readSession(ledger, o.sessionId),
+    o,
+  );
 }
 
 /** Checks a session as read from the ledger, in the order above, and signs its certificate. */
@@ -78,36 +81,62 @@ export function certifySession(read: SessionRead, o: GenerateOptions): Certifica
     }
     const v = verifyReceipt(parsed);
     if (!v.ok || v.id !== e.receiptId) {
-      throw new ChioError('CHIO-CERT-RECEIPT-INVALID', `receipt at seq ${e.seq} fails verification (${v.ok ? 'receipt_id column' : v.check}): ${v.ok ? 'it does not match the receipt' : v.message}`);
+      throw new ChioError(
+        'CHIO-CERT-RECEIPT-INVALID',
+        `receipt at seq ${e.seq} fails verification (${v.ok ? 'receipt_id column' : v.check}): ${v.ok ? 'it does not match the receipt' : v.message}`,
+      );
     }
     if (o.trustedKernelKeys !== undefined && !o.trustedKernelKeys.has(v.receipt.kernel_key)) {
-      throw new ChioError('CHIO-CERT-UNTRUSTED-KERNEL-KEY', `receipt at seq ${e.seq} is signed by ${v.receipt.kernel_key}, not a trusted kernel key`);
+      throw new ChioError(
+        'CHIO-CERT-UNTRUSTED-KERNEL-KEY',
+        `receipt at seq ${e.seq} is signed by ${v.receipt.kernel_key}, not a trusted kernel key`,
+      );
     }
     if (o.signer.role === 'kernel' && v.receipt.kernel_key !== o.signer.key.publicKeyHex) {
-      throw new ChioError('CHIO-CERT-UNTRUSTED-KERNEL-KEY', `receipt at seq ${e.seq} is signed by ${v.receipt.kernel_key}, not by the signing kernel key ${o.signer.key.publicKeyHex}; a kernel key certifies its own sessions only`);
+      throw new ChioError(
+        'CHIO-CERT-UNTRUSTED-KERNEL-KEY',
+        `receipt at seq ${e.seq} is signed by ${v.receipt.kernel_key}, not by the signing kernel key ${o.signer.key.publicKeyHex}; a kernel key certifies its own sessions only`,
+      );
     }
     if (kernelKey !== undefined && kernelKey !== v.receipt.kernel_key) {
-      throw new ChioError('CHIO-CERT-KERNEL-KEY-MISMATCH', `the session is signed by more than one kernel key (${kernelKey} and ${v.receipt.kernel_key} at seq ${e.seq})`);
+      throw new ChioError(
+        'CHIO-CERT-KERNEL-KEY-MISMATCH',
+        `the session is signed by more than one kernel key (${kernelKey} and ${v.receipt.kernel_key} at seq ${e.seq})`,
+      );
     }
     kernelKey = v.receipt.kernel_key;
     receipts.push(v.receipt);
     if (o.onProgress !== undefined && (i + 1) % 1000 === 0) o.onProgress(i + 1, entries.length);
   }
-  if (chainProblem !== null) throw new ChioError('CHIO-CERT-CHAIN-BROKEN', `the session chain is broken: ${chainProblem}`);
+  if (chainProblem !== null)
+    throw new ChioError('CHIO-CERT-CHAIN-BROKEN', `the session chain is broken: ${chainProblem}`);
 
-  const allowed = receipts.map((r, i) => ({ r, seq: entries[i]!.seq })).filter(({ r }) => r.decision?.verdict === 'allow');
+  const allowed = receipts
+    .map((r, i) => ({ r, seq: entries[i]!.seq }))
+    .filter(({ r }) => r.decision?.verdict === 'allow');
   const scopes = o.authorizedScopes ?? [];
   if (scopes.length > 0) {
     const out = allowed.find(({ r }) => !scopes.some((s) => r.tool_name.startsWith(s)));
-    if (out !== undefined) throw new ChioError('CHIO-CERT-SCOPE-VIOLATION', `allowed receipt at seq ${out.seq} calls ${out.r.tool_name}, outside the authorized scope (${scopes.join(', ')})`);
+    if (out !== undefined)
+      throw new ChioError(
+        'CHIO-CERT-SCOPE-VIOLATION',
+        `allowed receipt at seq ${out.seq} calls ${out.r.tool_name}, outside the authorized scope (${scopes.join(', ')})`,
+      );
   }
   const limit = o.budgetLimit ?? 0;
   if (limit > 0 && allowed.length > limit) {
-    throw new ChioError('CHIO-CERT-BUDGET-EXCEEDED', `the session has ${allowed.length} allowed receipts, more than the budget of ${limit}`);
+    throw new ChioError(
+      'CHIO-CERT-BUDGET-EXCEEDED',
+      `the session has ${allowed.length} allowed receipts, more than the budget of ${limit}`,
+    );
   }
   for (const guard of o.requiredGuards ?? []) {
     const bypass = allowed.find(({ r }) => !(r.evidence ?? []).some((e) => e.guard_name === guard && e.verdict));
-    if (bypass !== undefined) throw new ChioError('CHIO-CERT-GUARD-BYPASS', `allowed receipt at seq ${bypass.seq} carries no passing evidence from required guard ${guard}`);
+    if (bypass !== undefined)
+      throw new ChioError(
+        'CHIO-CERT-GUARD-BYPASS',
+        `allowed receipt at seq ${bypass.seq} carries no passing evidence from required guard ${guard}`,
+      );
   }
 
   const body: CertificateBody = {

@@ -25,7 +25,10 @@ export interface SessionRead {
   chainProblem: string | null;
 }
 
-type Row = Pick<RawLedgerEntry, 'seq' | 'receipt_id' | 'session_id' | 'session_prev_seq' | 'prev_hash' | 'entry_hash' | 'body'>;
+type Row = Pick<
+  RawLedgerEntry,
+  'seq' | 'receipt_id' | 'session_id' | 'session_prev_seq' | 'prev_hash' | 'entry_hash' | 'body'
+>;
 const COLUMNS = 'seq, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body';
 
 /** What the walk reads: the seqs of every entry naming the session, the projection's last seq, any entry by seq. */
@@ -38,9 +41,19 @@ export interface SessionRows {
 export function readSession(ledger: Ledger, sessionId: string): SessionRead {
   const db = ledger.db;
   const bySeq = db.prepare(`SELECT ${COLUMNS} FROM ledger_entries WHERE seq = ?`);
-  const claimed = (db.prepare('SELECT seq FROM ledger_entries WHERE session_id = ? ORDER BY seq').all(sessionId) as Array<{ seq: number }>).map((r) => r.seq);
-  const projected = db.prepare('SELECT last_seq FROM ledger_sessions WHERE session_id = ?').get(sessionId) as { last_seq: number } | undefined;
-  return walkSession(sessionId, { claimed, projectedLast: projected?.last_seq, bySeq: (seq) => bySeq.get(seq) as Row | undefined });
+  const claimed = (
+    db.prepare('SELECT seq FROM ledger_entries WHERE session_id = ? ORDER BY seq').all(sessionId) as Array<{
+      seq: number;
+    }>
+  ).map((r) => r.seq);
+  const projected = db.prepare('SELECT last_seq FROM ledger_sessions WHERE session_id = ?').get(sessionId) as
+    | { last_seq: number }
+    | undefined;
+  return walkSession(sessionId, {
+    claimed,
+    projectedLast: projected?.last_seq,
+    bySeq: (seq) => bySeq.get(seq) as Row | undefined,
+  });
 }
 
 /**
@@ -50,8 +63,11 @@ export function readSession(ledger: Ledger, sessionId: string): SessionRead {
  */
 export async function readSessionPg(ledger: PgLedger, sessionId: string): Promise<SessionRead> {
   return pgSnapshot(ledger, async (client) => {
-    const rows = (await client.query(`SELECT ${COLUMNS} FROM ledger_entries WHERE session_id = $1 ORDER BY seq`, [sessionId])).rows as Row[];
-    const projected = (await client.query('SELECT last_seq FROM ledger_sessions WHERE session_id = $1', [sessionId])).rows[0] as { last_seq: number } | undefined;
+    const rows = (
+      await client.query(`SELECT ${COLUMNS} FROM ledger_entries WHERE session_id = $1 ORDER BY seq`, [sessionId])
+    ).rows as Row[];
+    const projected = (await client.query('SELECT last_seq FROM ledger_sessions WHERE session_id = $1', [sessionId]))
+      .rows[0] as { last_seq: number } | undefined;
     const known = new Map<number, Row | undefined>(rows.map((r) => [r.seq, r]));
     for (;;) {
       const missed: number[] = [];
@@ -64,7 +80,13 @@ export async function readSessionPg(ledger: PgLedger, sessionId: string): Promis
         },
       });
       if (missed.length === 0) return read;
-      for (const seq of missed) known.set(seq, (await client.query(`SELECT ${COLUMNS} FROM ledger_entries WHERE seq = $1`, [seq])).rows[0] as Row | undefined);
+      for (const seq of missed)
+        known.set(
+          seq,
+          (await client.query(`SELECT ${COLUMNS} FROM ledger_entries WHERE seq = $1`, [seq])).rows[0] as
+            | Row
+            | undefined,
+        );
     }
   });
 }
@@ -81,14 +103,23 @@ export function walkSession(sessionId: string, source: SessionRows): SessionRead
   while (seq !== null) {
     const row = source.bySeq(seq);
     if (row === undefined) {
-      problem ??= walked.length === 0 ? `the session's head entry seq ${seq} is missing` : `session entry seq ${seq} is missing (seq ${walked.at(-1)!.seq} links to it)`;
+      problem ??=
+        walked.length === 0
+          ? `the session's head entry seq ${seq} is missing`
+          : `session entry seq ${seq} is missing (seq ${walked.at(-1)!.seq} links to it)`;
       break;
     }
     if (row.session_id !== sessionId) {
       problem ??= `seq ${seq} is linked into the session but belongs to ${JSON.stringify(row.session_id)}`;
       break;
     }
-    const recomputed = entryHash({ seq: row.seq, prevHash: row.prev_hash, receiptSha256: receiptSha256(row.body), sessionId: row.session_id, sessionPrevSeq: row.session_prev_seq });
+    const recomputed = entryHash({
+      seq: row.seq,
+      prevHash: row.prev_hash,
+      receiptSha256: receiptSha256(row.body),
+      sessionId: row.session_id,
+      sessionPrevSeq: row.session_prev_seq,
+    });
     // Keep walking: the caller checks receipts before the chain, so an altered receipt is named as such.
     if (recomputed !== row.entry_hash) problem ??= `session entry seq ${seq} does not match its entry_hash`;
     walked.push(row);
@@ -106,5 +137,8 @@ export function walkSession(sessionId: string, source: SessionRows): SessionRead
       problem = `the session chain does not account for entry seq ${String(stray)}`;
     }
   }
-  return { entries: walked.map((r) => ({ seq: r.seq, receiptId: r.receipt_id, body: r.body, entryHash: r.entry_hash })), chainProblem: problem };
+  return {
+    entries: walked.map((r) => ({ seq: r.seq, receiptId: r.receipt_id, body: r.body, entryHash: r.entry_hash })),
+    chainProblem: problem,
+  };
 }

@@ -38,12 +38,18 @@ export interface VerifyCertificateOptions {
 const NONE: ReadonlySet<string> = new Set();
 
 /** Why the certificate's signer is not one the verifier trusts, or null when it is. */
-function untrustedSigner(cert: Certificate, kernels: ReadonlySet<string>, authorities: ReadonlySet<string>): string | null {
-  if (kernels.size === 0 && authorities.size === 0) return 'no trusted kernel or authority key was given; a certificate verifies only under a key the verifier trusts';
+function untrustedSigner(
+  cert: Certificate,
+  kernels: ReadonlySet<string>,
+  authorities: ReadonlySet<string>,
+): string | null {
+  if (kernels.size === 0 && authorities.size === 0)
+    return 'no trusted kernel or authority key was given; a certificate verifies only under a key the verifier trusts';
   if (authorities.has(cert.signer_key)) return null;
   if (!kernels.has(cert.signer_key)) return `signer ${cert.signer_key} is not a trusted kernel or authority key`;
   // A kernel vouches for the receipts it signed, not for another kernel's session.
-  if (cert.signer_key !== cert.body.kernel_key) return `signer ${cert.signer_key} is a trusted kernel key but not the session's kernel (${cert.body.kernel_key}); a kernel key signs certificates for its own sessions only`;
+  if (cert.signer_key !== cert.body.kernel_key)
+    return `signer ${cert.signer_key} is a trusted kernel key but not the session's kernel (${cert.body.kernel_key}); a kernel key signs certificates for its own sessions only`;
   return null;
 }
 
@@ -52,21 +58,33 @@ export function verifyCertificate(cert: Certificate, o: VerifyCertificateOptions
   const kernels = o.trustedKernelKeys ?? NONE;
   const signerProblem = untrustedSigner(cert, kernels, o.trustedAuthorityKeys ?? NONE);
   if (signerProblem !== null) return fail(signerProblem);
-  if (!verifySignature(cert.signer_key, canonicalJson(cert.body), cert.signature)) return fail('certificate signature invalid');
+  if (!verifySignature(cert.signer_key, canonicalJson(cert.body), cert.signature))
+    return fail('certificate signature invalid');
   const b = cert.body;
   const failed = [
-    ['signatures', b.all_signatures_valid], ['chain', b.chain_continuous], ['scope', b.scope_compliant], ['budget', b.budget_compliant], ['guards', b.guards_compliant],
-  ].filter(([, ok]) => ok !== true).map(([name]) => name);
-  if (failed.length > 0 || b.anomalies.length > 0) return fail(`certificate records a failed check (${[...failed, ...b.anomalies].join(', ')})`);
+    ['signatures', b.all_signatures_valid],
+    ['chain', b.chain_continuous],
+    ['scope', b.scope_compliant],
+    ['budget', b.budget_compliant],
+    ['guards', b.guards_compliant],
+  ]
+    .filter(([, ok]) => ok !== true)
+    .map(([name]) => name);
+  if (failed.length > 0 || b.anomalies.length > 0)
+    return fail(`certificate records a failed check (${[...failed, ...b.anomalies].join(', ')})`);
   // Light verification under an authority alone takes the kernel key on the authority's word;
   // naming kernel keys pins it, and re-verifying receipts needs it pinned.
   const full = o.session ?? (o.ledger === undefined ? undefined : () => readSession(o.ledger!, b.session_id));
-  if ((kernels.size > 0 || full !== undefined) && !kernels.has(b.kernel_key)) return fail(`kernel key ${b.kernel_key} is not trusted`);
+  if ((kernels.size > 0 || full !== undefined) && !kernels.has(b.kernel_key))
+    return fail(`kernel key ${b.kernel_key} is not trusted`);
   if (full === undefined) return { passed: true, full: false };
 
   const { entries, chainProblem } = typeof full === 'function' ? full() : full;
   if (chainProblem !== null) return fail(`session chain broken in the store: ${chainProblem}`);
-  if (entries.length !== b.receipt_count) return fail(`the store holds ${entries.length} receipts for session ${b.session_id}, the certificate ${b.receipt_count}`);
+  if (entries.length !== b.receipt_count)
+    return fail(
+      `the store holds ${entries.length} receipts for session ${b.session_id}, the certificate ${b.receipt_count}`,
+    );
   // Every receipt under the certificate's kernel key, which was checked above to be a trusted one.
   const trusted = new Set([b.kernel_key]);
   for (const [i, e] of entries.entries()) {
@@ -77,7 +95,8 @@ export function verifyCertificate(cert: Certificate, o: VerifyCertificateOptions
       return fail(`receipt at seq ${e.seq} is not JSON`);
     }
     const v = verifyReceipt(parsed, { trustedKernelKeys: trusted });
-    if (!v.ok || v.id !== e.receiptId) return fail(`receipt at seq ${e.seq} fails re-verification${v.ok ? '' : ` (${v.check})`}`);
+    if (!v.ok || v.id !== e.receiptId)
+      return fail(`receipt at seq ${e.seq} fails re-verification${v.ok ? '' : ` (${v.check})`}`);
     if (o.onProgress !== undefined && (i + 1) % 1000 === 0) o.onProgress(i + 1, entries.length);
   }
   const binding = b.ledger_binding;
@@ -98,11 +117,15 @@ export function verifyCertificate(cert: Certificate, o: VerifyCertificateOptions
  * PostgreSQL (the certificate's session read in one snapshot). The signature and trust checks run
  * first, so an untrusted certificate never costs a read.
  */
-export async function verifyCertificateOn(cert: Certificate, o: Omit<VerifyCertificateOptions, 'ledger' | 'session'> & { ledger?: Ledger | PgLedger | undefined }): Promise<CertificateVerdict> {
+export async function verifyCertificateOn(
+  cert: Certificate,
+  o: Omit<VerifyCertificateOptions, 'ledger' | 'session'> & { ledger?: Ledger | PgLedger | undefined },
+): Promise<CertificateVerdict> {
   const { ledger, ...rest } = o;
   if (ledger === undefined || !('kind' in ledger)) return verifyCertificate(cert, { ...rest, ledger });
   const light = verifyCertificate(cert, rest);
   if (!light.passed) return light;
-  if (!(rest.trustedKernelKeys ?? NONE).has(cert.body.kernel_key)) return { passed: false, reason: `kernel key ${cert.body.kernel_key} is not trusted` };
+  if (!(rest.trustedKernelKeys ?? NONE).has(cert.body.kernel_key))
+    return { passed: false, reason: `kernel key ${cert.body.kernel_key} is not trusted` };
   return verifyCertificate(cert, { ...rest, session: await readSessionPg(ledger, cert.body.session_id) });
 }

@@ -9,7 +9,15 @@
  * naming the note's size and what differs.
  * Owns: the tree and checkpoint checks. Reads the ledger; never writes. Notes are attacker-controlled.
  */
-import { consistencyProof, fromHex, MemoryMerkleTree, merkleRoot, toHex, verifyCheckpointNote, verifyConsistency } from '../../crypto/index.js';
+import {
+  consistencyProof,
+  fromHex,
+  MemoryMerkleTree,
+  merkleRoot,
+  toHex,
+  verifyCheckpointNote,
+  verifyConsistency,
+} from '../../crypto/index.js';
 import { entryLeafHash, listCheckpoints } from '../../ledger/index.js';
 import type { Ledger, StoredCheckpoint } from '../../ledger/index.js';
 import { listCheckpointsPg } from '../../ledger/pg/checkpoints.js';
@@ -75,30 +83,46 @@ export interface TreeSource {
 /** Reads every entry_hash and stored subtree of an SQLite ledger: O(n). */
 export function verifyTree(ledger: Ledger, options: VerifyTreeOptions = {}): TreeVerdict {
   const db = ledger.db;
-  const hasSubtrees = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'merkle_subtrees'").get() !== undefined;
-  return verifyTreeOf({
-    entryHashes: (function* () {
-      for (const row of db.prepare('SELECT entry_hash FROM ledger_entries ORDER BY seq').iterate() as IterableIterator<{ entry_hash: string }>) yield row.entry_hash;
-    })(),
-    // Generators: each statement runs only once the one before has been read to the end (better-sqlite3 runs one at a time).
-    subtrees: hasSubtrees ? (function* () {
-      yield* db.prepare('SELECT level, idx, hash FROM merkle_subtrees ORDER BY level, idx').iterate() as IterableIterator<SubtreeRow>;
-    })() : undefined,
-    checkpoints: listCheckpoints(ledger),
-  }, options);
+  const hasSubtrees =
+    db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'merkle_subtrees'").get() !== undefined;
+  return verifyTreeOf(
+    {
+      entryHashes: (function* () {
+        for (const row of db
+          .prepare('SELECT entry_hash FROM ledger_entries ORDER BY seq')
+          .iterate() as IterableIterator<{ entry_hash: string }>)
+          yield row.entry_hash;
+      })(),
+      // Generators: each statement runs only once the one before has been read to the end (better-sqlite3 runs one at a time).
+      subtrees: hasSubtrees
+        ? (function* () {
+            yield* db
+              .prepare('SELECT level, idx, hash FROM merkle_subtrees ORDER BY level, idx')
+              .iterate() as IterableIterator<SubtreeRow>;
+          })()
+        : undefined,
+      checkpoints: listCheckpoints(ledger),
+    },
+    options,
+  );
 }
 
 /** The same checks on PostgreSQL, over one snapshot. */
 export async function verifyTreePg(ledger: PgLedger, options: VerifyTreeOptions = {}): Promise<TreeVerdict> {
   return pgSnapshot(ledger, async (client) => {
     const hashes: string[] = [];
-    for (let after = 0; ;) {
-      const rows = (await client.query('SELECT seq, entry_hash FROM ledger_entries WHERE seq > $1 ORDER BY seq LIMIT 10000', [after])).rows as Array<{ seq: number; entry_hash: string }>;
+    for (let after = 0; ; ) {
+      const rows = (
+        await client.query('SELECT seq, entry_hash FROM ledger_entries WHERE seq > $1 ORDER BY seq LIMIT 10000', [
+          after,
+        ])
+      ).rows as Array<{ seq: number; entry_hash: string }>;
       if (rows.length === 0) break;
       for (const r of rows) hashes.push(r.entry_hash);
       after = rows.at(-1)!.seq;
     }
-    const subtrees = (await client.query('SELECT level, idx, hash FROM merkle_subtrees ORDER BY level, idx')).rows as SubtreeRow[];
+    const subtrees = (await client.query('SELECT level, idx, hash FROM merkle_subtrees ORDER BY level, idx'))
+      .rows as SubtreeRow[];
     return verifyTreeOf({ entryHashes: hashes, subtrees, checkpoints: await listCheckpointsPg(client) }, options);
   });
 }
@@ -127,21 +151,44 @@ export function verifyTreeOf(source: TreeSource, options: VerifyTreeOptions = {}
         continue;
       }
       const inside = row.level >= 1 && row.idx >= 0 && (row.idx + 1) * 2 ** row.level <= n;
-      if (!inside) bad = `merkle_subtrees holds a subtree (level ${row.level}, index ${row.idx}) beyond the ${n} entries`;
-      else if (!Buffer.from(tree.read(row.level, row.idx)).equals(row.hash)) bad = `the stored subtree at level ${row.level}, index ${row.idx} does not match the entries`;
+      if (!inside)
+        bad = `merkle_subtrees holds a subtree (level ${row.level}, index ${row.idx}) beyond the ${n} entries`;
+      else if (!Buffer.from(tree.read(row.level, row.idx)).equals(row.hash))
+        bad = `the stored subtree at level ${row.level}, index ${row.idx} does not match the entries`;
     }
-    if (bad === undefined && seen !== expected) bad = `merkle_subtrees holds ${seen} subtrees; ${n} entries make ${expected}`;
-    if (bad !== undefined) failures.push({ check: 'subtrees', source: 'ledger', message: `${bad} (chio ledger rebuild-projections re-derives them)` });
+    if (bad === undefined && seen !== expected)
+      bad = `merkle_subtrees holds ${seen} subtrees; ${n} entries make ${expected}`;
+    if (bad !== undefined)
+      failures.push({
+        check: 'subtrees',
+        source: 'ledger',
+        message: `${bad} (chio ledger rebuild-projections re-derives them)`,
+      });
   }
 
-  const checkAgainstEntries = (source: string, size: number, root: string, prefix: 'checkpoint' | 'anchor'): boolean => {
+  const checkAgainstEntries = (
+    source: string,
+    size: number,
+    root: string,
+    prefix: 'checkpoint' | 'anchor',
+  ): boolean => {
     if (size > n) {
-      failures.push({ check: `${prefix}_size`, source, treeSize: size, message: `the checkpoint covers ${size} entries but the ledger holds ${n}: ${size - n} entries after seq ${n} are gone` });
+      failures.push({
+        check: `${prefix}_size`,
+        source,
+        treeSize: size,
+        message: `the checkpoint covers ${size} entries but the ledger holds ${n}: ${size - n} entries after seq ${n} are gone`,
+      });
       return false;
     }
     const now = rootAt(size);
     if (now !== root) {
-      failures.push({ check: `${prefix}_root`, source, treeSize: size, message: `the ledger's first ${size} entries hash to root ${now}, not ${root} as the checkpoint of size ${size} says: an entry at or before seq ${size} was changed, removed or reordered` });
+      failures.push({
+        check: `${prefix}_root`,
+        source,
+        treeSize: size,
+        message: `the ledger's first ${size} entries hash to root ${now}, not ${root} as the checkpoint of size ${size} says: an entry at or before seq ${size} was changed, removed or reordered`,
+      });
       return false;
     }
     largestMatching = Math.max(largestMatching ?? 0, size);
@@ -155,36 +202,61 @@ export function verifyTreeOf(source: TreeSource, options: VerifyTreeOptions = {}
     const source = `ledger checkpoint ${c.treeSize}`;
     const v = verifyCheckpointNote(c.note, [...(options.trustedKeys ?? [c.signerKey])]);
     if (!v.ok) {
-      failures.push({ check: 'checkpoint_signature', source, treeSize: c.treeSize, message: `the stored note does not verify${options.trustedKeys === undefined ? ' under its own signer' : ' under a trusted key'}: ${v.reason}` });
+      failures.push({
+        check: 'checkpoint_signature',
+        source,
+        treeSize: c.treeSize,
+        message: `the stored note does not verify${options.trustedKeys === undefined ? ' under its own signer' : ' under a trusted key'}: ${v.reason}`,
+      });
       continue;
     }
     if (v.body.treeSize !== c.treeSize || toHex(v.body.rootHash) !== c.rootHash || v.body.origin !== c.origin) {
-      failures.push({ check: 'checkpoint_body', source, treeSize: c.treeSize, message: 'the stored note names another tree than its row (size, root or origin)' });
+      failures.push({
+        check: 'checkpoint_body',
+        source,
+        treeSize: c.treeSize,
+        message: 'the stored note names another tree than its row (size, root or origin)',
+      });
       continue;
     }
     if (!checkAgainstEntries(source, c.treeSize, c.rootHash, 'checkpoint')) continue;
     if (previous !== undefined) {
       const proof = consistencyProof(previous.size, c.treeSize, tree.read);
       if (!verifyConsistency(previous.size, c.treeSize, proof, fromHex(previous.root), fromHex(c.rootHash))) {
-        failures.push({ check: 'checkpoint_consistency', source, treeSize: c.treeSize, message: `not consistent with the checkpoint of size ${previous.size}` });
+        failures.push({
+          check: 'checkpoint_consistency',
+          source,
+          treeSize: c.treeSize,
+          message: `not consistent with the checkpoint of size ${previous.size}`,
+        });
       }
     }
     previous = { size: c.treeSize, root: c.rootHash };
   }
 
   // Notes kept outside the ledger.
-  for (const m of options.malformed ?? []) failures.push({ check: 'anchor_malformed', source: m.source, message: m.reason });
+  for (const m of options.malformed ?? [])
+    failures.push({ check: 'anchor_malformed', source: m.source, message: m.reason });
   for (const e of options.external ?? []) {
     const v = verifyCheckpointNote(e.note, [...(options.trustedKeys ?? [])]);
     if (!v.ok) {
-      failures.push({ check: 'anchor_signature', source: e.source, message: `the note does not verify under a trusted kernel key: ${v.reason}` });
+      failures.push({
+        check: 'anchor_signature',
+        source: e.source,
+        message: `the note does not verify under a trusted kernel key: ${v.reason}`,
+      });
       continue;
     }
     checkAgainstEntries(e.source, v.body.treeSize, toHex(v.body.rootHash), 'anchor');
   }
 
   return {
-    ok: failures.length === 0, treeSize: n, root: rootAt(n), checkpoints: stored.length, anchors: options.external?.length ?? 0,
-    ...(largestMatching === undefined ? {} : { largestMatching }), failures,
+    ok: failures.length === 0,
+    treeSize: n,
+    root: rootAt(n),
+    checkpoints: stored.length,
+    anchors: options.external?.length ?? 0,
+    ...(largestMatching === undefined ? {} : { largestMatching }),
+    failures,
   };
 }

@@ -21,7 +21,10 @@ export const BundleEntrySchema = z.strictObject({
   session_id: z.string().min(1).max(256),
   session_prev_seq: seq.nullable(),
   /** The signed receipt's exact RFC 8785 text, as stored in the ledger. */
-  body: z.string().min(2).max(1024 * 1024),
+  body: z
+    .string()
+    .min(2)
+    .max(1024 * 1024),
 });
 export type BundleEntry = z.infer<typeof BundleEntrySchema>;
 
@@ -32,7 +35,10 @@ export const EvidenceBundleSchema = z.strictObject({
   /** proofs[i] proves entries[i] against the checkpoint. */
   proofs: z.array(InclusionProofSchema).max(10_000_000),
   /** The signed checkpoint note (C2SP signed-note text). */
-  checkpoint: z.string().min(1).max(128 * 1024),
+  checkpoint: z
+    .string()
+    .min(1)
+    .max(128 * 1024),
   certificate: CertificateSchema,
 });
 export type EvidenceBundle = z.infer<typeof EvidenceBundleSchema>;

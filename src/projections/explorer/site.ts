@@ -22,7 +22,8 @@ const TYPES: Record<string, string> = {
 
 /** Only the page's own origin, for everything; no inline script or style element, no framing. */
 const HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
@@ -34,7 +35,11 @@ function explorerDir(): string {
   const here = fileURLToPath(new URL('.', import.meta.url));
   const candidates = [join(here, '../../../explorer'), join(here, '../../../dist/explorer')];
   const found = candidates.find((d) => existsSync(join(d, 'index.html')));
-  if (found === undefined) throw new ChioError('CHIO-CLI-SERVICE-OPTIONS', `the web explorer's files are missing (looked in ${candidates.join(', ')}): run npm run build`);
+  if (found === undefined)
+    throw new ChioError(
+      'CHIO-CLI-SERVICE-OPTIONS',
+      `the web explorer's files are missing (looked in ${candidates.join(', ')}): run npm run build`,
+    );
   return found;
 }
 
@@ -45,7 +50,8 @@ function loadFiles(dir: string): Map<string, { type: string; body: Buffer }> {
     for (const name of readdirSync(join(dir, sub))) {
       const rel = sub === '' ? name : `${sub}/${name}`;
       if (statSync(join(dir, rel)).isDirectory()) walk(rel);
-      else if (TYPES[extname(name)] !== undefined && !name.endsWith('.map')) files.set(`/explorer/${rel}`, { type: TYPES[extname(name)]!, body: readFileSync(join(dir, rel)) });
+      else if (TYPES[extname(name)] !== undefined && !name.endsWith('.map'))
+        files.set(`/explorer/${rel}`, { type: TYPES[extname(name)]!, body: readFileSync(join(dir, rel)) });
     }
   };
   walk('');
@@ -63,7 +69,11 @@ export function explorerSite(): (req: IncomingMessage, res: ServerResponse) => b
     const file = files.get(path);
     if (file === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) {
       const status = file === undefined ? 404 : 405;
-      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...HEADERS, ...(status === 405 ? { allow: 'GET, HEAD' } : {}) });
+      res.writeHead(status, {
+        'content-type': 'text/plain; charset=utf-8',
+        ...HEADERS,
+        ...(status === 405 ? { allow: 'GET, HEAD' } : {}),
+      });
       res.end(status === 404 ? 'not found\n' : 'the explorer is read-only\n');
       return true;
     }

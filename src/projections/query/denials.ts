@@ -35,21 +35,32 @@ type BucketRow = { bucket: number; guard: string; n: number };
 export function denialSeries(ledger: Ledger, q: DenialQuery): DenialSeries {
   const where = `verdict = 'deny' AND timestamp >= ? AND timestamp <= ?${q.sessionId === undefined ? '' : ' AND session_id = ?'}`;
   const args = (from: number, to: number) => (q.sessionId === undefined ? [from, to] : [from, to, q.sessionId]);
-  return ledger.db.transaction(() => {
-    const span = ledger.db.prepare(`SELECT min(timestamp) AS lo, max(timestamp) AS hi, count(*) AS n FROM ledger_entries WHERE ${where}`)
-      .get(...args(q.since ?? 0, q.until ?? Number.MAX_SAFE_INTEGER)) as Span;
-    const plan = denialBuckets(q, span);
-    const rows = span.n === 0 ? [] : ledger.db.prepare(
-      // better-sqlite3 binds JS numbers as REAL: cast, or the division is not a whole bucket number.
-      `SELECT (timestamp - CAST(? AS INTEGER)) / CAST(? AS INTEGER) AS bucket, coalesce(body ->> '$.decision.guard', '${NO_GUARD}') AS guard, count(*) AS n
+  return ledger.db
+    .transaction(() => {
+      const span = ledger.db
+        .prepare(`SELECT min(timestamp) AS lo, max(timestamp) AS hi, count(*) AS n FROM ledger_entries WHERE ${where}`)
+        .get(...args(q.since ?? 0, q.until ?? Number.MAX_SAFE_INTEGER)) as Span;
+      const plan = denialBuckets(q, span);
+      const rows =
+        span.n === 0
+          ? []
+          : (ledger.db
+              .prepare(
+                // better-sqlite3 binds JS numbers as REAL: cast, or the division is not a whole bucket number.
+                `SELECT (timestamp - CAST(? AS INTEGER)) / CAST(? AS INTEGER) AS bucket, coalesce(body ->> '$.decision.guard', '${NO_GUARD}') AS guard, count(*) AS n
          FROM ledger_entries WHERE ${where} GROUP BY bucket, guard`,
-    ).all(plan.from, plan.bucketSeconds, ...args(plan.from, plan.to)) as BucketRow[];
-    return denialResult(plan, span, rows);
-  }).deferred();
+              )
+              .all(plan.from, plan.bucketSeconds, ...args(plan.from, plan.to)) as BucketRow[]);
+      return denialResult(plan, span, rows);
+    })
+    .deferred();
 }
 
 /** The buckets a query's range is cut into, given the span of its denials (either store reads it). */
-export function denialBuckets(q: DenialQuery, span: Span): { from: number; to: number; bucketSeconds: number; starts: number[] } {
+export function denialBuckets(
+  q: DenialQuery,
+  span: Span,
+): { from: number; to: number; bucketSeconds: number; starts: number[] } {
   const from = q.since ?? span.lo ?? Math.floor(Date.now() / 1000);
   const to = Math.max(from, q.until ?? span.hi ?? from);
   // Whole seconds per bucket, at least one, enough that `buckets` of them cover [from, to].
@@ -59,14 +70,19 @@ export function denialBuckets(q: DenialQuery, span: Span): { from: number; to: n
 }
 
 /** The series from the rows counted per bucket and guard. */
-export function denialResult(plan: { from: number; bucketSeconds: number; starts: number[] }, span: Span, rows: readonly BucketRow[]): DenialSeries {
+export function denialResult(
+  plan: { from: number; bucketSeconds: number; starts: number[] },
+  span: Span,
+  rows: readonly BucketRow[],
+): DenialSeries {
   const byGuard = new Map<string, number[]>();
   for (const r of rows) {
     const counts = byGuard.get(r.guard) ?? new Array<number>(plan.starts.length).fill(0);
     counts[r.bucket] = (counts[r.bucket] ?? 0) + r.n;
     byGuard.set(r.guard, counts);
   }
-  const guards = [...byGuard].map(([guard, counts]) => ({ guard, total: counts.reduce((a, b) => a + b, 0), counts }))
+  const guards = [...byGuard]
+    .map(([guard, counts]) => ({ guard, total: counts.reduce((a, b) => a + b, 0), counts }))
     .sort((a, b) => b.total - a.total || (a.guard < b.guard ? -1 : 1));
   return { from: plan.from, bucketSeconds: plan.bucketSeconds, starts: plan.starts, guards, totalCount: span.n };
 }

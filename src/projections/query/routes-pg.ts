@@ -21,9 +21,19 @@ import { receiptAnswer, receiptsOf } from './routes.js';
 import type { ReceiptPage, SessionSummary } from './routes.js';
 
 export async function queryReceiptsPg(ledger: PgLedger, q: ReceiptQuery): Promise<ReceiptPage> {
-  const page = await listEntriesPg(ledger, {
-    toolServer: q.toolServer, toolName: q.toolName, capabilityId: q.capabilityId, sessionId: q.sessionId, outcome: q.outcome, since: q.since, until: q.until,
-  }, { limit: q.limit, cursor: q.cursor });
+  const page = await listEntriesPg(
+    ledger,
+    {
+      toolServer: q.toolServer,
+      toolName: q.toolName,
+      capabilityId: q.capabilityId,
+      sessionId: q.sessionId,
+      outcome: q.outcome,
+      since: q.since,
+      until: q.until,
+    },
+    { limit: q.limit, cursor: q.cursor },
+  );
   return { receipts: receiptsOf(page.entries), totalCount: page.totalCount, nextCursor: page.nextCursor };
 }
 
@@ -39,7 +49,10 @@ const SUMMARY = `SELECT session_id AS "sessionId", count(*) AS entries,
   FROM ledger_entries WHERE session_id IN (SELECT session_id FROM ledger_sessions WHERE first_seq > $1 ORDER BY first_seq LIMIT $2)
   GROUP BY session_id ORDER BY "firstSeq"`;
 
-export async function listSessionsPg(ledger: PgLedger, q: PageQuery): Promise<{ sessions: SessionSummary[]; totalCount: number; nextCursor: number | null }> {
+export async function listSessionsPg(
+  ledger: PgLedger,
+  q: PageQuery,
+): Promise<{ sessions: SessionSummary[]; totalCount: number; nextCursor: number | null }> {
   return pgSnapshot(ledger, async (client) => {
     const rows = (await client.query(SUMMARY, [q.cursor ?? 0, q.limit + 1])).rows as SessionSummary[];
     const more = rows.length > q.limit;
@@ -55,13 +68,25 @@ export async function sessionReceiptsPg(ledger: PgLedger, sessionId: string, q: 
   return page;
 }
 
-export async function ledgerHeadPg(ledger: PgLedger): Promise<{ entries: number; head: { seq: number; entryHash: string } | null }> {
-  const row = (await ledger.pool.query('SELECT seq, entry_hash AS "entryHash" FROM ledger_entries ORDER BY seq DESC LIMIT 1')).rows[0] as { seq: number; entryHash: string } | undefined;
+export async function ledgerHeadPg(
+  ledger: PgLedger,
+): Promise<{ entries: number; head: { seq: number; entryHash: string } | null }> {
+  const row = (
+    await ledger.pool.query('SELECT seq, entry_hash AS "entryHash" FROM ledger_entries ORDER BY seq DESC LIMIT 1')
+  ).rows[0] as { seq: number; entryHash: string } | undefined;
   return { entries: row?.seq ?? 0, head: row ?? null };
 }
 
-export async function sessionCertificatePg(ledger: PgLedger, sessionId: string, signer: CertificateSigner | undefined): Promise<Certificate> {
-  if (signer === undefined) throw new ChioError('CHIO-CLI-CERT-SIGNER-REQUIRED', 'this service has no certificate signing key (start chio serve with --kernel-seed-file or --authority-seed-file)');
+export async function sessionCertificatePg(
+  ledger: PgLedger,
+  sessionId: string,
+  signer: CertificateSigner | undefined,
+): Promise<Certificate> {
+  if (signer === undefined)
+    throw new ChioError(
+      'CHIO-CLI-CERT-SIGNER-REQUIRED',
+      'this service has no certificate signing key (start chio serve with --kernel-seed-file or --authority-seed-file)',
+    );
   return generateCertificateOn(ledger, { sessionId, signer });
 }
 
@@ -69,16 +94,25 @@ export async function denialSeriesPg(ledger: PgLedger, q: DenialQuery): Promise<
   return pgSnapshot(ledger, async (client) => {
     const where = `verdict = 'deny' AND timestamp >= $1 AND timestamp <= $2${q.sessionId === undefined ? '' : ' AND session_id = $3'}`;
     const args = (from: number, to: number) => (q.sessionId === undefined ? [from, to] : [from, to, q.sessionId]);
-    const span = (await client.query(`SELECT min(timestamp) AS lo, max(timestamp) AS hi, count(*) AS n FROM ledger_entries WHERE ${where}`, args(q.since ?? 0, q.until ?? Number.MAX_SAFE_INTEGER)))
-      .rows[0] as { lo: number | null; hi: number | null; n: number };
+    const span = (
+      await client.query(
+        `SELECT min(timestamp) AS lo, max(timestamp) AS hi, count(*) AS n FROM ledger_entries WHERE ${where}`,
+        args(q.since ?? 0, q.until ?? Number.MAX_SAFE_INTEGER),
+      )
+    ).rows[0] as { lo: number | null; hi: number | null; n: number };
     const plan = denialBuckets(q, span);
     const at = q.sessionId === undefined ? 3 : 4;
     // The body is the stored receipt text: a row whose body is not JSON fails the query (503), as on SQLite.
-    const rows = span.n === 0 ? [] : (await client.query(
-      `SELECT ((timestamp - $${at}::bigint) / $${at + 1}::bigint)::int AS bucket, coalesce(body::jsonb -> 'decision' ->> 'guard', '${NO_GUARD}') AS guard, count(*)::int AS n
+    const rows =
+      span.n === 0
+        ? []
+        : ((
+            await client.query(
+              `SELECT ((timestamp - $${at}::bigint) / $${at + 1}::bigint)::int AS bucket, coalesce(body::jsonb -> 'decision' ->> 'guard', '${NO_GUARD}') AS guard, count(*)::int AS n
          FROM ledger_entries WHERE ${where} GROUP BY 1, 2`,
-      [...args(plan.from, plan.to), plan.from, plan.bucketSeconds],
-    )).rows as Array<{ bucket: number; guard: string; n: number }>;
+              [...args(plan.from, plan.to), plan.from, plan.bucketSeconds],
+            )
+          ).rows as Array<{ bucket: number; guard: string; n: number }>);
     return denialResult(plan, span, rows);
   });
 }
@@ -96,6 +130,10 @@ export function receiptProofPg(ledger: PgLedger, id: string): Promise<InclusionP
 }
 
 /** A session's evidence bundle against the latest stored checkpoint, with a certificate signed now. */
-export async function sessionEvidencePg(ledger: PgLedger, sessionId: string, signer: CertificateSigner | undefined): Promise<EvidenceBundle> {
+export async function sessionEvidencePg(
+  ledger: PgLedger,
+  sessionId: string,
+  signer: CertificateSigner | undefined,
+): Promise<EvidenceBundle> {
   return exportEvidencePg(ledger, { sessionId, certificate: await sessionCertificatePg(ledger, sessionId, signer) });
 }

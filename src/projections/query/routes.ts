@@ -35,9 +35,19 @@ function snapshot<T>(ledger: Ledger, read: () => T): T {
 
 export function queryReceipts(ledger: Ledger, q: ReceiptQuery): ReceiptPage {
   return snapshot(ledger, () => {
-    const page = listEntries(ledger, {
-      toolServer: q.toolServer, toolName: q.toolName, capabilityId: q.capabilityId, sessionId: q.sessionId, outcome: q.outcome, since: q.since, until: q.until,
-    }, { limit: q.limit, cursor: q.cursor });
+    const page = listEntries(
+      ledger,
+      {
+        toolServer: q.toolServer,
+        toolName: q.toolName,
+        capabilityId: q.capabilityId,
+        sessionId: q.sessionId,
+        outcome: q.outcome,
+        since: q.since,
+        until: q.until,
+      },
+      { limit: q.limit, cursor: q.cursor },
+    );
     return { receipts: receiptsOf(page.entries), totalCount: page.totalCount, nextCursor: page.nextCursor };
   });
 }
@@ -48,19 +58,36 @@ export function queryReceipts(ledger: Ledger, q: ReceiptQuery): ReceiptPage {
  * body give). Chain continuity around it is `chio ledger verify`'s job.
  */
 export function receiptById(ledger: Ledger, id: string) {
-  return receiptAnswer(snapshot(ledger, () => findEntry(ledger, id)), id);
+  return receiptAnswer(
+    snapshot(ledger, () => findEntry(ledger, id)),
+    id,
+  );
 }
 
 /** The answer for one entry found by id on either store (the same checks, the same shape). */
 export function receiptAnswer(found: { entry: LedgerEntryRow } | { entry: null }, id: string) {
-  if (found.entry === null || found.entry.receiptId !== id) throw new ChioError('CHIO-API-NOT-FOUND', `no receipt ${id} in the ledger`);
+  if (found.entry === null || found.entry.receiptId !== id)
+    throw new ChioError('CHIO-API-NOT-FOUND', `no receipt ${id} in the ledger`);
   const e = found.entry;
   const receipt = JSON.parse(e.body) as unknown;
   const verdict = verifyReceipt(receipt);
-  const expectedHash = entryHash({ seq: e.seq, prevHash: e.prevHash, receiptSha256: receiptSha256(e.body), sessionId: e.sessionId, sessionPrevSeq: e.sessionPrevSeq });
+  const expectedHash = entryHash({
+    seq: e.seq,
+    prevHash: e.prevHash,
+    receiptSha256: receiptSha256(e.body),
+    sessionId: e.sessionId,
+    sessionPrevSeq: e.sessionPrevSeq,
+  });
   return {
     receipt,
-    position: { seq: e.seq, sessionId: e.sessionId, sessionPrevSeq: e.sessionPrevSeq, prevHash: e.prevHash, entryHash: e.entryHash, producer: e.producer },
+    position: {
+      seq: e.seq,
+      sessionId: e.sessionId,
+      sessionPrevSeq: e.sessionPrevSeq,
+      prevHash: e.prevHash,
+      entryHash: e.entryHash,
+      producer: e.producer,
+    },
     verification: {
       ok: verdict.ok && expectedHash === e.entryHash,
       signature: verdict.ok ? 'ok' : `${verdict.check}: ${verdict.message}`,
@@ -92,7 +119,10 @@ const SUMMARY = `SELECT session_id AS sessionId, count(*) AS entries,
   GROUP BY session_id ORDER BY firstSeq`;
 
 /** Sessions in the order they began (first seq), a page at a time; the cursor is the last one's first seq. */
-export function listSessions(ledger: Ledger, q: PageQuery): { sessions: SessionSummary[]; totalCount: number; nextCursor: number | null } {
+export function listSessions(
+  ledger: Ledger,
+  q: PageQuery,
+): { sessions: SessionSummary[]; totalCount: number; nextCursor: number | null } {
   return snapshot(ledger, () => {
     const rows = ledger.db.prepare(SUMMARY).all(q.cursor ?? 0, q.limit + 1) as SessionSummary[];
     const more = rows.length > q.limit;
@@ -109,7 +139,9 @@ export function sessionReceipts(ledger: Ledger, sessionId: string, q: PageQuery)
 }
 
 export function ledgerHead(ledger: Ledger): { entries: number; head: { seq: number; entryHash: string } | null } {
-  const head = ledger.db.prepare('SELECT seq, entry_hash AS entryHash FROM ledger_entries ORDER BY seq DESC LIMIT 1').get() as { seq: number; entryHash: string } | undefined;
+  const head = ledger.db
+    .prepare('SELECT seq, entry_hash AS entryHash FROM ledger_entries ORDER BY seq DESC LIMIT 1')
+    .get() as { seq: number; entryHash: string } | undefined;
   // seq is contiguous from 1 (DESIGN §6), so the head's seq is the number of entries.
   return { entries: head?.seq ?? 0, head: head ?? null };
 }
@@ -118,8 +150,16 @@ export function ledgerHead(ledger: Ledger): { entries: number; head: { seq: numb
  * A compliance certificate over one session, signed now with the service's key (generation's own
  * error codes when the session cannot be certified). Without a configured key there is none.
  */
-export function sessionCertificate(ledger: Ledger, sessionId: string, signer: CertificateSigner | undefined): Certificate {
-  if (signer === undefined) throw new ChioError('CHIO-CLI-CERT-SIGNER-REQUIRED', 'this service has no certificate signing key (start chio serve with --kernel-seed-file or --authority-seed-file)');
+export function sessionCertificate(
+  ledger: Ledger,
+  sessionId: string,
+  signer: CertificateSigner | undefined,
+): Certificate {
+  if (signer === undefined)
+    throw new ChioError(
+      'CHIO-CLI-CERT-SIGNER-REQUIRED',
+      'this service has no certificate signing key (start chio serve with --kernel-seed-file or --authority-seed-file)',
+    );
   return snapshot(ledger, () => generateCertificate(ledger, { sessionId, signer }));
 }
 
@@ -140,6 +180,12 @@ export function receiptProof(ledger: Ledger, id: string): InclusionProof {
  * checkpoint (which must cover the session: the service never signs one), and a certificate
  * signed now with the service's key — everything needed to check the session without the ledger.
  */
-export function sessionEvidence(ledger: Ledger, sessionId: string, signer: CertificateSigner | undefined): EvidenceBundle {
-  return snapshot(ledger, () => exportEvidence(ledger, { sessionId, certificate: sessionCertificate(ledger, sessionId, signer) }));
+export function sessionEvidence(
+  ledger: Ledger,
+  sessionId: string,
+  signer: CertificateSigner | undefined,
+): EvidenceBundle {
+  return snapshot(ledger, () =>
+    exportEvidence(ledger, { sessionId, certificate: sessionCertificate(ledger, sessionId, signer) }),
+  );
 }

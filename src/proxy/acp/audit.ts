@@ -48,22 +48,28 @@ export interface AcpToolCallAuditEntry extends Partial<Omit<AuthorizationContext
 const nonBlank = z.string().refine((s) => s.trim() !== '' && s.trim() === s, 'must be a non-empty unpadded string');
 
 /** ACP v1 ToolCall (schema `tool_call`): toolCallId and title required; the rest optional. */
-const ToolCallSchema = z.object({
-  sessionUpdate: z.literal('tool_call'),
-  toolCallId: nonBlank,
-  title: z.string(),
-  kind: z.string().optional(),
-  status: z.string().optional(),
-}).passthrough();
+const ToolCallSchema = z
+  .object({
+    sessionUpdate: z.literal('tool_call'),
+    toolCallId: nonBlank,
+    title: z.string(),
+    kind: z.string().optional(),
+    status: z.string().optional(),
+  })
+  .passthrough();
 /** ACP v1 ToolCallUpdate: only toolCallId required; fields are patch-like and nullable. */
-const ToolCallUpdateSchema = z.object({
-  sessionUpdate: z.literal('tool_call_update'),
-  toolCallId: nonBlank,
-  title: z.string().nullish(),
-  kind: z.string().nullish(),
-  status: z.string().nullish(),
-}).passthrough();
-const SessionUpdateParamsSchema = z.object({ sessionId: nonBlank, update: z.object({ sessionUpdate: z.string() }).passthrough() }).passthrough();
+const ToolCallUpdateSchema = z
+  .object({
+    sessionUpdate: z.literal('tool_call_update'),
+    toolCallId: nonBlank,
+    title: z.string().nullish(),
+    kind: z.string().nullish(),
+    status: z.string().nullish(),
+  })
+  .passthrough();
+const SessionUpdateParamsSchema = z
+  .object({ sessionId: nonBlank, update: z.object({ sessionUpdate: z.string() }).passthrough() })
+  .passthrough();
 
 /** A tool-call event read out of session/update, or why it could not be read. */
 export type ToolCallEvent =
@@ -74,18 +80,43 @@ export type ToolCallEvent =
 
 export function readToolCallEvent(params: unknown): ToolCallEvent {
   const p = SessionUpdateParamsSchema.safeParse(params);
-  if (!p.success) return { kind: 'invalid', message: `invalid session/update params: ${p.error.issues[0]?.path.join('.') ?? ''} ${p.error.issues[0]?.message ?? ''}`.trim() };
+  if (!p.success)
+    return {
+      kind: 'invalid',
+      message:
+        `invalid session/update params: ${p.error.issues[0]?.path.join('.') ?? ''} ${p.error.issues[0]?.message ?? ''}`.trim(),
+    };
   const u = p.data.update;
   if (u.sessionUpdate === 'tool_call') {
     const t = ToolCallSchema.safeParse(u);
-    if (!t.success) return { kind: 'invalid', message: `invalid session/update params: malformed tool call: update.${t.error.issues[0]?.path.join('.')} ${t.error.issues[0]?.message}` };
-    return { kind: 'tool_call', sessionId: p.data.sessionId, toolCallId: t.data.toolCallId, title: t.data.title, ...(t.data.kind === undefined ? {} : { toolKind: t.data.kind }), ...(t.data.status === undefined ? {} : { status: t.data.status }) };
+    if (!t.success)
+      return {
+        kind: 'invalid',
+        message: `invalid session/update params: malformed tool call: update.${t.error.issues[0]?.path.join('.')} ${t.error.issues[0]?.message}`,
+      };
+    return {
+      kind: 'tool_call',
+      sessionId: p.data.sessionId,
+      toolCallId: t.data.toolCallId,
+      title: t.data.title,
+      ...(t.data.kind === undefined ? {} : { toolKind: t.data.kind }),
+      ...(t.data.status === undefined ? {} : { status: t.data.status }),
+    };
   }
   if (u.sessionUpdate === 'tool_call_update') {
     const t = ToolCallUpdateSchema.safeParse(u);
-    if (!t.success) return { kind: 'invalid', message: `invalid session/update params: malformed tool call update: update.${t.error.issues[0]?.path.join('.')} ${t.error.issues[0]?.message}` };
+    if (!t.success)
+      return {
+        kind: 'invalid',
+        message: `invalid session/update params: malformed tool call update: update.${t.error.issues[0]?.path.join('.')} ${t.error.issues[0]?.message}`,
+      };
     if (t.data.status === undefined || t.data.status === null) return { kind: 'none' };
-    return { kind: 'tool_call_update', sessionId: p.data.sessionId, toolCallId: t.data.toolCallId, status: t.data.status };
+    return {
+      kind: 'tool_call_update',
+      sessionId: p.data.sessionId,
+      toolCallId: t.data.toolCallId,
+      status: t.data.status,
+    };
   }
   return { kind: 'none' };
 }
@@ -110,15 +141,22 @@ export const DEFAULT_TOOL_CALL_STATUS = 'pending';
  * contentHash covers the declared fields as recorded (the title `"[REDACTED]"`), so neither it nor
  * the signing nonce built from it confirms a guessed title.
  */
-export function auditEntry(event: Extract<ToolCallEvent, { kind: 'tool_call' | 'tool_call_update' }>, serverId: string, nowSeconds: number, context?: AuthorizationContext, redaction: Redaction = NO_REDACTION): AcpToolCallAuditEntry {
+export function auditEntry(
+  event: Extract<ToolCallEvent, { kind: 'tool_call' | 'tool_call_update' }>,
+  serverId: string,
+  nowSeconds: number,
+  context?: AuthorizationContext,
+  redaction: Redaction = NO_REDACTION,
+): AcpToolCallAuditEntry {
   const redacting = redacts(redaction);
   // Under a redacting policy everything below, contentHash included, is built from the event as recorded.
-  const recorded = redacting && event.kind === 'tool_call' ? { ...event, title: recordedTitle(redaction, event.title) } : event;
+  const recorded =
+    redacting && event.kind === 'tool_call' ? { ...event, title: recordedTitle(redaction, event.title) } : event;
   const entry: AcpToolCallAuditEntry = {
     toolCallId: recorded.toolCallId,
     title: recorded.kind === 'tool_call' ? recorded.title : '',
-    kind: recorded.kind === 'tool_call' ? recorded.toolKind ?? null : null,
-    status: recorded.kind === 'tool_call' ? recorded.status ?? DEFAULT_TOOL_CALL_STATUS : recorded.status,
+    kind: recorded.kind === 'tool_call' ? (recorded.toolKind ?? null) : null,
+    status: recorded.kind === 'tool_call' ? (recorded.status ?? DEFAULT_TOOL_CALL_STATUS) : recorded.status,
     sessionId: recorded.sessionId,
     timestamp: String(nowSeconds),
     serverId,

@@ -58,7 +58,11 @@ export function splitToken(params: Record<string, unknown>): { token: unknown; p
 /** The ACP request id from the params (`toolCallId`, `tool_call_id`, `toolCall.toolCallId`), if non-blank. */
 export function requestToolCallId(params: Record<string, unknown>): string | undefined {
   const toolCall = params['toolCall'];
-  const candidates = [params['toolCallId'], params['tool_call_id'], typeof toolCall === 'object' && toolCall !== null ? (toolCall as Record<string, unknown>)['toolCallId'] : undefined];
+  const candidates = [
+    params['toolCallId'],
+    params['tool_call_id'],
+    typeof toolCall === 'object' && toolCall !== null ? (toolCall as Record<string, unknown>)['toolCallId'] : undefined,
+  ];
   const id = candidates.find((c): c is string => typeof c === 'string' && c.trim() !== '');
   return id;
 }
@@ -71,7 +75,15 @@ export interface CheckRequest {
   params: Record<string, unknown>;
 }
 
-export type CheckVerdict = { ok: true; context: AuthorizationContext } | { ok: false; reason: string; capabilityId?: string; parameterHash: string | null; /** the kernel already signed a deny receipt */ recorded: boolean };
+export type CheckVerdict =
+  | { ok: true; context: AuthorizationContext }
+  | {
+      ok: false;
+      reason: string;
+      capabilityId?: string;
+      parameterHash: string | null /** the kernel already signed a deny receipt */;
+      recorded: boolean;
+    };
 
 /** The tool server the kernel dispatches authorizations to: it does nothing but say so. */
 export function authorityServer(serverId: string): ToolServerConnection {
@@ -81,7 +93,12 @@ export function authorityServer(serverId: string): ToolServerConnection {
       server_id: serverId,
       name: 'ACP proxy authority (authorizes agent requests the editor executes)',
       version: '1',
-      tools: Object.values(OPERATION_METHODS).map((name) => ({ name, description: `authorize ${name}`, input_schema: { type: 'object' }, has_side_effects: true })),
+      tools: Object.values(OPERATION_METHODS).map((name) => ({
+        name,
+        description: `authorize ${name}`,
+        input_schema: { type: 'object' },
+        has_side_effects: true,
+      })),
     },
     async invoke() {
       return { authorityOnly: true };
@@ -90,7 +107,10 @@ export function authorityServer(serverId: string): ToolServerConnection {
 }
 
 export class KernelCapabilityChecker {
-  constructor(private readonly kernel: Kernel, private readonly serverId: string) {
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly serverId: string,
+  ) {
     kernel.registerToolServer(authorityServer(serverId));
   }
 
@@ -101,8 +121,10 @@ export class KernelCapabilityChecker {
     const parameterHash = redacting ? null : hashCanonical(payload);
     const toolCallId = requestToolCallId(req.params) ?? '';
     const correlationId = `acp-auth-${redacting ? randomUUID() : hashCanonical({ id: req.requestId, sessionId: req.sessionId, operation: req.operation, resource: req.resource })}`;
-    const capabilityId = typeof (token as { id?: unknown } | null)?.id === 'string' ? (token as { id: string }).id : undefined;
-    if (token === undefined) return { ok: false, reason: 'no capability token presented', parameterHash, recorded: false };
+    const capabilityId =
+      typeof (token as { id?: unknown } | null)?.id === 'string' ? (token as { id: string }).id : undefined;
+    if (token === undefined)
+      return { ok: false, reason: 'no capability token presented', parameterHash, recorded: false };
     const subject = (token as { subject?: unknown } | null)?.subject;
     const requestId = `acp-live-guard-${redacting ? randomUUID() : hashCanonical({ correlationId, toolCallId, parameterHash, payload })}`;
     const r = await this.kernel.evaluateToolCall({
@@ -124,7 +146,14 @@ export class KernelCapabilityChecker {
       requestId,
       sessionId: req.sessionId,
     });
-    if (!r.ok) return { ok: false, reason: r.reason, parameterHash, recorded: true, ...(capabilityId === undefined ? {} : { capabilityId }) };
+    if (!r.ok)
+      return {
+        ok: false,
+        reason: r.reason,
+        parameterHash,
+        recorded: true,
+        ...(capabilityId === undefined ? {} : { capabilityId }),
+      };
     return {
       ok: true,
       context: {

@@ -32,14 +32,26 @@ export class AcpProxyConfig {
 
   static new(agentCommand: string, agentArgs: readonly string[] = []): AcpProxyConfig {
     if (agentCommand.trim() === '') throw new ChioError('CHIO-CLI-USAGE', 'the ACP proxy needs an agent command');
-    return new AcpProxyConfig({ agentCommand, agentArgs: [...agentArgs], agentEnv: {}, allowedPathPrefixes: [], allowedCommands: [], allowedEnv: [], serverId: DEFAULT_SERVER_ID, attestation: 'optional' });
+    return new AcpProxyConfig({
+      agentCommand,
+      agentArgs: [...agentArgs],
+      agentEnv: {},
+      allowedPathPrefixes: [],
+      allowedCommands: [],
+      allowedEnv: [],
+      serverId: DEFAULT_SERVER_ID,
+      attestation: 'optional',
+    });
   }
 
   /** An absolute directory prefix; reads, writes and terminal cwds share the set. `/` is refused as too broad. */
   withAllowedPathPrefix(prefix: string): AcpProxyConfig {
-    if (!posix.isAbsolute(prefix)) throw new ChioError('CHIO-CLI-USAGE', `an allowed path prefix must be absolute: ${prefix}`);
-    if (prefix.split('/').includes('..')) throw new ChioError('CHIO-CLI-USAGE', `an allowed path prefix must not contain '..': ${prefix}`);
-    if (posix.normalize(prefix) === '/') throw new ChioError('CHIO-CLI-USAGE', 'refusing to allow the whole filesystem (--allow-path /)');
+    if (!posix.isAbsolute(prefix))
+      throw new ChioError('CHIO-CLI-USAGE', `an allowed path prefix must be absolute: ${prefix}`);
+    if (prefix.split('/').includes('..'))
+      throw new ChioError('CHIO-CLI-USAGE', `an allowed path prefix must not contain '..': ${prefix}`);
+    if (posix.normalize(prefix) === '/')
+      throw new ChioError('CHIO-CLI-USAGE', 'refusing to allow the whole filesystem (--allow-path /)');
     return new AcpProxyConfig({ ...this.fields, allowedPathPrefixes: [...this.fields.allowedPathPrefixes, prefix] });
   }
 
@@ -51,12 +63,17 @@ export class AcpProxyConfig {
 
   /** Opens one environment variable the terminal table refuses (terminal-env.ts), by exact name. */
   withAllowedEnv(name: string): AcpProxyConfig {
-    if (!PORTABLE_ENV_NAME.test(name)) throw new ChioError('CHIO-CLI-USAGE', `an allowed environment variable must be a portable name ([A-Za-z_][A-Za-z0-9_]*): ${JSON.stringify(name)}`);
+    if (!PORTABLE_ENV_NAME.test(name))
+      throw new ChioError(
+        'CHIO-CLI-USAGE',
+        `an allowed environment variable must be a portable name ([A-Za-z_][A-Za-z0-9_]*): ${JSON.stringify(name)}`,
+      );
     return new AcpProxyConfig({ ...this.fields, allowedEnv: [...this.fields.allowedEnv, name] });
   }
 
   withServerId(serverId: string): AcpProxyConfig {
-    if (serverId.trim() === '' || serverId.trim() !== serverId) throw new ChioError('CHIO-CLI-USAGE', 'a server id is a non-empty string without surrounding whitespace');
+    if (serverId.trim() === '' || serverId.trim() !== serverId)
+      throw new ChioError('CHIO-CLI-USAGE', 'a server id is a non-empty string without surrounding whitespace');
     return new AcpProxyConfig({ ...this.fields, serverId });
   }
 

@@ -24,7 +24,10 @@ export interface ForbiddenPaths {
 
 export class FsGuard {
   /** `forbidden`: the kernel's forbidden-path guard (from the policy); absent, only prefixes and the git rule apply. */
-  constructor(private readonly prefixes: readonly string[], private readonly forbidden?: ForbiddenPaths) {}
+  constructor(
+    private readonly prefixes: readonly string[],
+    private readonly forbidden?: ForbiddenPaths,
+  ) {}
 
   check(op: FsOperation, path: string): GuardVerdict {
     const deny = (message: string) => refuse(FS_GUARD, message);
@@ -47,7 +50,10 @@ export class FsGuard {
     const hit = this.forbidden?.forbids(path);
     if (hit !== undefined) {
       const via = hit.form === path ? '' : ` (as ${hit.form})`;
-      return refuse(FORBIDDEN_PATH_GUARD, `access denied: fs ${op} denied for path: ${path}${via}: matches forbidden pattern ${hit.pattern}`);
+      return refuse(
+        FORBIDDEN_PATH_GUARD,
+        `access denied: fs ${op} denied for path: ${path}${via}: matches forbidden pattern ${hit.pattern}`,
+      );
     }
     return allow();
   }

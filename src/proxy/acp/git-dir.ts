@@ -36,8 +36,10 @@ export function gitWriteRefusal(path: string): string | undefined {
   for (const form of forms) {
     // Lower-cased: a case-insensitive file system (macOS, Windows) opens `.GIT/config` as `.git/config`.
     const segments = form.toLowerCase().split('/').filter(Boolean);
-    if (segments.includes('.git')) return 'inside a .git directory or a .git file: git runs the hooks and configuration there';
-    if (segments.at(-1) === 'head') return 'a HEAD file makes its directory a git repository whose configuration git would run';
+    if (segments.includes('.git'))
+      return 'inside a .git directory or a .git file: git runs the hooks and configuration there';
+    if (segments.at(-1) === 'head')
+      return 'a HEAD file makes its directory a git repository whose configuration git would run';
     for (let dir = posix.dirname(form); ; dir = posix.dirname(dir)) {
       if (isGitDirectory(dir)) return `inside the git directory ${dir}: git runs the hooks and configuration there`;
       if (dir === '/') break;

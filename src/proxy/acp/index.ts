@@ -18,7 +18,17 @@ export type { GuardVerdict } from './verdict.js';
 export { ENV_RULES, envRefusal } from './terminal-env.js';
 export type { EnvRule } from './terminal-env.js';
 // The option-form table lives with the kernel's guards (both guard command lines with it).
-export { COMMAND_RULES, optionFindings, gitFindings, GIT_SUBCOMMANDS, sedFindings, sedScriptRefusal, WRAPPERS, unwrap, formMatches } from '../../kernel/guards/shell/options/index.js';
+export {
+  COMMAND_RULES,
+  optionFindings,
+  gitFindings,
+  GIT_SUBCOMMANDS,
+  sedFindings,
+  sedScriptRefusal,
+  WRAPPERS,
+  unwrap,
+  formMatches,
+} from '../../kernel/guards/shell/options/index.js';
 export type { OptionFinding, OptionForm, Syntax } from '../../kernel/guards/shell/options/index.js';
 export { gitWriteRefusal } from './git-dir.js';
 export { CapabilityContexts, MAX_PENDING_PER_SESSION } from './contexts.js';

@@ -45,14 +45,21 @@ export type { Disposition, Judged } from './disposition.js';
 
 const nonBlank = z.string().refine((s) => s.trim() !== '' && s.trim() === s, 'must be a non-empty unpadded string');
 const FsParams = z.object({ sessionId: nonBlank, path: z.string() }).passthrough();
-const TerminalCreateParams = z.object({
-  sessionId: nonBlank, command: z.string(), args: z.array(z.string()).optional(), cwd: z.string().nullish(),
-  // ACP EnvVariable[]; any other shape (a name→value object) is refused, never forwarded.
-  env: z.array(z.object({ name: z.string(), value: z.string() }).passthrough()).nullish(),
-}).passthrough();
+const TerminalCreateParams = z
+  .object({
+    sessionId: nonBlank,
+    command: z.string(),
+    args: z.array(z.string()).optional(),
+    cwd: z.string().nullish(),
+    // ACP EnvVariable[]; any other shape (a name→value object) is refused, never forwarded.
+    env: z.array(z.object({ name: z.string(), value: z.string() }).passthrough()).nullish(),
+  })
+  .passthrough();
 const TerminalIdParams = z.object({ sessionId: nonBlank, terminalId: nonBlank }).passthrough();
 const SessionParams = z.object({ sessionId: nonBlank }).passthrough();
-const PermissionParams = z.object({ sessionId: nonBlank, options: z.array(z.object({ optionId: z.string(), kind: z.string() }).passthrough()) }).passthrough();
+const PermissionParams = z
+  .object({ sessionId: nonBlank, options: z.array(z.object({ optionId: z.string(), kind: z.string() }).passthrough()) })
+  .passthrough();
 
 /** Permission option kinds (ACP PermissionOptionKind) → what the editor's choice would mean. Unknown kinds deny. */
 export function mapPermissionKind(kind: string): 'allow' | 'deny' {
@@ -69,7 +76,6 @@ export interface InterceptorOptions {
   log?: (line: string) => void;
   clock?: () => number;
 }
-
 
 /**
  * The kernel's forbidden-path guard with the policy's `guards['forbidden-path']` settings (the
@@ -157,7 +163,11 @@ export class AcpInterceptor {
 
   private invalid(id: RequestId, method: string, error: z.ZodError): Disposition {
     const issue = error.issues[0];
-    return this.refuse(id, INVALID_PARAMS, `invalid ${method} params: ${issue?.path.join('.') || 'params'} ${issue?.message ?? 'is malformed'}`);
+    return this.refuse(
+      id,
+      INVALID_PARAMS,
+      `invalid ${method} params: ${issue?.path.join('.') || 'params'} ${issue?.message ?? 'is malformed'}`,
+    );
   }
 
   /**
@@ -165,14 +175,38 @@ export class AcpInterceptor {
    * `quotesRequest`: the reason may quote the request (a guard's message); under a redacting policy
    * it is then not recorded (redaction.ts), nor is the request hash computed.
    */
-  private async recordRefusal(id: RequestId, sessionId: string, method: string, operation: string, resource: string, params: Record<string, unknown>, guard: string, reason: string, quotesRequest: boolean, capabilityId?: string): Promise<void> {
+  private async recordRefusal(
+    id: RequestId,
+    sessionId: string,
+    method: string,
+    operation: string,
+    resource: string,
+    params: Record<string, unknown>,
+    guard: string,
+    reason: string,
+    quotesRequest: boolean,
+    capabilityId?: string,
+  ): Promise<void> {
     const kernel = this.options.kernel;
     if (kernel === undefined) return;
     const redaction = kernel.policy.policy.redaction;
-    const draft = refusalDraft({
-      serverId: this.options.config.serverId, sessionId, method, operation, resource, guard, reason, quotesRequest, timestamp: this.clock(),
-      parameterHash: redacts(redaction) ? null : hashCanonical(splitToken(params).payload), ...(capabilityId === undefined ? {} : { capabilityId }),
-    }, kernel.policy.policyHash, redaction);
+    const draft = refusalDraft(
+      {
+        serverId: this.options.config.serverId,
+        sessionId,
+        method,
+        operation,
+        resource,
+        guard,
+        reason,
+        quotesRequest,
+        timestamp: this.clock(),
+        parameterHash: redacts(redaction) ? null : hashCanonical(splitToken(params).payload),
+        ...(capabilityId === undefined ? {} : { capabilityId }),
+      },
+      kernel.policy.policyHash,
+      redaction,
+    );
     try {
       await kernel.recordReceipt(draft, { nonce: `acp-refusal-${JSON.stringify(id)}-${randomUUID()}`, sessionId });
     } catch (e) {
@@ -181,7 +215,14 @@ export class AcpInterceptor {
   }
 
   /** The kernel checker, when installed. Undefined means allowed with no context (no checker). */
-  private async capabilityGate(id: RequestId, sessionId: string, method: string, operation: 'fs_read' | 'fs_write' | 'terminal' | 'terminal_kill' | 'terminal_release', resource: string, params: Record<string, unknown>) {
+  private async capabilityGate(
+    id: RequestId,
+    sessionId: string,
+    method: string,
+    operation: 'fs_read' | 'fs_write' | 'terminal' | 'terminal_kill' | 'terminal_release',
+    resource: string,
+    params: Record<string, unknown>,
+  ) {
     const checker = this.options.checker;
     if (checker === undefined) return { ok: true as const, context: undefined };
     try {
@@ -189,16 +230,35 @@ export class AcpInterceptor {
       if (v.ok) return { ok: true as const, context: v.context };
       const message = `access denied: capability denied for ${method} ${resource}: ${v.reason}`;
       // Not recorded by the kernel: no token was presented, and the checker's reason says only that.
-      if (!v.recorded) await this.recordRefusal(id, sessionId, method, operation, resource, params, 'capability', v.reason, false, v.capabilityId);
+      if (!v.recorded)
+        await this.recordRefusal(
+          id,
+          sessionId,
+          method,
+          operation,
+          resource,
+          params,
+          'capability',
+          v.reason,
+          false,
+          v.capabilityId,
+        );
       return { ok: false as const, disposition: this.refuse(id, ACCESS_DENIED, message) };
     } catch (e) {
       // A decision that cannot be recorded is not a decision: fail closed.
       const why = isChioError(e) ? `${e.code}: ${e.message}` : (e as Error).message;
-      return { ok: false as const, disposition: this.refuse(id, ACCESS_DENIED, `access denied: capability check failed closed: ${why}`) };
+      return {
+        ok: false as const,
+        disposition: this.refuse(id, ACCESS_DENIED, `access denied: capability check failed closed: ${why}`),
+      };
     }
   }
 
-  private async fsRequest(id: RequestId, method: 'fs/read_text_file' | 'fs/write_text_file', params: Record<string, unknown>): Promise<Disposition> {
+  private async fsRequest(
+    id: RequestId,
+    method: 'fs/read_text_file' | 'fs/write_text_file',
+    params: Record<string, unknown>,
+  ): Promise<Disposition> {
     const p = FsParams.safeParse(params);
     if (!p.success) return this.invalid(id, method, p.error);
     const op = method === 'fs/read_text_file' ? 'read' : 'write';
@@ -208,7 +268,18 @@ export class AcpInterceptor {
     const verdict = this.fs.check(op, p.data.path);
     if (!verdict.ok) {
       this.log(`fs ${op} blocked: ${p.data.path}`);
-      await this.recordRefusal(id, p.data.sessionId, method, operation, p.data.path, params, verdict.guard, verdict.message, true, gate.context?.capabilityId);
+      await this.recordRefusal(
+        id,
+        p.data.sessionId,
+        method,
+        operation,
+        p.data.path,
+        params,
+        verdict.guard,
+        verdict.message,
+        true,
+        gate.context?.capabilityId,
+      );
       return this.refuse(id, ACCESS_DENIED, verdict.message);
     }
     if (gate.context !== undefined) this.contexts.remember(p.data.sessionId, gate.context);
@@ -221,36 +292,66 @@ export class AcpInterceptor {
     if (!p.success) return this.invalid(id, method, p.error);
     const gate = await this.capabilityGate(id, p.data.sessionId, method, 'terminal', p.data.command, params);
     if (!gate.ok) return gate.disposition;
-    const verdict = this.terminal.check(p.data.command, p.data.args ?? [], { cwd: p.data.cwd ?? null, env: p.data.env ?? [] });
+    const verdict = this.terminal.check(p.data.command, p.data.args ?? [], {
+      cwd: p.data.cwd ?? null,
+      env: p.data.env ?? [],
+    });
     if (!verdict.ok) {
       this.log(`terminal create blocked: ${p.data.command}`);
-      await this.recordRefusal(id, p.data.sessionId, method, 'terminal', p.data.command, params, verdict.guard, verdict.message, true, gate.context?.capabilityId);
+      await this.recordRefusal(
+        id,
+        p.data.sessionId,
+        method,
+        'terminal',
+        p.data.command,
+        params,
+        verdict.guard,
+        verdict.message,
+        true,
+        gate.context?.capabilityId,
+      );
       return this.refuse(id, ACCESS_DENIED, verdict.message);
     }
     if (gate.context !== undefined) this.contexts.remember(p.data.sessionId, gate.context);
     return pass();
   }
 
-  private async terminalLifecycle(id: RequestId, method: 'terminal/kill' | 'terminal/release', params: Record<string, unknown>): Promise<Disposition> {
+  private async terminalLifecycle(
+    id: RequestId,
+    method: 'terminal/kill' | 'terminal/release',
+    params: Record<string, unknown>,
+  ): Promise<Disposition> {
     const p = TerminalIdParams.safeParse(params);
     if (!p.success) return this.invalid(id, method, p.error);
     const operation = method === 'terminal/kill' ? 'terminal_kill' : 'terminal_release';
     if (this.options.checker === undefined) {
       const message = `${method} denied: capability checker is required for terminal lifecycle operations`;
       this.log('terminal lifecycle blocked: no capability checker installed');
-      await this.recordRefusal(id, p.data.sessionId, method, operation, p.data.terminalId, params, 'acp-terminal-guard', message, false);
+      await this.recordRefusal(
+        id,
+        p.data.sessionId,
+        method,
+        operation,
+        p.data.terminalId,
+        params,
+        'acp-terminal-guard',
+        message,
+        false,
+      );
       return this.refuse(id, ACCESS_DENIED, message);
     }
     const gate = await this.capabilityGate(id, p.data.sessionId, method, operation, p.data.terminalId, params);
     if (!gate.ok) return gate.disposition;
-    if (gate.context !== undefined && gate.context.authorizationToolCallId !== '') this.contexts.remember(p.data.sessionId, gate.context);
+    if (gate.context !== undefined && gate.context.authorizationToolCallId !== '')
+      this.contexts.remember(p.data.sessionId, gate.context);
     return pass();
   }
 
   private permissionRequest(id: RequestId, params: Record<string, unknown>): Disposition {
     const p = PermissionParams.safeParse(params);
     if (!p.success) return this.invalid(id, 'session/request_permission', p.error);
-    for (const o of p.data.options) this.log(`permission option ${o.optionId} (${o.kind}) maps to ${mapPermissionKind(o.kind)}; the editor chooses`);
+    for (const o of p.data.options)
+      this.log(`permission option ${o.optionId} (${o.kind}) maps to ${mapPermissionKind(o.kind)}; the editor chooses`);
     this.permissions.set(JSON.stringify(id), p.data.sessionId);
     return pass();
   }
@@ -277,6 +378,12 @@ export class AcpInterceptor {
 
   private sessionUpdate(params: unknown): Judged {
     const { kernel, config } = this.options;
-    return judgeToolCallUpdate(params, { contexts: this.contexts, config, log: this.log, clock: this.clock, ...(kernel === undefined ? {} : { kernel }) });
+    return judgeToolCallUpdate(params, {
+      contexts: this.contexts,
+      config,
+      log: this.log,
+      clock: this.clock,
+      ...(kernel === undefined ? {} : { kernel }),
+    });
   }
 }

@@ -17,7 +17,11 @@ export function kernelTerminalCheck(kernel: Kernel | undefined, prefixes: readon
   return (command, args, cwd) => {
     const d = guards.runGuards(
       pipeline,
-      { serverId: 'acp-terminal', toolName: 'terminal/create', arguments: { command, args: [...args], ...(cwd === undefined ? {} : { cwd }) } },
+      {
+        serverId: 'acp-terminal',
+        toolName: 'terminal/create',
+        arguments: { command, args: [...args], ...(cwd === undefined ? {} : { cwd }) },
+      },
       { pathBases: cwd === undefined ? prefixes : [] },
     );
     return d.verdict === 'allow' ? allow() : refuse(d.guard, `access denied: terminal denied: ${d.reason}`);

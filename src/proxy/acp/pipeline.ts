@@ -31,7 +31,10 @@ export class OrderedPipeline {
   private waiting: (() => void) | undefined;
 
   /** `fault`: a judgement or its sends threw; the message did not leave (fail closed). */
-  constructor(private readonly fault: (e: unknown) => void, readonly bound = MAX_IN_FLIGHT) {}
+  constructor(
+    private readonly fault: (e: unknown) => void,
+    readonly bound = MAX_IN_FLIGHT,
+  ) {}
 
   /** Queues one message: `judge` runs after every earlier judgement has resolved. */
   push(judge: () => Promise<Step> | Step): void {
@@ -82,7 +85,10 @@ export class OrderedPipeline {
  * only while `pipeline` has room: at most one message is added per piece, so the bound is exact.
  * Attacker-controlled bytes, passed through unchanged (the line reader frames and caps them).
  */
-export async function* gatedInput(input: AsyncIterable<Buffer | string>, pipeline: OrderedPipeline): AsyncGenerator<Buffer> {
+export async function* gatedInput(
+  input: AsyncIterable<Buffer | string>,
+  pipeline: OrderedPipeline,
+): AsyncGenerator<Buffer> {
   for await (const chunk of input) {
     let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     while (data.length > 0) {

@@ -63,7 +63,10 @@ export class AcpProxy {
   private async run(): Promise<AcpProxyExit> {
     const { fields } = this.options.config;
     const max = this.options.maxMessageBytes ?? ACP_MAX_MESSAGE_BYTES;
-    const child = spawn(fields.agentCommand, [...fields.agentArgs], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...fields.agentEnv } });
+    const child = spawn(fields.agentCommand, [...fields.agentArgs], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, ...fields.agentEnv },
+    });
     const editorOut = this.options.output;
     const toEditor = (m: object | string) => {
       // Messages that leave together (a committed batch of updates) go out in one write.
@@ -74,7 +77,8 @@ export class AcpProxy {
       editorOut.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
     };
     const toAgent = (m: object | string) => {
-      if (this.agentGone === undefined && child.stdin.writable) child.stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
+      if (this.agentGone === undefined && child.stdin.writable)
+        child.stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
     };
     child.stdin.on('error', () => {}); // EPIPE once the agent is gone: reported through its exit
     const exited = new Promise<void>((resolve) => {
@@ -90,24 +94,47 @@ export class AcpProxy {
     });
 
     // Agent → editor, in order.
-    const agentPipe = new OrderedPipeline((e) => this.log(`internal fault on an agent message: ${(e as Error)?.message ?? String(e)}`));
-    const fromAgent = readLines(gatedInput(child.stdout, agentPipe), {
-      onLine: (line) => agentPipe.push(() => this.agentLine(line, toEditor, toAgent)),
-      onOversize: (limit) => agentPipe.push(() => now(() => this.log(`dropped a message from the agent larger than ${limit} bytes`))),
-    }, max).catch(() => {});
-    const agentDone = Promise.all([exited, fromAgent]).then(() => agentPipe.drained()).then(() => {
-      for (const [key, method] of this.unanswered) toEditor(errorResponse(JSON.parse(key), INTERNAL_ERROR, `agent ${this.agentGone} before answering ${method}`));
-      this.unanswered.clear();
-      this.log(`agent ${this.agentGone}`);
-    });
+    const agentPipe = new OrderedPipeline((e) =>
+      this.log(`internal fault on an agent message: ${(e as Error)?.message ?? String(e)}`),
+    );
+    const fromAgent = readLines(
+      gatedInput(child.stdout, agentPipe),
+      {
+        onLine: (line) => agentPipe.push(() => this.agentLine(line, toEditor, toAgent)),
+        onOversize: (limit) =>
+          agentPipe.push(() => now(() => this.log(`dropped a message from the agent larger than ${limit} bytes`))),
+      },
+      max,
+    ).catch(() => {});
+    const agentDone = Promise.all([exited, fromAgent])
+      .then(() => agentPipe.drained())
+      .then(() => {
+        for (const [key, method] of this.unanswered)
+          toEditor(
+            errorResponse(JSON.parse(key), INTERNAL_ERROR, `agent ${this.agentGone} before answering ${method}`),
+          );
+        this.unanswered.clear();
+        this.log(`agent ${this.agentGone}`);
+      });
 
     // Editor → agent, in order.
-    const editorPipe = new OrderedPipeline((e) => this.log(`internal fault on an editor message: ${(e as Error)?.message ?? String(e)}`));
-    await readLines(gatedInput(this.options.input, editorPipe), {
-      onLine: (line) => editorPipe.push(() => this.editorLine(line, toEditor, toAgent)),
-      // Queued like any line, so the refusal never overtakes answers to earlier lines.
-      onOversize: (limit) => editorPipe.push(() => now(() => void toEditor(errorResponse(null, INVALID_REQUEST, `message larger than ${limit} bytes refused`)))),
-    }, max);
+    const editorPipe = new OrderedPipeline((e) =>
+      this.log(`internal fault on an editor message: ${(e as Error)?.message ?? String(e)}`),
+    );
+    await readLines(
+      gatedInput(this.options.input, editorPipe),
+      {
+        onLine: (line) => editorPipe.push(() => this.editorLine(line, toEditor, toAgent)),
+        // Queued like any line, so the refusal never overtakes answers to earlier lines.
+        onOversize: (limit) =>
+          editorPipe.push(() =>
+            now(
+              () => void toEditor(errorResponse(null, INVALID_REQUEST, `message larger than ${limit} bytes refused`)),
+            ),
+          ),
+      },
+      max,
+    );
     await editorPipe.drained();
     child.stdin.end();
     // The editor is gone: the agent gets 5 s to finish on its own, then SIGTERM, then SIGKILL.
@@ -130,14 +157,23 @@ export class AcpProxy {
     return { ok: true, message: classify(value, { batchReason: BATCH_REASON }), raw: line };
   }
 
-  private apply(d: Disposition, raw: string, sender: (m: object | string) => void, peer: (m: object | string) => void): void {
+  private apply(
+    d: Disposition,
+    raw: string,
+    sender: (m: object | string) => void,
+    peer: (m: object | string) => void,
+  ): void {
     if (d.forward) peer(raw);
     for (const m of d.toSender) sender(m);
     for (const m of d.toPeerAfter) peer(m);
   }
 
   /** Judged in arrival order; bookkeeping now, sends when it leaves. */
-  private async editorLine(line: string, toEditor: (m: object | string) => void, toAgent: (m: object | string) => void): Promise<Step> {
+  private async editorLine(
+    line: string,
+    toEditor: (m: object | string) => void,
+    toAgent: (m: object | string) => void,
+  ): Promise<Step> {
     const p = this.parse(line);
     if (p === null) return now();
     if (!p.ok) return now(() => void toEditor(errorResponse(null, PARSE_ERROR, p.reason)));
@@ -146,7 +182,10 @@ export class AcpProxy {
     if (this.agentGone !== undefined) {
       const gone = this.agentGone;
       return now(() => {
-        if (m.kind === 'request') toEditor(errorResponse(m.message.id, INTERNAL_ERROR, `agent ${gone}; ${m.message.method} cannot be answered`));
+        if (m.kind === 'request')
+          toEditor(
+            errorResponse(m.message.id, INTERNAL_ERROR, `agent ${gone}; ${m.message.method} cannot be answered`),
+          );
       });
     }
     if (m.kind === 'request') this.unanswered.set(JSON.stringify(m.message.id), m.message.method);
@@ -155,7 +194,11 @@ export class AcpProxy {
   }
 
   /** Judged in arrival order; leaves once its receipt (if any) committed or failed, after every earlier agent message. */
-  private async agentLine(line: string, toEditor: (m: object | string) => void, toAgent: (m: object | string) => void): Promise<Step> {
+  private async agentLine(
+    line: string,
+    toEditor: (m: object | string) => void,
+    toAgent: (m: object | string) => void,
+  ): Promise<Step> {
     const p = this.parse(line);
     if (p === null) return now();
     if (!p.ok) return now(() => this.log(`dropped a line from the agent that is not JSON: ${line.slice(0, 120)}`));
@@ -170,7 +213,10 @@ export class AcpProxy {
     // A fault while judging a message fails closed: not forwarded, and a request is answered.
     const fault = (e: unknown) => () => {
       this.log(`internal fault on an agent message, not forwarded: ${(e as Error)?.message ?? String(e)}`);
-      if (m.kind === 'request') toAgent(errorResponse(m.message.id, INTERNAL_ERROR, `internal error: the proxy could not judge ${m.message.method}`));
+      if (m.kind === 'request')
+        toAgent(
+          errorResponse(m.message.id, INTERNAL_ERROR, `internal error: the proxy could not judge ${m.message.method}`),
+        );
     };
     let judged: Judged;
     try {

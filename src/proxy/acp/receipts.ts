@@ -44,24 +44,39 @@ export function auditNonce(entry: AcpToolCallAuditEntry): string {
  * content_hash) is over the fields as recorded. The title, resource and request hash are
  * redacted here again (idempotent), so a draft never carries them in clear under a redacting policy.
  */
-export function auditDraft(entry: AcpToolCallAuditEntry, policyHash: string, redaction: Redaction = NO_REDACTION): ReceiptDraft {
+export function auditDraft(
+  entry: AcpToolCallAuditEntry,
+  policyHash: string,
+  redaction: Redaction = NO_REDACTION,
+): ReceiptDraft {
   const enforced = entry.enforcementMode === 'cryptographically_enforced';
   const timestamp = Number.parseInt(entry.timestamp, 10);
   if (redacts(redaction)) {
     entry = {
       ...entry,
       title: entry.title === '' ? '' : recordedTitle(redaction, entry.title),
-      ...(entry.authorizationResource == null ? {} : { authorizationResource: recordedResource(redaction, entry.authorizationOperation, entry.authorizationResource) }),
+      ...(entry.authorizationResource == null
+        ? {}
+        : {
+            authorizationResource: recordedResource(
+              redaction,
+              entry.authorizationOperation,
+              entry.authorizationResource,
+            ),
+          }),
       ...(entry.authorizationParameterHash === undefined ? {} : { authorizationParameterHash: null }),
     };
   }
-  const { action, mode } = recordedAction({
-    tool_call_id: entry.toolCallId,
-    title: entry.title,
-    kind: entry.kind,
-    status: entry.status,
-    authorization_parameter_hash: entry.authorizationParameterHash ?? null,
-  }, redaction);
+  const { action, mode } = recordedAction(
+    {
+      tool_call_id: entry.toolCallId,
+      title: entry.title,
+      kind: entry.kind,
+      status: entry.status,
+      authorization_parameter_hash: entry.authorizationParameterHash ?? null,
+    },
+    redaction,
+  );
   return {
     timestamp,
     capability_id: enforced ? entry.capabilityId! : `acp-session:${entry.sessionId}`,
@@ -101,12 +116,15 @@ export interface Refusal {
 export function refusalDraft(r: Refusal, policyHash: string, redaction: Redaction = NO_REDACTION): ReceiptDraft {
   const resource = recordedResource(redaction, r.operation, r.resource);
   const reason = recordedReason(redaction, r);
-  const { action, mode } = recordedAction({
-    session_id: r.sessionId,
-    operation: r.operation,
-    resource,
-    authorization_parameter_hash: redacts(redaction) ? null : r.parameterHash,
-  }, redaction);
+  const { action, mode } = recordedAction(
+    {
+      session_id: r.sessionId,
+      operation: r.operation,
+      resource,
+      authorization_parameter_hash: redacts(redaction) ? null : r.parameterHash,
+    },
+    redaction,
+  );
   return {
     timestamp: r.timestamp,
     capability_id: r.capabilityId ?? `acp-session:${r.sessionId}`,

@@ -43,7 +43,9 @@ export function withholdsResource(redaction: Redaction, operation: string | unde
   const keys = new Set(redaction.keys.map((k) => k.toLowerCase()));
   if (keys.has('resource')) return true;
   const own = operation === undefined ? undefined : RESOURCE_KEYS[operation];
-  return own === undefined ? Object.values(RESOURCE_KEYS).some((k) => keys.has(k.toLowerCase())) : keys.has(own.toLowerCase());
+  return own === undefined
+    ? Object.values(RESOURCE_KEYS).some((k) => keys.has(k.toLowerCase()))
+    : keys.has(own.toLowerCase());
 }
 
 /** The resource as a proxy receipt records it: as is, `"[REDACTED]"`, or null (hash_only). */
@@ -63,7 +65,10 @@ export function recordedTitle(redaction: Redaction, title: string): string {
  * method instead, and the agent alone gets the message. Reasons that quote nothing of the request
  * (`quotesRequest: false`, e.g. "no capability token presented") are kept.
  */
-export function recordedReason(redaction: Redaction, r: { method: string; guard: string; reason: string; quotesRequest?: boolean }): string {
+export function recordedReason(
+  redaction: Redaction,
+  r: { method: string; guard: string; reason: string; quotesRequest?: boolean },
+): string {
   if (!redacts(redaction) || r.quotesRequest === false) return r.reason;
   return `${r.method} refused by ${r.guard} (its message quotes the request and is not recorded: the policy redacts parameters)`;
 }
@@ -83,8 +88,14 @@ export function recordedReason(redaction: Redaction, r: { method: string; guard:
  * salted"). The originals of an enforced request are committed — salted, disclosable — by the
  * kernel's authorization receipt, which the proxy's audit receipt names (`authorizationReceiptId`).
  */
-export function recordedAction(parameters: Record<string, unknown>, redaction: Redaction): { action: { parameters: unknown; parameter_hash?: string }; mode: RedactionMode } {
+export function recordedAction(
+  parameters: Record<string, unknown>,
+  redaction: Redaction,
+): { action: { parameters: unknown; parameter_hash?: string }; mode: RedactionMode } {
   if (redaction.mode === 'none') return { action: { parameters }, mode: 'none' };
   const redacted = redactParameters(parameters, redaction);
-  return { action: { parameters: redacted.parameters, parameter_hash: hashCanonical(redacted.parameters) }, mode: redacted.mode };
+  return {
+    action: { parameters: redacted.parameters, parameter_hash: hashCanonical(redacted.parameters) },
+    mode: redacted.mode,
+  };
 }

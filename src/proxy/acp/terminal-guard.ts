@@ -54,13 +54,20 @@ export class TerminalGuard {
   private readonly allowedEnv: ReadonlySet<string>;
   private readonly checks: readonly TerminalCheck[];
 
-  constructor(private readonly commands: readonly string[], options: TerminalGuardOptions = {}) {
+  constructor(
+    private readonly commands: readonly string[],
+    options: TerminalGuardOptions = {},
+  ) {
     this.fs = options.fs ?? new FsGuard([]);
     this.allowedEnv = new Set(options.allowedEnv ?? []);
     this.checks = options.checks ?? [];
   }
 
-  check(command: string, args: readonly string[], request: { cwd?: string | null; env?: readonly TerminalEnv[] } = {}): GuardVerdict {
+  check(
+    command: string,
+    args: readonly string[],
+    request: { cwd?: string | null; env?: readonly TerminalEnv[] } = {},
+  ): GuardVerdict {
     if (this.commands.length === 0) return denied('no allowed commands configured');
     if (command.trim() === '') return denied('empty command');
     if (!this.commands.includes(command)) return denied(`command not allowed: ${command}`);
@@ -93,7 +100,8 @@ export class TerminalGuard {
   /** A path an option names: absolute, or relative to `base` (refused without one, or with a `..` segment). */
   private path(op: 'cwd' | 'write', value: string, base: string | undefined): GuardVerdict {
     if (value.startsWith('/')) return this.fs.check(op, value);
-    if (base === undefined) return refuse(FS_GUARD, `access denied: fs ${op} denied: relative path without a terminal cwd: ${value}`);
+    if (base === undefined)
+      return refuse(FS_GUARD, `access denied: fs ${op} denied: relative path without a terminal cwd: ${value}`);
     if (value.split('/').includes('..')) return refuse(FS_GUARD, `path traversal detected: ${value}`);
     return this.fs.check(op, posix.join(base, value));
   }
@@ -104,7 +112,10 @@ export class TerminalGuard {
       // `npx <package>` is what allowing npx allowed; every option form is refused.
       if (f.kind === 'refused' && f.commandItself === true) continue;
       // The readers say "the guard" where a reason names the reader itself; here that is the proxy.
-      if (f.kind === 'refused') return denied(`option not allowed: ${name} ${f.arg} (${f.why.replace('the guard cannot', 'the proxy cannot')})`);
+      if (f.kind === 'refused')
+        return denied(
+          `option not allowed: ${name} ${f.arg} (${f.why.replace('the guard cannot', 'the proxy cannot')})`,
+        );
       if (f.kind === 'path') {
         const v = this.path(f.op, f.value, f.base);
         if (!v.ok) return v;
@@ -136,7 +147,8 @@ export class TerminalGuard {
     }
     if (u.shell) {
       const unsafe = [u.command, ...u.args].find((w) => !SHELL_SAFE.test(w));
-      if (unsafe !== undefined) return denied(`${name} runs its words with sh -c (no -x): shell syntax not allowed: ${unsafe}`);
+      if (unsafe !== undefined)
+        return denied(`${name} runs its words with sh -c (no -x): shell syntax not allowed: ${unsafe}`);
     }
     if (!this.commands.includes(u.command)) return denied(`command not allowed: ${u.command} (run by ${name})`);
     return this.judge(u.command, u.args, inner, depth + 1);

@@ -38,9 +38,10 @@ export function judgeToolCallUpdate(params: unknown, j: UpdateJudge): Judged {
     j.log(`${event.message}${required ? ' (not forwarded: attestation is required)' : ''}`);
     return at({ forward: !required, toSender: [], toPeerAfter: [] });
   }
-  const context = event.kind === 'tool_call'
-    ? j.contexts.bindToolCall(event.sessionId, event.toolCallId, event.toolKind)
-    : j.contexts.forUpdate(event.sessionId, event.toolCallId);
+  const context =
+    event.kind === 'tool_call'
+      ? j.contexts.bindToolCall(event.sessionId, event.toolCallId, event.toolKind)
+      : j.contexts.forUpdate(event.sessionId, event.toolCallId);
   const kernel = j.kernel;
   // The entry as recorded: under a redacting policy without the title, resource or request hash in clear.
   const redaction = kernel?.policy.policy.redaction ?? NO_REDACTION;
@@ -49,7 +50,9 @@ export function judgeToolCallUpdate(params: unknown, j: UpdateJudge): Judged {
   j.contexts.settle(entry.sessionId, entry.toolCallId, entry.status);
   const decide = (recorded: boolean): Disposition => {
     if (!recorded && required) {
-      j.log(`tool call ${entry.toolCallId} (${entry.status}) not forwarded: attestation is required and ${kernel === undefined ? 'no receipt signer is installed' : 'its receipt could not be written'}`);
+      j.log(
+        `tool call ${entry.toolCallId} (${entry.status}) not forwarded: attestation is required and ${kernel === undefined ? 'no receipt signer is installed' : 'its receipt could not be written'}`,
+      );
       return { forward: false, toSender: [], toPeerAfter: [], entry };
     }
     return { forward: true, toSender: [], toPeerAfter: [], entry };
@@ -58,15 +61,24 @@ export function judgeToolCallUpdate(params: unknown, j: UpdateJudge): Judged {
   let receipt: Promise<unknown>;
   try {
     // Started now, in arrival order: the kernel appends in call order, so seqs follow arrival.
-    receipt = kernel.recordReceipt(auditDraft(entry, kernel.policy.policyHash, redaction), { nonce: auditNonce(entry), sessionId: entry.sessionId });
+    receipt = kernel.recordReceipt(auditDraft(entry, kernel.policy.policyHash, redaction), {
+      nonce: auditNonce(entry),
+      sessionId: entry.sessionId,
+    });
   } catch (e) {
     receipt = Promise.reject(e);
   }
-  const recorded = receipt.then(() => true, (e: unknown) => {
-    // The same event sent twice maps to the same receipt (same nonce and body): already recorded.
-    const duplicate = isChioError(e) && e.code === 'CHIO-LEDGER-DUPLICATE-RECEIPT';
-    if (!duplicate) j.log(`receipt for tool call ${entry.toolCallId} (${entry.status}) failed: ${(e as Error)?.message ?? String(e)}`);
-    return duplicate;
-  });
+  const recorded = receipt.then(
+    () => true,
+    (e: unknown) => {
+      // The same event sent twice maps to the same receipt (same nonce and body): already recorded.
+      const duplicate = isChioError(e) && e.code === 'CHIO-LEDGER-DUPLICATE-RECEIPT';
+      if (!duplicate)
+        j.log(
+          `receipt for tool call ${entry.toolCallId} (${entry.status}) failed: ${(e as Error)?.message ?? String(e)}`,
+        );
+      return duplicate;
+    },
+  );
   return { ready: recorded.then(decide) };
 }

@@ -27,7 +27,9 @@ export interface CaseResult {
 
 /** The case's arguments with `{{ws}}` and `{{home}}` filled in. */
 export function materialize(c: CorpusCase, workspace: string, home: string = homedir()): unknown {
-  return JSON.parse(JSON.stringify(c.arguments).replaceAll('{{ws}}', workspace).replaceAll('{{home}}', home)) as unknown;
+  return JSON.parse(
+    JSON.stringify(c.arguments).replaceAll('{{ws}}', workspace).replaceAll('{{home}}', home),
+  ) as unknown;
 }
 
 export interface CorpusRun {
@@ -41,18 +43,36 @@ export interface CorpusRun {
  * @param strictGuards a hostile case must be denied by the guard it names (the product's own
  *                     tests); a user's policy may deny it by another guard, which still protects
  */
-export function runCorpora(guards: readonly Guard[], workspace: string, options: { extraBases?: readonly string[]; strictGuards?: boolean } = {}): CorpusRun {
+export function runCorpora(
+  guards: readonly Guard[],
+  workspace: string,
+  options: { extraBases?: readonly string[]; strictGuards?: boolean } = {},
+): CorpusRun {
   const judge = (c: CorpusCase, corpus: 'hostile' | 'harmless'): CaseResult => {
     const pathBases = c.noBase === true ? [...(options.extraBases ?? [])] : [workspace, ...(options.extraBases ?? [])];
-    const d = runGuards(guards, { serverId: 'corpus', toolName: c.tool, arguments: materialize(c, workspace) }, { pathBases });
+    const d = runGuards(
+      guards,
+      { serverId: 'corpus', toolName: c.tool, arguments: materialize(c, workspace) },
+      { pathBases },
+    );
     const denied = d.verdict === 'deny';
     const pass = corpus === 'harmless' ? !denied : denied && (options.strictGuards !== true || d.guard === c.guard);
     return {
-      id: c.id, corpus, tool: c.tool, about: c.about, verdict: d.verdict,
-      guard: denied ? d.guard : null, reason: denied ? d.reason : null, pass, expectedGuard: c.guard ?? null,
+      id: c.id,
+      corpus,
+      tool: c.tool,
+      about: c.about,
+      verdict: d.verdict,
+      guard: denied ? d.guard : null,
+      reason: denied ? d.reason : null,
+      pass,
+      expectedGuard: c.guard ?? null,
     };
   };
-  const results = [...HOSTILE_CORPUS.map((c) => judge(c, 'hostile')), ...HARMLESS_CORPUS.map((c) => judge(c, 'harmless'))];
+  const results = [
+    ...HOSTILE_CORPUS.map((c) => judge(c, 'hostile')),
+    ...HARMLESS_CORPUS.map((c) => judge(c, 'harmless')),
+  ];
   return {
     results,
     hostileAllowed: results.filter((r) => r.corpus === 'hostile' && r.verdict === 'allow').length,

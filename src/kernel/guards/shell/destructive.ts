@@ -20,12 +20,53 @@ export interface Places {
 }
 
 /** Everything under these is the operating system itself. */
-const CORE_DIRECTORIES = ['/bin', '/boot', '/dev', '/etc', '/lib', '/lib32', '/lib64', '/libx32', '/proc', '/sbin', '/sys', '/usr', '/System'];
-const BLOCK_DEVICE = /^\/dev\/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|dm-\d|md\d|loop\d|mapper\/|mem$|kmem$|port$)/;
+const CORE_DIRECTORIES = [
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/proc',
+  '/sbin',
+  '/sys',
+  '/usr',
+  '/System',
+];
+const BLOCK_DEVICE =
+  /^\/dev\/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|dm-\d|md\d|loop\d|mapper\/|mem$|kmem$|port$)/;
 const FORMATTERS = /^(?:mkfs(?:\.\w+)?|mke2fs|mkswap|wipefs|fdisk|sfdisk|cfdisk|gdisk|sgdisk|parted|blkdiscard)$/;
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
-const FIND_FILTERS = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-type', '-newer', '-mtime', '-mmin',
-  '-atime', '-amin', '-ctime', '-cmin', '-size', '-empty', '-user', '-group', '-perm', '-links', '-inum', '-samefile', '-lname', '-ilname']);
+const FIND_FILTERS = new Set([
+  '-name',
+  '-iname',
+  '-path',
+  '-ipath',
+  '-wholename',
+  '-iwholename',
+  '-regex',
+  '-iregex',
+  '-type',
+  '-newer',
+  '-mtime',
+  '-mmin',
+  '-atime',
+  '-amin',
+  '-ctime',
+  '-cmin',
+  '-size',
+  '-empty',
+  '-user',
+  '-group',
+  '-perm',
+  '-links',
+  '-inum',
+  '-samefile',
+  '-lname',
+  '-ilname',
+]);
 const OUTPUT_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
 
 /** The directory a glob or path field stands for: `/usr/*` → `/usr` (its contents), `build` → `build`. */
@@ -51,7 +92,8 @@ export function criticalTarget(f: Field, places: Places): string | undefined {
   for (const r of resolved.map((p) => (p.length > 1 ? p.replace(/\/+$/, '') : p))) {
     if (r === '/' || SYSTEM_DIRECTORIES.has(r)) return r;
     if (CORE_DIRECTORIES.some((d) => r.startsWith(`${d}/`))) return `${r} (part of the operating system)`;
-    if (r === places.home || places.home.startsWith(`${r}/`)) return `${r} (the home directory${r === places.home ? '' : ' or above it'})`;
+    if (r === places.home || places.home.startsWith(`${r}/`))
+      return `${r} (the home directory${r === places.home ? '' : ' or above it'})`;
     const base = places.bases.find((b) => r === b || b.startsWith(`${r}/`));
     if (base !== undefined) return `${r} (the workspace root${r === base ? '' : ' or above it'})`;
   }
@@ -75,20 +117,30 @@ function rm(argv: Field[], appendsUnknown: boolean, places: Places): string | un
   if (recursive && appendsUnknown) return 'a recursive rm of paths read at run time (xargs)';
   // An argument computed at run time may be `-rf` as well as `/` (`set -- -rf /etc; rm "$@"`).
   const computed = argv.slice(1).find((f) => f.value === undefined && !f.glob);
-  if (computed !== undefined) return `rm with an argument computed at run time (${computed.unknown ?? computed.pattern})`;
+  if (computed !== undefined)
+    return `rm with an argument computed at run time (${computed.unknown ?? computed.pattern})`;
   for (const t of targets) {
     const why = criticalTarget(t, places);
-    if (why !== undefined && (recursive || !why.startsWith('a path computed'))) return `${recursive ? 'a recursive rm' : 'rm'} of ${why}`;
+    if (why !== undefined && (recursive || !why.startsWith('a path computed')))
+      return `${recursive ? 'a recursive rm' : 'rm'} of ${why}`;
   }
   return undefined;
 }
 
 /** `find PATH… [expression]` with -delete, or running a command on what it finds. */
-function find(argv: Field[], places: Places, judge: (argv: Field[], appendsUnknown: boolean) => string | undefined): string | undefined {
+function find(
+  argv: Field[],
+  places: Places,
+  judge: (argv: Field[], appendsUnknown: boolean) => string | undefined,
+): string | undefined {
   const rest = argv.slice(1);
   let i = 0;
   const starts: Field[] = [];
-  while (i < rest.length && !(rest[i]!.value !== undefined && /^[-(!,]/.test(rest[i]!.value!) && rest[i]!.value !== '-')) starts.push(rest[i++]!);
+  while (
+    i < rest.length &&
+    !(rest[i]!.value !== undefined && /^[-(!,]/.test(rest[i]!.value!) && rest[i]!.value !== '-')
+  )
+    starts.push(rest[i++]!);
   const expression = rest.slice(i);
   const filtered = expression.some((f) => f.value !== undefined && FIND_FILTERS.has(f.value));
   for (let j = 0; j < expression.length; j++) {
@@ -97,14 +149,20 @@ function find(argv: Field[], places: Places, judge: (argv: Field[], appendsUnkno
       const inner: Field[] = [];
       for (j++; j < expression.length && expression[j]!.value !== ';' && expression[j]!.value !== '+'; j++) {
         const f = expression[j]!;
-        inner.push(f.value === '{}' ? { value: undefined, pattern: '*', glob: false, unknown: 'a path find passes', procSubst: false } : f);
+        inner.push(
+          f.value === '{}'
+            ? { value: undefined, pattern: '*', glob: false, unknown: 'a path find passes', procSubst: false }
+            : f,
+        );
       }
       const why = judge(inner, false);
       if (why !== undefined) return `find ${v} runs a command that is refused: ${why}`;
     }
   }
   if (!expression.some((f) => f.value === '-delete')) return undefined;
-  for (const s of starts.length === 0 ? [{ value: '.', pattern: '.', glob: false, unknown: undefined, procSubst: false }] : starts) {
+  for (const s of starts.length === 0
+    ? [{ value: '.', pattern: '.', glob: false, unknown: undefined, procSubst: false }]
+    : starts) {
     const why = criticalTarget(s, places);
     if (why === undefined) continue;
     // Deleting everything under a workspace root is refused; deleting matches of a filter there is ordinary cleanup.
@@ -123,7 +181,12 @@ function ownership(argv: Field[], places: Places): string | undefined {
   return undefined;
 }
 
-export function destructiveReason(argv: Field[], appendsUnknown: boolean, places: Places, judge: (argv: Field[], appendsUnknown: boolean) => string | undefined): string | undefined {
+export function destructiveReason(
+  argv: Field[],
+  appendsUnknown: boolean,
+  places: Places,
+  judge: (argv: Field[], appendsUnknown: boolean) => string | undefined,
+): string | undefined {
   const name = argv[0]?.value === undefined ? undefined : posix.basename(argv[0].value).toLowerCase();
   if (name === undefined) return undefined;
   if (name === 'rm' || name === 'shred' || name === 'unlink') return rm(argv, appendsUnknown, places);

@@ -24,7 +24,13 @@ export function plantedRepository(dirs: readonly string[]): string | undefined {
   for (const start of dirs) {
     for (let d = posix.normalize(start); ; d = posix.dirname(d)) {
       if (existsSync(posix.join(d, '.git'))) break;
-      if (posix.basename(d) !== '.git' && existsSync(posix.join(d, 'HEAD')) && isDir(posix.join(d, 'objects')) && isDir(posix.join(d, 'refs'))) return d;
+      if (
+        posix.basename(d) !== '.git' &&
+        existsSync(posix.join(d, 'HEAD')) &&
+        isDir(posix.join(d, 'objects')) &&
+        isDir(posix.join(d, 'refs'))
+      )
+        return d;
       if (posix.dirname(d) === d) break;
     }
   }

@@ -30,10 +30,13 @@ const PERL_MODULE = /^-?[A-Za-z_][\w:]*(?:=[\w,:.-]*)?$/;
 const NODE_PRELOAD = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader']);
 
 function stdinForm(stdin: StdinSource): string | undefined {
-  return stdin === 'pipe' ? 'its program on standard input from a pipe'
-    : stdin === 'heredoc' ? 'its program in a here-document'
-    : stdin === 'herestring' ? 'its program in a here-string'
-    : undefined;
+  return stdin === 'pipe'
+    ? 'its program on standard input from a pipe'
+    : stdin === 'heredoc'
+      ? 'its program in a here-document'
+      : stdin === 'herestring'
+        ? 'its program in a here-string'
+        : undefined;
 }
 
 /** Single-letter code options of `spec` (`c` for `-c`). */
@@ -53,14 +56,29 @@ export function inlineCode(argv: Field[], stdin: StdinSource): InlineCode | unde
     const v = f.value;
     if (v === undefined) {
       // A script argument computed at run time: `bash <(curl …)`, `sh "$(…)"`.
-      return found(f.procSubst ? 'a script from <(…)' : `a script computed at run time (${f.unknown ?? f.pattern})`, undefined);
+      return found(
+        f.procSubst ? 'a script from <(…)' : `a script computed at run time (${f.unknown ?? f.pattern})`,
+        undefined,
+      );
     }
-    if (spec.programIsFirstPositional === true) return found('code as its arguments', argv.slice(i).map((a) => a.value ?? '').join(' '));
+    if (spec.programIsFirstPositional === true)
+      return found(
+        'code as its arguments',
+        argv
+          .slice(i)
+          .map((a) => a.value ?? '')
+          .join(' '),
+      );
     if (v === '--') {
       const script = argv[i + 1];
       if (script === undefined) break;
-      if (script.value === undefined) return found(script.procSubst ? 'a script from <(…)' : 'a script computed at run time', undefined);
-      return STDIN_PATHS.test(script.value) ? (stdinForm(stdin) === undefined ? undefined : found(stdinForm(stdin)!, undefined)) : undefined;
+      if (script.value === undefined)
+        return found(script.procSubst ? 'a script from <(…)' : 'a script computed at run time', undefined);
+      return STDIN_PATHS.test(script.value)
+        ? stdinForm(stdin) === undefined
+          ? undefined
+          : found(stdinForm(stdin)!, undefined)
+        : undefined;
     }
     if (name === 'perl' && /^-[Mm]/.test(v)) {
       const module = v.length > 2 ? v.slice(2) : argv[i + 1]?.value;
@@ -84,10 +102,15 @@ export function inlineCode(argv: Field[], stdin: StdinSource): InlineCode | unde
       // A bundle (`bash -lc`, `perl -ne`) or a joined value (`python3 -cprint(1)`): code either way.
       return found(v, shell ? argv[i + 1]?.value : undefined);
     }
-    if (letters.some((l) => v.startsWith(`-${l}`) && v.length > 2 && !/^-[A-Za-z]+$/.test(v))) return found(v.slice(0, 2), v.slice(2));
+    if (letters.some((l) => v.startsWith(`-${l}`) && v.length > 2 && !/^-[A-Za-z]+$/.test(v)))
+      return found(v.slice(0, 2), v.slice(2));
     if ((v.startsWith('-') && v !== '-') || (shell && /^\+[A-Za-z]+$/.test(v))) {
       // `-o pipefail`, and a bundle ending in a value option (`bash -euo pipefail`), take the next word.
-      if (spec.valueOptions?.includes(v) === true || (/^[-+][A-Za-z]+$/.test(v) && spec.valueOptions?.includes(`${v[0]}${v.at(-1)}`) === true)) i++;
+      if (
+        spec.valueOptions?.includes(v) === true ||
+        (/^[-+][A-Za-z]+$/.test(v) && spec.valueOptions?.includes(`${v[0]}${v.at(-1)}`) === true)
+      )
+        i++;
       continue;
     }
     if (name === 'deno' && v === 'eval') return found('deno eval', argv[i + 1]?.value);
@@ -102,7 +125,8 @@ export function inlineCode(argv: Field[], stdin: StdinSource): InlineCode | unde
 // system(), a pipe to or from a command (`print … | "sh"`, `"cmd" | getline`, `|&`), gawk's /inet sockets.
 const AWK_RUNS_COMMANDS = /\bsystem\s*\(|\|\s*getline|\|&|\|\s*["A-Za-z_($]|["']\/inet[46]?\//;
 // sed's `e` command (run the pattern space or a command) and the `e` flag of `s///` (GNU sed(1)).
-const SED_RUNS_COMMANDS = /(?:^|[;\n{}])\s*(?:\d+|\$|\/[^/]*\/)?\s*!?\s*e(?:\s|;|$)|\bs(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImM0-9w]*e/;
+const SED_RUNS_COMMANDS =
+  /(?:^|[;\n{}])\s*(?:\d+|\$|\/[^/]*\/)?\s*!?\s*e(?:\s|;|$)|\bs(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImM0-9w]*e/;
 
 /** awk or sed whose program runs commands; `undefined` when the program is harmless or read from a file. */
 export interface TextProgramJudgement {
@@ -114,8 +138,13 @@ export interface TextProgramJudgement {
 
 /** Files an awk or sed program names. */
 function programPaths(name: string, program: string): string[] {
-  if (name === 'sed') return [...program.matchAll(/(?:^|[;\n{}]|\/[gpiImMe0-9]*)\s*(?:\d+|\$|\/[^/]*\/)?\s*!?\s*[rRwW]\s*([^;\n}]+)/g)].map((m) => m[1]!.trim());
-  return [...program.matchAll(/"((?:[^"\\\n]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, '$1')).filter((t) => t !== '');
+  if (name === 'sed')
+    return [
+      ...program.matchAll(/(?:^|[;\n{}]|\/[gpiImMe0-9]*)\s*(?:\d+|\$|\/[^/]*\/)?\s*!?\s*[rRwW]\s*([^;\n}]+)/g),
+    ].map((m) => m[1]!.trim());
+  return [...program.matchAll(/"((?:[^"\\\n]|\\.)*)"/g)]
+    .map((m) => m[1]!.replace(/\\(.)/g, '$1'))
+    .filter((t) => t !== '');
 }
 
 /** awk or sed whose program runs commands, and the files its program names. */
@@ -136,7 +165,8 @@ export function textProgram(argv: Field[]): TextProgramJudgement {
     if (fileOption !== undefined) {
       // The program from a file — unless the file is standard input (`awk -f - <<EOF`), which this text does not show.
       const file = v.includes('=') ? v.slice(v.indexOf('=') + 1) : argv[i + 1]?.value;
-      if (file === undefined || STDIN_PATHS.test(file)) out.runs = `${name} reads its program from standard input or a computed file`;
+      if (file === undefined || STDIN_PATHS.test(file))
+        out.runs = `${name} reads its program from standard input or a computed file`;
       return out;
     }
     if (spec.codeOptions.includes(v)) {

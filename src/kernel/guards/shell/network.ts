@@ -22,20 +22,82 @@ export function networkReason(cmd: SimpleCommand, argv: Field[]): string | undef
   const name = nameOf(argv[0]);
   if (name === undefined) return undefined;
   const exec = EXEC_ON_CONNECT[name];
-  if (exec !== undefined && argv.some((f) => f.value !== undefined && exec.some((o) => f.value === o || f.value!.startsWith(`${o}=`) || (/^-[A-Za-z]+$/.test(f.value!) && o.length === 2 && f.value!.includes(o[1]!))))) {
+  if (
+    exec !== undefined &&
+    argv.some(
+      (f) =>
+        f.value !== undefined &&
+        exec.some(
+          (o) =>
+            f.value === o ||
+            f.value!.startsWith(`${o}=`) ||
+            (/^-[A-Za-z]+$/.test(f.value!) && o.length === 2 && f.value!.includes(o[1]!)),
+        ),
+    )
+  ) {
     return `${name} runs a command on a network connection`;
   }
-  if (name === 'socat' && argv.some((f) => /^(?:EXEC|SYSTEM):/i.test(f.value ?? ''))) return 'socat runs a command on a network connection';
-  if (NETWORK_PROGRAMS.has(name) && cmd.pipedFrom.some((c) => ENCODERS.has(nameOf(c.argv[0]) ?? ''))) return `encoded data piped to ${name}`;
+  if (name === 'socat' && argv.some((f) => /^(?:EXEC|SYSTEM):/i.test(f.value ?? '')))
+    return 'socat runs a command on a network connection';
+  if (NETWORK_PROGRAMS.has(name) && cmd.pipedFrom.some((c) => ENCODERS.has(nameOf(c.argv[0]) ?? '')))
+    return `encoded data piped to ${name}`;
   return undefined;
 }
 
 /** Programs that take URLs as arguments and fetch them (their URL-shaped words are targets). */
-const URL_TAKERS = new Set([...NETWORK_PROGRAMS, 'git', 'npm', 'pnpm', 'yarn', 'pip', 'pip3', 'pipx', 'uv', 'cargo', 'go', 'docker', 'podman', 'helm',
-  'kubectl', 'gh', 'aws', 'gcloud', 'az', 'openssl', 'psql', 'mysql', 'redis-cli', 'mongosh', 'mongo', 'ftp', 'lftp', 'svn', 'hg', 'ab', 'hey', 'k6', 'nmap', 'dig', 'nslookup', 'host', 'ping']);
+const URL_TAKERS = new Set([
+  ...NETWORK_PROGRAMS,
+  'git',
+  'npm',
+  'pnpm',
+  'yarn',
+  'pip',
+  'pip3',
+  'pipx',
+  'uv',
+  'cargo',
+  'go',
+  'docker',
+  'podman',
+  'helm',
+  'kubectl',
+  'gh',
+  'aws',
+  'gcloud',
+  'az',
+  'openssl',
+  'psql',
+  'mysql',
+  'redis-cli',
+  'mongosh',
+  'mongo',
+  'ftp',
+  'lftp',
+  'svn',
+  'hg',
+  'ab',
+  'hey',
+  'k6',
+  'nmap',
+  'dig',
+  'nslookup',
+  'host',
+  'ping',
+]);
 /** Options whose value names a host or URL to connect to, per program (curl(1), ssh(1), psql(1), …). */
 const HOST_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  curl: ['-x', '--proxy', '--preproxy', '--socks4', '--socks4a', '--socks5', '--socks5-hostname', '--url', '--doh-url', '--dns-servers'],
+  curl: [
+    '-x',
+    '--proxy',
+    '--preproxy',
+    '--socks4',
+    '--socks4a',
+    '--socks5',
+    '--socks5-hostname',
+    '--url',
+    '--doh-url',
+    '--dns-servers',
+  ],
   wget: ['-e', '--execute'],
   ssh: ['-J'],
   scp: ['-J'],
@@ -48,8 +110,20 @@ const HOST_OPTIONS: Readonly<Record<string, readonly string[]>> = {
 };
 /** Programs whose first positional word is the host to connect to, with their options that take a value. */
 const FIRST_POSITIONAL_HOST: Readonly<Record<string, string>> = {
-  ssh: 'bcDEeFIiJLlmOopQRSWwB', sftp: 'BbcDFiJloPRSs', nc: 'pswiqxXOIT', ncat: 'pswiqxXO', netcat: 'pswiqxXOIT', telnet: 'lben',
-  ping: 'cisWwItQlm', nmap: 'pioS', host: 'tcNRW', nslookup: '', ftp: 'PsD', lftp: 'puUef', mongosh: '', mongo: '',
+  ssh: 'bcDEeFIiJLlmOopQRSWwB',
+  sftp: 'BbcDFiJloPRSs',
+  nc: 'pswiqxXOIT',
+  ncat: 'pswiqxXO',
+  netcat: 'pswiqxXOIT',
+  telnet: 'lben',
+  ping: 'cisWwItQlm',
+  nmap: 'pioS',
+  host: 'tcNRW',
+  nslookup: '',
+  ftp: 'PsD',
+  lftp: 'puUef',
+  mongosh: '',
+  mongo: '',
 };
 
 const GIT_REMOTE_COMMANDS = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'remote', 'submodule', 'archive']);
@@ -66,7 +140,8 @@ export function unjudgeableNetwork(argv: Field[]): string | undefined {
   if (name !== 'curl') return undefined;
   const words = argv.slice(1).map((f) => f.value ?? '');
   if (words.some((w) => w === '-K' || w.startsWith('--config'))) return 'curl reads its options from a file';
-  if (!words.some((w) => w === '-g' || w === '--globoff') && words.some((w) => URL_SHAPE.test(w) && /[{[]/.test(w))) return 'curl expands a URL pattern the guard does not';
+  if (!words.some((w) => w === '-g' || w === '--globoff') && words.some((w) => URL_SHAPE.test(w) && /[{[]/.test(w)))
+    return 'curl expands a URL pattern the guard does not';
   return undefined;
 }
 
@@ -81,7 +156,8 @@ export function commandTargets(argv: Field[]): string[] {
   if (name === undefined || !URL_TAKERS.has(name)) return [];
   const out: string[] = [];
   const args = argv.slice(1);
-  for (const f of args) if (f.value !== undefined && URL_SHAPE.test(f.value) && !/^file:/i.test(f.value)) out.push(f.value);
+  for (const f of args)
+    if (f.value !== undefined && URL_SHAPE.test(f.value) && !/^file:/i.test(f.value)) out.push(f.value);
   const options = HOST_OPTIONS[name] ?? [];
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
@@ -99,8 +175,11 @@ export function commandTargets(argv: Field[]): string[] {
     }
     if (name === 'dig' && v.startsWith('@')) out.push(v.slice(1));
   }
-  const positional = args.filter((f) => f.value !== undefined && !f.value.startsWith('-') && !URL_SHAPE.test(f.value)).map((f) => f.value!);
-  if (name === 'curl' || name === 'wget' || name === 'http' || name === 'https' || name === 'xh' || name === 'aria2c') out.push(...positional);
+  const positional = args
+    .filter((f) => f.value !== undefined && !f.value.startsWith('-') && !URL_SHAPE.test(f.value))
+    .map((f) => f.value!);
+  if (name === 'curl' || name === 'wget' || name === 'http' || name === 'https' || name === 'xh' || name === 'aria2c')
+    out.push(...positional);
   else if (FIRST_POSITIONAL_HOST[name] !== undefined) {
     const takesValue = FIRST_POSITIONAL_HOST[name]!;
     for (let i = 0; i < args.length; i++) {
@@ -114,12 +193,10 @@ export function commandTargets(argv: Field[]): string[] {
       out.push(hostOfRemote(v));
       break;
     }
-  }
-  else if (name === 'scp' || name === 'rsync' || (name === 'git' && GIT_REMOTE_COMMANDS.has(positional[0] ?? ''))) {
+  } else if (name === 'scp' || name === 'rsync' || (name === 'git' && GIT_REMOTE_COMMANDS.has(positional[0] ?? ''))) {
     // scp-like `[user@]host:path` (one word; `C:\x` is a Windows path)
     out.push(...positional.filter((p) => /^[^/\s]*[^/\s:]:\S*$/.test(p) && !/^[A-Za-z]:\\/.test(p)).map(hostOfRemote));
-  }
-  else if (name === 'socat') {
+  } else if (name === 'socat') {
     for (const p of positional) {
       const m = /^(?:TCP|UDP|TCP4|TCP6|UDP4|UDP6|SSL|OPENSSL)[^:]*:([^:,]+|\[[^\]]+\])/i.exec(p);
       if (m !== null) out.push(m[1]!);

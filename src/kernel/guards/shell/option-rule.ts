@@ -52,7 +52,8 @@ function wrapperReason(start: readonly string[], out: OptionJudgement): string |
     const spec = Object.hasOwn(TABLE_WRAPPERS, name) ? TABLE_WRAPPERS[name]! : undefined;
     if (spec === undefined) return undefined;
     const u = unwrapWrapper(spec, words.slice(1));
-    if (u.kind === 'refused') return u.runs ? `${name} ${clip(u.arg)} runs other commands or loads code (${u.why})` : undefined;
+    if (u.kind === 'refused')
+      return u.runs ? `${name} ${clip(u.arg)} runs other commands or loads code (${u.why})` : undefined;
     if (u.kind === 'none') return undefined;
     const loads = u.env.find((e) => loadsCode(e.name, 'shell'));
     if (loads !== undefined) return `${name} sets ${loads.name}, which makes programs load other code`;
@@ -77,7 +78,11 @@ export function optionRule(argv: readonly Field[], run: readonly Field[]): Optio
     if (f.kind === 'refused') {
       if (f.runs) return { ...out, deny: refusal(name, f) };
     } else if (f.kind === 'env') {
-      if (loadsCode(f.name, 'shell')) return { ...out, deny: `${name} ${clip(f.arg)} hands ${f.name} to what it runs, which makes programs load other code` };
+      if (loadsCode(f.name, 'shell'))
+        return {
+          ...out,
+          deny: `${name} ${clip(f.arg)} hands ${f.name} to what it runs, which makes programs load other code`,
+        };
     } else {
       const path = f.base === undefined || f.value.startsWith('/') ? f.value : posix.join(f.base, f.value);
       out.pathWords.push(known(path));

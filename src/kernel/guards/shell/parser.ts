@@ -77,7 +77,8 @@ let parser: ShParser | undefined;
 const bashParser = (): ShParser => (parser ??= syntax.NewParser(syntax.Variant(syntax.LangBash)));
 
 function parseUncached(text: string, home: string): ParseOutcome {
-  if (text.length > MAX_SHELL_TEXT) return { ok: false, reason: `command text is longer than ${MAX_SHELL_TEXT} characters` };
+  if (text.length > MAX_SHELL_TEXT)
+    return { ok: false, reason: `command text is longer than ${MAX_SHELL_TEXT} characters` };
   if (text.includes('\0')) return { ok: false, reason: 'command text contains a NUL character' };
   let file: ShNode;
   try {
@@ -99,9 +100,13 @@ function parseUncached(text: string, home: string): ParseOutcome {
   } catch (e) {
     return { ok: false, reason: `the command cannot be judged: ${e instanceof Error ? e.message : parseError(e)}` };
   }
-  if (callExprs !== walker.callExprs) return { ok: false, reason: 'the command uses shell syntax the guard does not judge' };
+  if (callExprs !== walker.callExprs)
+    return { ok: false, reason: 'the command uses shell syntax the guard does not judge' };
   const movesCd = /(?<![$\w{])(?:HOME|CDPATH)(?!\w)/.test(text);
-  return { ok: true, shell: { commands: walker.commands, looseFields: walker.looseFields, functions: walker.functions, movesCd } };
+  return {
+    ok: true,
+    shell: { commands: walker.commands, looseFields: walker.looseFields, functions: walker.functions, movesCd },
+  };
 }
 
 /**
@@ -126,7 +131,10 @@ class Walker {
   private readonly reassigned = new Set<string>();
   private readonly env: WordEnv;
 
-  constructor(private readonly source: Buffer, home: string) {
+  constructor(
+    private readonly source: Buffer,
+    home: string,
+  ) {
     const text = source.toString('utf8');
     // HOME written anywhere in the text (HOME=…, read HOME, declare -n r=HOME) makes ~ unknown.
     this.env = { home: /(?<![$\w{])HOME(?!\w)/.test(text) ? undefined : home, vars: this.vars };
@@ -204,12 +212,21 @@ class Walker {
     this.command(cmd, input, pipedFrom, redirects, s);
   }
 
-  private command(cmd: ShNode, stdin: StdinSource, pipedFrom: SimpleCommand[], redirects: Redirect[], stmt: ShNode): void {
+  private command(
+    cmd: ShNode,
+    stdin: StdinSource,
+    pipedFrom: SimpleCommand[],
+    redirects: Redirect[],
+    stmt: ShNode,
+  ): void {
     const type = syntax.NodeType(cmd);
     switch (type) {
       case 'CallExpr': {
         this.callExprs++;
-        const assigns = (cmd.Assigns as ShNode[]).map((a) => ({ name: a.Name?.Value as string, value: this.assignValue(a) }));
+        const assigns = (cmd.Assigns as ShNode[]).map((a) => ({
+          name: a.Name?.Value as string,
+          value: this.assignValue(a),
+        }));
         const argv = (cmd.Args as ShNode[]).flatMap((w) => this.fields(w));
         // A bare `X=value` (no command) sets a shell variable for what follows.
         if (argv.length === 0) for (const a of assigns) this.remember(a.name, a.value);
@@ -248,7 +265,12 @@ class Walker {
         if (syntax.NodeType(loop) === 'WordIter') {
           const items = (loop.Items as ShNode[]).flatMap((w) => this.fields(w));
           this.looseFields.push(...items);
-          this.remember(loop.Name.Value as string, items.length === 1 ? items : [{ value: undefined, pattern: '*', glob: false, unknown: 'a loop variable', procSubst: false }]);
+          this.remember(
+            loop.Name.Value as string,
+            items.length === 1
+              ? items
+              : [{ value: undefined, pattern: '*', glob: false, unknown: 'a loop variable', procSubst: false }],
+          );
         } else this.nested(loop);
         this.stmts(cmd.Do as ShNode[], stdin, pipedFrom);
         this.redirectOnly(redirects, stdin, pipedFrom, stmt);
@@ -265,7 +287,9 @@ class Walker {
       case 'FuncDecl': {
         const before = this.commands.length;
         this.stmt(cmd.Body, stdin, pipedFrom);
-        const calls = this.commands.slice(before).flatMap((c) => (c.argv[0]?.value === undefined ? [] : [c.argv[0].value]));
+        const calls = this.commands
+          .slice(before)
+          .flatMap((c) => (c.argv[0]?.value === undefined ? [] : [c.argv[0].value]));
         this.functions.push({ name: cmd.Name.Value as string, calls });
         return;
       }
@@ -274,7 +298,9 @@ class Walker {
         if (cmd.Stmt != null) this.stmt(cmd.Stmt, stdin, pipedFrom);
         return;
       case 'DeclClause': {
-        const assigns = (cmd.Args as ShNode[]).flatMap((a) => (a.Name == null ? [] : [{ name: a.Name.Value as string, value: this.assignValue(a) }]));
+        const assigns = (cmd.Args as ShNode[]).flatMap((a) =>
+          a.Name == null ? [] : [{ name: a.Name.Value as string, value: this.assignValue(a) }],
+        );
         for (const a of assigns) this.remember(a.name, a.value);
         this.commands.push({ argv: [], assigns, redirects, stdin, pipedFrom, text: this.slice(stmt) });
         return;
@@ -309,6 +335,7 @@ class Walker {
 
   /** Redirections on a compound command (`{ …; } > f`) still open their targets. */
   private redirectOnly(redirects: Redirect[], stdin: StdinSource, pipedFrom: SimpleCommand[], stmt: ShNode): void {
-    if (redirects.length > 0) this.commands.push({ argv: [], assigns: [], redirects, stdin, pipedFrom, text: this.slice(stmt) });
+    if (redirects.length > 0)
+      this.commands.push({ argv: [], assigns: [], redirects, stdin, pipedFrom, text: this.slice(stmt) });
   }
 }

@@ -22,7 +22,9 @@ function readsTrees(name: string, args: Field[]): boolean {
   switch (name) {
     case 'tar': {
       const mode = args[0]?.value ?? '';
-      return /^-?[A-Za-z]*c/.test(mode) || opts.some((o) => o === '--create' || (/^-[A-Za-z]+$/.test(o) && o.includes('c')));
+      return (
+        /^-?[A-Za-z]*c/.test(mode) || opts.some((o) => o === '--create' || (/^-[A-Za-z]+$/.test(o) && o.includes('c')))
+      );
     }
     case 'zip':
       return opts.some((o) => o === '--recurse-paths' || (/^-[A-Za-z]+$/.test(o) && /[rR]/.test(o)));
@@ -32,7 +34,9 @@ function readsTrees(name: string, args: Field[]): boolean {
     case 'grep':
     case 'egrep':
     case 'fgrep':
-      return opts.some((o) => o === '--recursive' || o === '--dereference-recursive' || (/^-[A-Za-z]+$/.test(o) && /[rR]/.test(o)));
+      return opts.some(
+        (o) => o === '--recursive' || o === '--dereference-recursive' || (/^-[A-Za-z]+$/.test(o) && /[rR]/.test(o)),
+      );
     case 'rsync':
     case 'rg':
     case 'ag':
@@ -50,11 +54,24 @@ const MAX_TREE_ENTRIES = 20_000;
 /** A search that prints every line (an empty or match-anything pattern, or inverted) reads the whole tree. */
 function searchesEverything(name: string, args: Field[]): boolean {
   const words = args.map((a) => a.value ?? '');
-  if (words.some((w) => w === '-v' || w === '--invert-match' || /^-[A-Za-z]*v[A-Za-z]*$/.test(w) || w === '-f' || w.startsWith('--file'))) return true;
+  if (
+    words.some(
+      (w) =>
+        w === '-v' ||
+        w === '--invert-match' ||
+        /^-[A-Za-z]*v[A-Za-z]*$/.test(w) ||
+        w === '-f' ||
+        w.startsWith('--file'),
+    )
+  )
+    return true;
   const e = words.findIndex((w) => w === '-e' || w === '--regexp');
   const pattern = e >= 0 ? words[e + 1] : words.find((w) => !isOption(w));
-  if (name === 'rg' && !words.some((w) => w === '--hidden' || w === '-.' || /^-u{2,}$/.test(w) || w === '--no-ignore')) return false;
-  return pattern === undefined || ['', '.', '^', '$', '.*', '^.*', '.*$', '^.*$', '\\w*', '[\\s\\S]*'].includes(pattern);
+  if (name === 'rg' && !words.some((w) => w === '--hidden' || w === '-.' || /^-u{2,}$/.test(w) || w === '--no-ignore'))
+    return false;
+  return (
+    pattern === undefined || ['', '.', '^', '$', '.*', '^.*', '.*$', '^.*$', '\\w*', '[\\s\\S]*'].includes(pattern)
+  );
 }
 
 /** The first forbidden path under `root` (walked breadth-first, a bounded number of entries), if any. */
@@ -79,7 +96,11 @@ function forbiddenUnder(root: string, forbids: (path: string) => string | undefi
   return undefined;
 }
 
-export function treeReadReason(argv: Field[], places: Places, forbids?: (path: string) => string | undefined): string | undefined {
+export function treeReadReason(
+  argv: Field[],
+  places: Places,
+  forbids?: (path: string) => string | undefined,
+): string | undefined {
   const whole = wholeTreeReason(argv, places);
   if (whole !== undefined || forbids === undefined) return whole;
   const name = argv[0]?.value === undefined ? undefined : posix.basename(argv[0].value).toLowerCase();
@@ -89,10 +110,16 @@ export function treeReadReason(argv: Field[], places: Places, forbids?: (path: s
   for (const f of argv.slice(1)) {
     const v = f.value;
     if (v === undefined || f.glob || isOption(v)) continue;
-    const roots = v === '~' || v.startsWith('~/') ? [posix.join(places.home, v.slice(1))] : posix.isAbsolute(v) ? [v] : places.bases.map((b) => posix.resolve(b, v));
+    const roots =
+      v === '~' || v.startsWith('~/')
+        ? [posix.join(places.home, v.slice(1))]
+        : posix.isAbsolute(v)
+          ? [v]
+          : places.bases.map((b) => posix.resolve(b, v));
     for (const root of roots) {
       const secret = forbiddenUnder(root, forbids);
-      if (secret !== undefined) return `${name} ${grep ? 'prints every line under' : 'copies'} ${root}, which holds ${secret}`;
+      if (secret !== undefined)
+        return `${name} ${grep ? 'prints every line under' : 'copies'} ${root}, which holds ${secret}`;
     }
   }
   return undefined;
@@ -104,9 +131,15 @@ function wholeTreeReason(argv: Field[], places: Places): string | undefined {
   for (const f of argv.slice(1)) {
     const v = f.glob ? f.pattern.replace(/\/?[^/]*(?<!\\)[*?[].*$/, '') || '/' : f.value;
     if (v === undefined || isOption(v)) continue;
-    const paths = v === '~' || v.startsWith('~/') ? [posix.join(places.home, v.slice(1))] : posix.isAbsolute(v) ? [posix.normalize(v)] : places.bases.map((b) => posix.resolve(b, v));
+    const paths =
+      v === '~' || v.startsWith('~/')
+        ? [posix.join(places.home, v.slice(1))]
+        : posix.isAbsolute(v)
+          ? [posix.normalize(v)]
+          : places.bases.map((b) => posix.resolve(b, v));
     for (const p of paths.map((x) => (x.length > 1 ? x.replace(/\/+$/, '') : x))) {
-      if (p === '/' || p === places.home || places.home.startsWith(`${p}/`)) return `${name} reads the whole of ${p}${p === '/' ? '' : ' (the home directory, where keys live)'}`;
+      if (p === '/' || p === places.home || places.home.startsWith(`${p}/`))
+        return `${name} reads the whole of ${p}${p === '/' ? '' : ' (the home directory, where keys live)'}`;
     }
   }
   return undefined;

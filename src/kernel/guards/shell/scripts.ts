@@ -16,7 +16,8 @@ import { INTERPRETERS, interpreterName } from './programs.js';
 import type { Field } from './words.js';
 
 export const MAX_SCRIPT_BYTES = 64 * 1024;
-const SHELL_SHEBANG = /^#!\s*(?:\S*\/)?(?:env\s+(?:-\S+\s+)*)?(?:(?:busybox|toybox)\s+)?(?:sh|bash|dash|zsh|ksh|mksh|ash|yash|posh)\b/;
+const SHELL_SHEBANG =
+  /^#!\s*(?:\S*\/)?(?:env\s+(?:-\S+\s+)*)?(?:(?:busybox|toybox)\s+)?(?:sh|bash|dash|zsh|ksh|mksh|ash|yash|posh)\b/;
 
 export type ScriptVerdict = { ok: true; texts: string[] } | { ok: false; reason: string };
 
@@ -87,12 +88,18 @@ export function shellScriptOf(argv: Field[], cmd: SimpleCommand, places: Places)
 
 /** The text of each file the script field may name (one per base for a relative path). */
 export function readShellScript(f: Field, places: Places): ScriptVerdict {
-  if (f.value === undefined || f.glob) return { ok: false, reason: `runs a shell script named at run time (${f.procSubst ? '<(…)' : (f.unknown ?? f.pattern)})` };
+  if (f.value === undefined || f.glob)
+    return {
+      ok: false,
+      reason: `runs a shell script named at run time (${f.procSubst ? '<(…)' : (f.unknown ?? f.pattern)})`,
+    };
   const found = resolutions(f.value, places).filter(isFile);
-  if (found.length === 0) return { ok: false, reason: `runs the shell script ${f.value}, which does not exist when the command is judged` };
+  if (found.length === 0)
+    return { ok: false, reason: `runs the shell script ${f.value}, which does not exist when the command is judged` };
   const texts: string[] = [];
   for (const path of found) {
-    if (statSync(path).size > MAX_SCRIPT_BYTES) return { ok: false, reason: `runs the shell script ${f.value}, larger than ${MAX_SCRIPT_BYTES} bytes to judge` };
+    if (statSync(path).size > MAX_SCRIPT_BYTES)
+      return { ok: false, reason: `runs the shell script ${f.value}, larger than ${MAX_SCRIPT_BYTES} bytes to judge` };
     texts.push(readHead(path, MAX_SCRIPT_BYTES)?.toString('utf8') ?? '');
   }
   return { ok: true, texts };

@@ -22,14 +22,18 @@ export function programName(f: Field | undefined): string | undefined {
 }
 
 export function dynamicNameReason(f: Field): string {
-  return f.glob ? `the program name ${f.pattern} is a glob pattern` : `the program name is computed at run time (${f.unknown ?? 'unknown'})`;
+  return f.glob
+    ? `the program name ${f.pattern} is a glob pattern`
+    : `the program name is computed at run time (${f.unknown ?? 'unknown'})`;
 }
 
 const known = (value: string): Field => ({ value, pattern: value, glob: false, unknown: undefined, procSubst: false });
 
 /** Splits `env -S` text into words the way env(1) does: on whitespace, honouring simple quotes. */
 function splitString(text: string): Field[] {
-  return (text.match(/'[^']*'|"(?:[^"\\]|\\.)*"|\S+/g) ?? []).map((w) => known(w.replace(/^'(.*)'$/s, '$1').replace(/^"(.*)"$/s, '$1')));
+  return (text.match(/'[^']*'|"(?:[^"\\]|\\.)*"|\S+/g) ?? []).map((w) =>
+    known(w.replace(/^'(.*)'$/s, '$1').replace(/^"(.*)"$/s, '$1')),
+  );
 }
 
 export function unwrap(start: Field[]): Unwrapped {
@@ -52,7 +56,8 @@ export function unwrap(start: Field[]): Unwrapped {
     while (i < argv.length) {
       const f = argv[i]!;
       const v = f.value;
-      if (v === undefined || f.glob) return { ok: false, reason: `an argument of ${name} is computed at run time (${f.unknown ?? f.pattern})` };
+      if (v === undefined || f.glob)
+        return { ok: false, reason: `an argument of ${name} is computed at run time (${f.unknown ?? f.pattern})` };
       if (v === '--') {
         i++;
         break;
@@ -62,7 +67,7 @@ export function unwrap(start: Field[]): Unwrapped {
         i++;
         continue;
       }
-      if (!v.startsWith('-') || v === '-' || (name === 'busybox' || name === 'toybox')) {
+      if (!v.startsWith('-') || v === '-' || name === 'busybox' || name === 'toybox') {
         if (positionals > 0) {
           positionals--;
           i++;
@@ -76,7 +81,9 @@ export function unwrap(start: Field[]): Unwrapped {
       // A bundle of short options (`script -qc CMD`, `sudo -nu root`): the first letter that takes a
       // value ends the bundle, its value the rest of the word or the next word.
       if (/^-[A-Za-z]{2,}/.test(v) && !v.startsWith('--')) {
-        const takes = [...(spec.shellTextOptions ?? []), ...(spec.splitStringOptions ?? []), ...spec.valueOptions].filter((o) => /^-[A-Za-z]$/.test(o)).map((o) => o[1]!);
+        const takes = [...(spec.shellTextOptions ?? []), ...(spec.splitStringOptions ?? []), ...spec.valueOptions]
+          .filter((o) => /^-[A-Za-z]$/.test(o))
+          .map((o) => o[1]!);
         const at = [...v.slice(1)].findIndex((c) => takes.includes(c));
         if (at >= 0) {
           opt = `-${v[at + 1]!}`;
@@ -85,7 +92,8 @@ export function unwrap(start: Field[]): Unwrapped {
         }
       }
       const value = (): string | undefined => inlineValue ?? argv[i + 1]?.value;
-      if (spec.lookupOnly?.includes(opt) === true) return { ok: true, argv: [], nestedShell, appendsUnknown, envAssigns };
+      if (spec.lookupOnly?.includes(opt) === true)
+        return { ok: true, argv: [], nestedShell, appendsUnknown, envAssigns };
       if (spec.shellTextOptions?.includes(opt) === true) {
         const text = value();
         if (text === undefined) return { ok: false, reason: `the command ${name} ${opt} runs is computed at run time` };
@@ -108,10 +116,13 @@ export function unwrap(start: Field[]): Unwrapped {
       i += positionals;
       rest = argv.slice(i);
     }
-    for (const a of envAssigns) if (loadsCode(a, 'shell')) return { ok: false, reason: `${name} sets ${a}, which makes programs load other code` };
+    for (const a of envAssigns)
+      if (loadsCode(a, 'shell'))
+        return { ok: false, reason: `${name} sets ${a}, which makes programs load other code` };
     if (spec.joinsIntoShell === true && !argv.some((a) => a.value === '-x' || a.value === '--exec')) {
       // watch runs its arguments joined by spaces with `sh -c` (watch(1)).
-      if (rest.some((a) => a.value === undefined)) return { ok: false, reason: `the command ${name} runs is computed at run time` };
+      if (rest.some((a) => a.value === undefined))
+        return { ok: false, reason: `the command ${name} runs is computed at run time` };
       if (rest.length > 0) nestedShell.push(rest.map((a) => a.value).join(' '));
       return { ok: true, argv: [], nestedShell, appendsUnknown, envAssigns };
     }

@@ -36,7 +36,11 @@ export interface WordEnv {
   vars: ReadonlyMap<string, string>;
 }
 
-type Token = { t: 'text'; s: string; quoted: boolean } | { t: 'break' } | { t: 'unknown'; why: string; derived?: boolean } | { t: 'glob'; s: string };
+type Token =
+  | { t: 'text'; s: string; quoted: boolean }
+  | { t: 'break' }
+  | { t: 'unknown'; why: string; derived?: boolean }
+  | { t: 'glob'; s: string };
 
 /** Brace expansions with more results than this are treated as unknown. */
 const MAX_ALTERNATIVES = 64;
@@ -93,7 +97,21 @@ function unescapeDouble(raw: string): string {
 
 /** `$'…'` (bash(1) QUOTING, ANSI-C): \n, \t, \xHH, \uHHHH, \NNN octal, \cX, … */
 export function decodeAnsiC(raw: string): string {
-  const simple: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+  const simple: Record<string, string> = {
+    a: '\x07',
+    b: '\b',
+    e: '\x1b',
+    E: '\x1b',
+    f: '\f',
+    n: '\n',
+    r: '\r',
+    t: '\t',
+    v: '\v',
+    '\\': '\\',
+    "'": "'",
+    '"': '"',
+    '?': '?',
+  };
   return raw.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (m, e: string) => {
     if (simple[e] !== undefined) return simple[e];
     if (/^x/.test(e)) return String.fromCharCode(parseInt(e.slice(1), 16));
@@ -109,7 +127,15 @@ export function decodeAnsiC(raw: string): string {
 
 function paramTokens(p: ShNode, quoted: boolean, env: WordEnv): Token[] {
   const name: string = p.Param?.Value ?? '';
-  const plain = !p.Excl && !p.Length && !p.Width && p.Index == null && p.Slice == null && p.Repl == null && p.Exp == null && p.Names === 0;
+  const plain =
+    !p.Excl &&
+    !p.Length &&
+    !p.Width &&
+    p.Index == null &&
+    p.Slice == null &&
+    p.Repl == null &&
+    p.Exp == null &&
+    p.Names === 0;
   const known = name === 'HOME' ? env.home : env.vars.get(name);
   if (plain) {
     if (name === 'HOME' && env.home !== undefined) return [{ t: 'text', s: env.home, quoted }];
@@ -118,7 +144,13 @@ function paramTokens(p: ShNode, quoted: boolean, env: WordEnv): Token[] {
     if (known !== undefined) return [{ t: 'text', s: known, quoted }];
   }
   // An operator (`${x%x}`, `${x:1}`, `${!x}`) on a value this text set is computed from it alone.
-  return [{ t: 'unknown', why: `$${name === '' ? '{…}' : name}`, ...(known !== undefined && !plain ? { derived: true } : {}) }];
+  return [
+    {
+      t: 'unknown',
+      why: `$${name === '' ? '{…}' : name}`,
+      ...(known !== undefined && !plain ? { derived: true } : {}),
+    },
+  ];
 }
 
 /** `$(echo a b)` and `$(printf %s a)` with literal arguments: their output is known. */
@@ -149,8 +181,14 @@ function partAlternatives(part: ShNode, env: WordEnv, atStart: boolean): Token[]
       const tilde = atStart ? /^~([A-Za-z0-9._-]*)(?=\/|$)/.exec(raw) : null;
       if (tilde !== null) {
         const user = tilde[1]!;
-        if (user === '' && env.home === undefined) out.push({ t: 'unknown', why: '~ (HOME is set by this text)', derived: true });
-        else out.push({ t: 'text', s: user === '' ? env.home! : user === 'root' ? '/root' : `/home/${user}`, quoted: true });
+        if (user === '' && env.home === undefined)
+          out.push({ t: 'unknown', why: '~ (HOME is set by this text)', derived: true });
+        else
+          out.push({
+            t: 'text',
+            s: user === '' ? env.home! : user === 'root' ? '/root' : `/home/${user}`,
+            quoted: true,
+          });
         unescapeUnquoted(raw.slice(tilde[0].length), out);
       } else unescapeUnquoted(raw, out);
       return [out];
@@ -162,10 +200,14 @@ function partAlternatives(part: ShNode, env: WordEnv, atStart: boolean): Token[]
       for (const inner of part.Parts as ShNode[]) {
         const it = syntax.NodeType(inner);
         const echoed = it === 'CmdSubst' ? staticEcho(inner, env) : undefined;
-        const tokens: Token[] = it === 'Lit' ? [{ t: 'text', s: unescapeDouble(inner.Value), quoted: true }]
-          : it === 'ParamExp' ? paramTokens(inner, true, env)
-          : echoed !== undefined ? [{ t: 'text', s: echoed.replace(/\n+$/, ''), quoted: true }]
-          : [{ t: 'unknown', why: it === 'CmdSubst' ? '$(…)' : it === 'ArithmExp' ? '$((…))' : it }];
+        const tokens: Token[] =
+          it === 'Lit'
+            ? [{ t: 'text', s: unescapeDouble(inner.Value), quoted: true }]
+            : it === 'ParamExp'
+              ? paramTokens(inner, true, env)
+              : echoed !== undefined
+                ? [{ t: 'text', s: echoed.replace(/\n+$/, ''), quoted: true }]
+                : [{ t: 'unknown', why: it === 'CmdSubst' ? '$(…)' : it === 'ArithmExp' ? '$((…))' : it }];
         alts = alts.map((a) => [...a, ...tokens]);
       }
       return alts;
@@ -203,7 +245,8 @@ function braceAlternatives(part: ShNode, env: WordEnv): Token[][] {
       const b = Number(to);
       if (Math.abs(b - a) / step + 1 > MAX_ALTERNATIVES) return [[{ t: 'unknown', why: 'a long brace sequence' }]];
       const out: Token[][] = [];
-      for (let v = a; a <= b ? v <= b : v >= b; v += a <= b ? step : -step) out.push([{ t: 'text', s: String(v), quoted: true }]);
+      for (let v = a; a <= b ? v <= b : v >= b; v += a <= b ? step : -step)
+        out.push([{ t: 'text', s: String(v), quoted: true }]);
       return out;
     }
     if (from?.length === 1 && to?.length === 1) {
@@ -211,7 +254,8 @@ function braceAlternatives(part: ShNode, env: WordEnv): Token[][] {
       const b = to.charCodeAt(0);
       if (Math.abs(b - a) + 1 > MAX_ALTERNATIVES) return [[{ t: 'unknown', why: 'a long brace sequence' }]];
       const out: Token[][] = [];
-      for (let v = a; a <= b ? v <= b : v >= b; v += a <= b ? 1 : -1) out.push([{ t: 'text', s: String.fromCharCode(v), quoted: true }]);
+      for (let v = a; a <= b ? v <= b : v >= b; v += a <= b ? 1 : -1)
+        out.push([{ t: 'text', s: String.fromCharCode(v), quoted: true }]);
       return out;
     }
     return [[{ t: 'unknown', why: 'a brace sequence' }]];
@@ -276,7 +320,9 @@ export function expandWord(word: ShNode, env: WordEnv): Field[] {
   const parts = word.Parts as ShNode[];
   const procSubst = parts.length === 1 && syntax.NodeType(parts[0]!) === 'ProcSubst';
   // Brace expansion only where a literal part has a `{` (SplitBraces is a call into the parser).
-  const braced = parts.some((p) => syntax.NodeType(p) === 'Lit' && (p.Value as string).includes('{')) ? syntax.SplitBraces(word) : word;
+  const braced = parts.some((p) => syntax.NodeType(p) === 'Lit' && (p.Value as string).includes('{'))
+    ? syntax.SplitBraces(word)
+    : word;
   const fields = wordAlternatives(braced, env, true).flatMap((alt) => {
     const f = toFields(alt, procSubst);
     // "" and '' are one empty field; an unquoted expansion to nothing is none.

@@ -6,7 +6,11 @@
 const KEY = 'chio-explorer-token';
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -19,7 +23,10 @@ export const token = {
 
 async function request(path: string): Promise<Response> {
   const bearer = token.get();
-  const res = await fetch(path, { headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` }, cache: 'no-store' });
+  const res = await fetch(path, {
+    headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` },
+    cache: 'no-store',
+  });
   if (res.ok) return res;
   let code = `HTTP-${res.status}`;
   let message = res.statusText;

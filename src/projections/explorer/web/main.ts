@@ -17,12 +17,16 @@ const signOut = document.getElementById('sign-out') as HTMLButtonElement;
 
 function signInView(message?: string): HTMLElement {
   const input = el('input', { id: 'token', type: 'password', autocomplete: 'current-password', required: '' });
-  const form = el('form', { class: 'sign-in' },
+  const form = el(
+    'form',
+    { class: 'sign-in' },
     el('h1', { tabindex: '-1' }, 'Sign in to the audit service'),
     el('p', {}, 'The service token of this `chio serve` (its --service-token). It is kept for this tab only.'),
     message === undefined ? null : el('p', { class: 'error', role: 'alert' }, message),
-    el('label', { for: 'token' }, 'Service token'), input,
-    el('button', { type: 'submit' }, 'Sign in'));
+    el('label', { for: 'token' }, 'Service token'),
+    input,
+    el('button', { type: 'submit' }, 'Sign in'),
+  );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     token.set(input.value.trim());
@@ -33,7 +37,12 @@ function signInView(message?: string): HTMLElement {
 
 function errorView(e: unknown): HTMLElement {
   const code = e instanceof ApiError ? e.code : 'EXPLORER';
-  return el('section', {}, el('h1', { tabindex: '-1' }, 'Cannot show this'), el('p', { class: 'error', role: 'alert' }, el('code', {}, code), ' ', (e as Error).message));
+  return el(
+    'section',
+    {},
+    el('h1', { tabindex: '-1' }, 'Cannot show this'),
+    el('p', { class: 'error', role: 'alert' }, el('code', {}, code), ' ', (e as Error).message),
+  );
 }
 
 let rendering = 0;
@@ -57,9 +66,12 @@ async function render(): Promise<void> {
       id = '';
     }
     try {
-      view = route === 'session' && id !== '' ? await sessionView(id)
-        : route === 'receipt' && id !== '' ? await receiptView(id)
-        : await sessionsView();
+      view =
+        route === 'session' && id !== ''
+          ? await sessionView(id)
+          : route === 'receipt' && id !== ''
+            ? await receiptView(id)
+            : await sessionsView();
     } catch (e) {
       view = e instanceof ApiError && e.status === 401 ? signInView('The service refused that token.') : errorView(e);
       find.hidden = token.get() === null;
@@ -73,7 +85,9 @@ async function render(): Promise<void> {
 
 find.addEventListener('submit', (e) => {
   e.preventDefault();
-  const id = String(new FormData(find).get('id') ?? '').trim().toLowerCase();
+  const id = String(new FormData(find).get('id') ?? '')
+    .trim()
+    .toLowerCase();
   if (id !== '') location.hash = `#/receipt/${encodeURIComponent(id)}`;
 });
 signOut.addEventListener('click', () => {

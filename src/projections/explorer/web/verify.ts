@@ -50,7 +50,8 @@ export async function sha256Hex(text: string): Promise<string> {
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-const without = (o: Record<string, unknown>, ...names: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !names.includes(k)));
+const without = (o: Record<string, unknown>, ...names: string[]) =>
+  Object.fromEntries(Object.entries(o).filter(([k]) => !names.includes(k)));
 
 /** DESIGN §5's rule: each kind has one boundary class and trust level; only a mediated decision carries a decision. */
 function semantics(r: Record<string, unknown>): Check {
@@ -63,25 +64,39 @@ function semantics(r: Record<string, unknown>): Check {
   if (want === undefined) return { ok: false, detail: `unknown receipt_kind ${JSON.stringify(r.receipt_kind)}` };
   const [boundary, trust, decision] = want;
   if (r.boundary_class !== boundary || r.trust_level !== trust || (r.decision !== undefined) !== decision) {
-    return { ok: false, detail: `${String(r.receipt_kind)} must have boundary_class ${boundary}, trust_level ${trust} and ${decision ? 'a' : 'no'} decision` };
+    return {
+      ok: false,
+      detail: `${String(r.receipt_kind)} must have boundary_class ${boundary}, trust_level ${trust} and ${decision ? 'a' : 'no'} decision`,
+    };
   }
   return { ok: true, detail: `${String(r.receipt_kind)}: ${boundary}, ${trust}` };
 }
 
 export async function checkReceipt(input: unknown): Promise<ReceiptChecks> {
   if (globalThis.crypto?.subtle === undefined) {
-    return { ok: false, unavailable: 'this page is not a secure context (open it on localhost or over HTTPS), so the browser offers no WebCrypto to check signatures with' };
+    return {
+      ok: false,
+      unavailable:
+        'this page is not a secure context (open it on localhost or over HTTPS), so the browser offers no WebCrypto to check signatures with',
+    };
   }
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) return { ok: false, id: { ok: false, detail: 'not a JSON object' } };
+  if (input === null || typeof input !== 'object' || Array.isArray(input))
+    return { ok: false, id: { ok: false, detail: 'not a JSON object' } };
   const r = input as Record<string, unknown>;
   const out: ReceiptChecks = { ok: false };
   const recomputed = await sha256Hex(jcs(without(r, 'id', 'signature', 'algorithm')));
-  out.id = recomputed === r.id ? { ok: true, detail: 'the id is the hash of the content' } : { ok: false, detail: `the content hashes to ${recomputed}, not to the id ${String(r.id)}` };
+  out.id =
+    recomputed === r.id
+      ? { ok: true, detail: 'the id is the hash of the content' }
+      : { ok: false, detail: `the content hashes to ${recomputed}, not to the id ${String(r.id)}` };
   out.semantics = semantics(r);
   const params = (r.action as { parameters?: unknown; parameter_hash?: unknown } | undefined) ?? {};
   if (r.redaction_mode === 'none') {
     const h = await sha256Hex(jcs(params.parameters));
-    out.parameterHash = h === params.parameter_hash ? { ok: true, detail: 'parameters match parameter_hash' } : { ok: false, detail: `parameters hash to ${h}, not ${String(params.parameter_hash)}` };
+    out.parameterHash =
+      h === params.parameter_hash
+        ? { ok: true, detail: 'parameters match parameter_hash' }
+        : { ok: false, detail: `parameters hash to ${h}, not ${String(params.parameter_hash)}` };
   }
   const key = r.kernel_key;
   const sig = r.signature;
@@ -94,8 +109,15 @@ export async function checkReceipt(input: unknown): Promise<ReceiptChecks> {
     out.kernelKey = key;
     try {
       const publicKey = await crypto.subtle.importKey('raw', bytes(key), { name: 'Ed25519' }, false, ['verify']);
-      const good = await crypto.subtle.verify({ name: 'Ed25519' }, publicKey, bytes(sig), utf8(jcs(without(r, 'signature', 'algorithm'))));
-      out.signature = good ? { ok: true, detail: 'Ed25519 signature over the canonical body verifies under kernel_key' } : { ok: false, detail: 'the Ed25519 signature does not verify under kernel_key' };
+      const good = await crypto.subtle.verify(
+        { name: 'Ed25519' },
+        publicKey,
+        bytes(sig),
+        utf8(jcs(without(r, 'signature', 'algorithm'))),
+      );
+      out.signature = good
+        ? { ok: true, detail: 'Ed25519 signature over the canonical body verifies under kernel_key' }
+        : { ok: false, detail: 'the Ed25519 signature does not verify under kernel_key' };
     } catch (e) {
       out.signature = { ok: false, detail: `cannot check the signature: ${(e as Error).message}` };
     }
@@ -116,11 +138,21 @@ export interface Position {
 export async function checkPosition(receipt: unknown, p: Position): Promise<Check> {
   if (globalThis.crypto?.subtle === undefined) return { ok: false, detail: 'no WebCrypto here: not checked' };
   const receiptSha256 = await sha256Hex(jcs(receipt));
-  const entry = { schema: 'chio.ledger.entry.v1', seq: p.seq, prev_hash: p.prevHash, receipt_sha256: receiptSha256, session_id: p.sessionId, session_prev_seq: p.sessionPrevSeq };
+  const entry = {
+    schema: 'chio.ledger.entry.v1',
+    seq: p.seq,
+    prev_hash: p.prevHash,
+    receipt_sha256: receiptSha256,
+    session_id: p.sessionId,
+    session_prev_seq: p.sessionPrevSeq,
+  };
   const h = await sha256Hex(jcs(entry));
   return h === p.entryHash
     ? { ok: true, detail: `entry ${p.seq}'s hash commits to this receipt and to the entry before it` }
-    : { ok: false, detail: `this receipt at this position hashes to ${h}, not to the stated entry hash ${p.entryHash}` };
+    : {
+        ok: false,
+        detail: `this receipt at this position hashes to ${h}, not to the stated entry hash ${p.entryHash}`,
+      };
 }
 
 /** Kernel keys the user trusts, kept in this browser; empty means none pinned yet. */

@@ -138,7 +138,8 @@ function roles(args: readonly string[], syntax: Syntax): Role[] {
 /** The value a matched option takes: after `=`, the rest of its cluster, or the next word. */
 function formValue(form: OptionForm, args: readonly string[], i: number): string | undefined {
   const arg = args[i]!;
-  if (form.long !== undefined && arg.startsWith('--')) return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[i + 1];
+  if (form.long !== undefined && arg.startsWith('--'))
+    return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[i + 1];
   if (form.short !== undefined && shortCluster(arg) !== undefined) {
     const rest = arg.slice(arg.indexOf(form.short, 1) + 1);
     return rest !== '' ? rest : args[i + 1];
@@ -159,14 +160,28 @@ function formRuns(form: OptionForm, args: readonly string[], i: number, role: Ro
 /** Every refused form among `args`, in argument order (several forms matching one argument in table order). */
 export function formFindings(forms: readonly OptionForm[], args: readonly string[], syntax: Syntax): RefusedFinding[] {
   const read = roles(args, syntax);
-  return args.flatMap((arg, i) => forms.filter((f) => formMatches(f, arg, syntax)).map((form): RefusedFinding => {
-    const runs = formRuns(form, args, i, read[i]!);
-    return { kind: 'refused', arg, why: form.why, runs: runs !== false, ...(typeof runs === 'string' ? { detail: runs } : {}) };
-  }));
+  return args.flatMap((arg, i) =>
+    forms
+      .filter((f) => formMatches(f, arg, syntax))
+      .map((form): RefusedFinding => {
+        const runs = formRuns(form, args, i, read[i]!);
+        return {
+          kind: 'refused',
+          arg,
+          why: form.why,
+          runs: runs !== false,
+          ...(typeof runs === 'string' ? { detail: runs } : {}),
+        };
+      }),
+  );
 }
 
 /** Every value given to an option (`--dir=v`, `--dir v`, `-Cv`, `-C v`, `-xC v`). */
-export function optionValues(args: readonly string[], spec: { long?: string; short?: string }, syntax: Syntax): string[] {
+export function optionValues(
+  args: readonly string[],
+  spec: { long?: string; short?: string },
+  syntax: Syntax,
+): string[] {
   const values: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;

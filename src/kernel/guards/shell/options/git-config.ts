@@ -17,7 +17,8 @@
 const HARMLESS_SECTIONS = new Set(['color', 'advice', 'pretty']);
 
 /** Keys (lower case) that set identity, display, line endings, transfer and history behaviour: none names a program, a file of code or more configuration. */
-const HARMLESS_KEYS = new Set(`
+const HARMLESS_KEYS = new Set(
+  `
 user.name user.email user.signingkey user.useconfigonly author.name author.email committer.name committer.email
 init.defaultbranch
 core.autocrlf core.safecrlf core.eol core.quotepath core.filemode core.ignorecase core.abbrev core.longpaths core.symlinks
@@ -39,10 +40,14 @@ gc.auto gc.autodetach gc.autopacklimit maintenance.auto pack.threads index.threa
 protocol.version http.postbuffer http.version http.lowspeedlimit http.lowspeedtime http.maxrequests transfer.fsckobjects
 i18n.commitencoding i18n.logoutputencoding rerere.enabled rerere.autoupdate stash.showpatch stash.showstat am.threeway apply.whitespace
 blame.date blame.coloring grep.linenumber grep.patterntype grep.extendedregexp grep.column grep.fullname reset.quiet help.autocorrect
-`.split(/\s+/).filter(Boolean));
+`
+    .split(/\s+/)
+    .filter(Boolean),
+);
 
 /** Keys that name a program, shell text or more configuration outright, for a reason that says so. */
-const RUNS = /^(?:alias\.|pager\.|core\.(?:pager|editor|sshcommand|gitproxy|fsmonitor|hookspath|askpass|alternaterefscommand)$|sequence\.editor$|include\.|includeif\.|credential\.|diff\.external$|diff\..+\.(?:command|textconv)$|(?:diff|merge)tool\.|merge\..+\.driver$|filter\.|gpg\.|(?:web|browser|man|instaweb|guitool)\.|sendemail\.|interactive\.difffilter$|protocol\.(?:.+\.)?allow$|submodule\..+\.update$|trailer\..+\.(?:command|cmd)$|uploadpack\.packobjectshook$|init\.templatedir$|gc\.recentobjectshook$|remote\..+\.(?:uploadpack|receivepack|vcs)$|safe\.directory$)/;
+const RUNS =
+  /^(?:alias\.|pager\.|core\.(?:pager|editor|sshcommand|gitproxy|fsmonitor|hookspath|askpass|alternaterefscommand)$|sequence\.editor$|include\.|includeif\.|credential\.|diff\.external$|diff\..+\.(?:command|textconv)$|(?:diff|merge)tool\.|merge\..+\.driver$|filter\.|gpg\.|(?:web|browser|man|instaweb|guitool)\.|sendemail\.|interactive\.difffilter$|protocol\.(?:.+\.)?allow$|submodule\..+\.update$|trailer\..+\.(?:command|cmd)$|uploadpack\.packobjectshook$|init\.templatedir$|gc\.recentobjectshook$|remote\..+\.(?:uploadpack|receivepack|vcs)$|safe\.directory$)/;
 
 export function harmlessGitKey(key: string): boolean {
   const k = key.toLowerCase();
@@ -59,9 +64,37 @@ export function gitSettingRuns(setting: string | undefined): false | string {
   return RUNS.test(key.toLowerCase()) ? shown : `${shown}, a key not known to be harmless`;
 }
 
-const CONFIG_READ_ACTIONS = new Set(['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--get-color', '--get-colorbool', '-l', '--list']);
-const CONFIG_MODIFIERS = new Set(['--global', '--system', '--local', '--worktree', '--show-origin', '--show-scope', '--name-only', '--includes', '--no-includes', '--null', '-z',
-  '--bool', '--int', '--bool-or-int', '--path', '--expiry-date', '--fixed-value', '--all', '--regexp']);
+const CONFIG_READ_ACTIONS = new Set([
+  '--get',
+  '--get-all',
+  '--get-regexp',
+  '--get-urlmatch',
+  '--get-color',
+  '--get-colorbool',
+  '-l',
+  '--list',
+]);
+const CONFIG_MODIFIERS = new Set([
+  '--global',
+  '--system',
+  '--local',
+  '--worktree',
+  '--show-origin',
+  '--show-scope',
+  '--name-only',
+  '--includes',
+  '--no-includes',
+  '--null',
+  '-z',
+  '--bool',
+  '--int',
+  '--bool-or-int',
+  '--path',
+  '--expiry-date',
+  '--fixed-value',
+  '--all',
+  '--regexp',
+]);
 const CONFIG_VALUED = new Set(['-f', '--file', '--blob', '--type', '--default', '--value', '--url']);
 /** Actions that only remove keys or sections: nothing new runs. */
 const CONFIG_REMOVES = new Set(['--unset', '--unset-all', '--remove-section', 'unset', 'remove-section']);
@@ -91,12 +124,14 @@ export function configWrite(args: readonly string[]): { why: string; runs: false
   }
   const action = words[0] === 'set' ? words.slice(1) : words;
   const runs = (): false | string => {
-    if (options.some((o) => o === '--rename-section') || words[0] === 'rename-section') return 'a section renamed (its keys may become aliases)';
+    if (options.some((o) => o === '--rename-section') || words[0] === 'rename-section')
+      return 'a section renamed (its keys may become aliases)';
     if (options.some((o) => CONFIG_REMOVES.has(o)) || CONFIG_REMOVES.has(words[0] ?? '')) return false;
     if (options.some((o) => o === '-e' || o === '--edit')) return false;
     return action[0] === undefined ? 'a key not given' : gitSettingRuns(`${action[0]}=${action[1] ?? ''}`);
   };
-  if (unknown !== undefined) return { why: `git config ${unknown} writes or edits configuration (only reads are allowed)`, runs: runs() };
+  if (unknown !== undefined)
+    return { why: `git config ${unknown} writes or edits configuration (only reads are allowed)`, runs: runs() };
   if (words[0] === 'get' || words[0] === 'list') return undefined;
   if (read || words.length <= 1) return undefined;
   return { why: 'git config with a name and a value writes configuration (only reads are allowed)', runs: runs() };

@@ -24,7 +24,11 @@ const longs = (names: string, why: string): OptionForm[] => names.split(' ').map
 
 /** Subcommands that run a package or code they are given: npm-exec(1) (exec, x), npm-explore(1), npm-edit(1), pnpm dlx/exec/create, yarn dlx/exec/node/create. */
 const NPM_RUNS = new Set(['exec', 'x', 'dlx', 'explore', 'edit', 'node', 'create', 'set']);
-const NPM_COMMANDS = new Set('access add audit bugs cache ci completion config c dedupe deprecate diff dist-tag docs doctor fund help hook install i install-ci-test install-test it link ln list ls login logout org outdated owner pack ping pkg prefix profile prune publish query rebuild repo restart root run run-script rum start stop team test t tst token uninstall rm un unpublish unstar update up upgrade version view info show whoami why'.split(' '));
+const NPM_COMMANDS = new Set(
+  'access add audit bugs cache ci completion config c dedupe deprecate diff dist-tag docs doctor fund help hook install i install-ci-test install-test it link ln list ls login logout org outdated owner pack ping pkg prefix profile prune publish query rebuild repo restart root run run-script rum start stop team test t tst token uninstall rm un unpublish unstar update up upgrade version view info show whoami why'.split(
+    ' ',
+  ),
+);
 
 /** The flags before the package (up to `--`) say to run only installed packages: the last of `--no`… and `--yes`/`-y` wins. */
 function localOnly(flags: readonly string[]): boolean {
@@ -44,7 +48,13 @@ function npmCheck(args: readonly string[], name: string): OptionFinding[] {
   // `--name` without `=` makes the next word a candidate too.
   const candidates = [args[at]!];
   const prev = args[at - 1];
-  if (prev !== undefined && prev.startsWith('-') && !prev.includes('=') && !NPM_COMMANDS.has(args[at]!) && !NPM_RUNS.has(args[at]!)) {
+  if (
+    prev !== undefined &&
+    prev.startsWith('-') &&
+    !prev.includes('=') &&
+    !NPM_COMMANDS.has(args[at]!) &&
+    !NPM_RUNS.has(args[at]!)
+  ) {
     const next = args.slice(at + 1).find((a) => !a.startsWith('-'));
     if (next !== undefined) candidates.push(next);
   }
@@ -54,35 +64,78 @@ function npmCheck(args: readonly string[], name: string): OptionFinding[] {
     if (NPM_RUNS.has(word)) {
       // npm exec --no: only packages the project (or the global prefix) has, nothing fetched.
       const pkgAt = after.findIndex((a) => !a.startsWith('-'));
-      const local = name === 'npm' && (word === 'exec' || word === 'x') && localOnly([...args.slice(0, args.indexOf(word)), ...(pkgAt < 0 ? after : after.slice(0, pkgAt))]);
-      return [refused(word, word === 'set' ? 'writes npm configuration that later runs read (script-shell, node-options…)' : 'runs a package or code it is given', !local)];
+      const local =
+        name === 'npm' &&
+        (word === 'exec' || word === 'x') &&
+        localOnly([...args.slice(0, args.indexOf(word)), ...(pkgAt < 0 ? after : after.slice(0, pkgAt))]);
+      return [
+        refused(
+          word,
+          word === 'set'
+            ? 'writes npm configuration that later runs read (script-shell, node-options…)'
+            : 'runs a package or code it is given',
+          !local,
+        ),
+      ];
     }
-    if ((word === 'init' || word === 'innit') && rest.length > 0) return [refused(`${word} ${rest[0]}`, 'runs the create-<initializer> package (npm-init(1))')];
-    if ((word === 'config' || word === 'c') && rest.length > 0 && !['get', 'list', 'ls'].includes(rest[0]!)) return [refused(`${word} ${rest[0]}`, 'writes npm configuration that later runs read (script-shell, node-options…)')];
+    if ((word === 'init' || word === 'innit') && rest.length > 0)
+      return [refused(`${word} ${rest[0]}`, 'runs the create-<initializer> package (npm-init(1))')];
+    if ((word === 'config' || word === 'c') && rest.length > 0 && !['get', 'list', 'ls'].includes(rest[0]!))
+      return [
+        refused(`${word} ${rest[0]}`, 'writes npm configuration that later runs read (script-shell, node-options…)'),
+      ];
   }
   return [];
 }
 
 /** npx's options that take the next word (npx-cli.js). */
-const NPX_VALUED = new Set(['-p', '--package', '-c', '--call', '--cache', '--userconfig', '--shell', '--npm', '-n', '--node-arg']);
+const NPX_VALUED = new Set([
+  '-p',
+  '--package',
+  '-c',
+  '--call',
+  '--cache',
+  '--userconfig',
+  '--shell',
+  '--npm',
+  '-n',
+  '--node-arg',
+]);
 
 /** `npx <package>`: the command itself runs the package, unless `--no` keeps it to installed ones. */
 function npxCheck(args: readonly string[]): OptionFinding[] {
   let i = 0;
   for (; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '--') { i++; break; }
+    if (a === '--') {
+      i++;
+      break;
+    }
     if (!a.startsWith('-')) break;
     if (NPX_VALUED.has(a)) i++;
   }
   const pkg = args[i];
   if (pkg === undefined || localOnly(args.slice(0, i))) return [];
-  return [{ kind: 'refused', arg: pkg, why: 'runs the package it is given, fetched from the registry when it is not installed (npm-exec(1)); npx --no runs only installed ones', runs: true, commandItself: true }];
+  return [
+    {
+      kind: 'refused',
+      arg: pkg,
+      why: 'runs the package it is given, fetched from the registry when it is not installed (npm-exec(1)); npx --no runs only installed ones',
+      runs: true,
+      commandItself: true,
+    },
+  ];
 }
 
 export const NPM_FORMS: OptionForm[] = [
-  ...longs('node-options script-shell shell git node-gyp', 'names a program or node options that npm runs (npm-config(7))'),
-  ...longs('userconfig globalconfig init-module onload-script editor browser', 'loads configuration or code, or runs an editor/browser (npm-config(7))'),
+  ...longs(
+    'node-options script-shell shell git node-gyp',
+    'names a program or node options that npm runs (npm-config(7))',
+  ),
+  ...longs(
+    'userconfig globalconfig init-module onload-script editor browser',
+    'loads configuration or code, or runs an editor/browser (npm-config(7))',
+  ),
   ...longs('call', 'runs the command given (npm-exec(1))'),
   { short: 'c', why: '-c/--call runs the command given (npm-exec(1), pnpm exec -c)' },
   ...longs('pnpmfile global-pnpmfile', 'loads hook code (pnpm)'),
@@ -91,8 +144,14 @@ export const NPM_FORMS: OptionForm[] = [
 ];
 
 export const NPM: NpmRules = {
-  source: 'npm-config(7), npm-exec(1), npm-init(1), pnpm CLI, yarn CLI', abbreviates: true, underscores: true, known: ['global', 'no'], optionsEnd: 'dash-dash',
-  forms: NPM_FORMS, dirs: [{ long: 'prefix' }, { long: 'dir' }, { long: 'cwd' }, { short: 'C' }], check: npmCheck,
+  source: 'npm-config(7), npm-exec(1), npm-init(1), pnpm CLI, yarn CLI',
+  abbreviates: true,
+  underscores: true,
+  known: ['global', 'no'],
+  optionsEnd: 'dash-dash',
+  forms: NPM_FORMS,
+  dirs: [{ long: 'prefix' }, { long: 'dir' }, { long: 'cwd' }, { short: 'C' }],
+  check: npmCheck,
 };
 
 /** npx: npm's forms up to the package (its arguments are the package's), and the package itself. */

@@ -12,21 +12,42 @@ import type { OptionFinding } from './forms.js';
 
 const SYNTAX = { abbreviates: true };
 const LONG_VALUED = ['expression', 'file', 'line-length'];
-const LONG = [...LONG_VALUED, 'quiet', 'silent', 'debug', 'follow-symlinks', 'in-place', 'posix', 'regexp-extended', 'separate', 'sandbox', 'unbuffered', 'null-data', 'help', 'version'];
+const LONG = [
+  ...LONG_VALUED,
+  'quiet',
+  'silent',
+  'debug',
+  'follow-symlinks',
+  'in-place',
+  'posix',
+  'regexp-extended',
+  'separate',
+  'sandbox',
+  'unbuffered',
+  'null-data',
+  'help',
+  'version',
+];
 
 /** Why this sed script is refused, or undefined. */
 export function sedScriptRefusal(script: string): string | undefined {
   const s = script;
   let i = 0;
-  const ws = () => { while (i < s.length && (s[i] === ' ' || s[i] === '\t')) i++; };
-  const digits = () => { while (i < s.length && /[0-9]/.test(s[i]!)) i++; };
-  const toEol = () => { while (i < s.length && s[i] !== '\n') i++; };
+  const ws = () => {
+    while (i < s.length && (s[i] === ' ' || s[i] === '\t')) i++;
+  };
+  const digits = () => {
+    while (i < s.length && /[0-9]/.test(s[i]!)) i++;
+  };
+  const toEol = () => {
+    while (i < s.length && s[i] !== '\n') i++;
+  };
   /** Past the next unescaped `delim`, honouring bracket expressions in a regex; false if none. */
   const part = (delim: string, regex: boolean): boolean => {
     while (i < s.length) {
       const c = s[i]!;
       if (c === '\\') i += 2;
-      else if (c === delim) return void i++, true;
+      else if (c === delim) return (void i++, true);
       else if (regex && c === '[') {
         i++;
         if (s[i] === '^') i++;
@@ -49,10 +70,13 @@ export function sedScriptRefusal(script: string): string | undefined {
     const c = s[i];
     if (c !== undefined && /[0-9]/.test(c)) {
       digits();
-      if (s[i] === '~') { i++; digits(); }
+      if (s[i] === '~') {
+        i++;
+        digits();
+      }
       return true;
     }
-    if (c === '$') return void i++, true;
+    if (c === '$') return (void i++, true);
     if (c === '/' || c === '\\') {
       const delim = c === '\\' ? s[i + 1] : '/';
       i += c === '\\' ? 2 : 1;
@@ -72,38 +96,73 @@ export function sedScriptRefusal(script: string): string | undefined {
       if (s[i] === ',') {
         i++;
         ws();
-        if (s[i] === '+' || s[i] === '~') { i++; digits(); } else if (address() !== true) return 'a sed script the guard cannot read';
+        if (s[i] === '+' || s[i] === '~') {
+          i++;
+          digits();
+        } else if (address() !== true) return 'a sed script the guard cannot read';
       }
     }
     ws();
-    while (s[i] === '!') { i++; ws(); }
+    while (s[i] === '!') {
+      i++;
+      ws();
+    }
     const cmd = s[i++];
     switch (cmd) {
       case '{':
         // A block's first command may follow the brace directly (`/x/{s/a/b/;p}`).
         continue;
-      case '}': case '=': case 'd': case 'D': case 'g': case 'G': case 'h': case 'H': case 'n': case 'N': case 'p': case 'P': case 'x': case 'z': case 'F':
+      case '}':
+      case '=':
+      case 'd':
+      case 'D':
+      case 'g':
+      case 'G':
+      case 'h':
+      case 'H':
+      case 'n':
+      case 'N':
+      case 'p':
+      case 'P':
+      case 'x':
+      case 'z':
+      case 'F':
         break;
-      case '#': case 'a': case 'i': case 'c': case 'r': case 'R':
+      case '#':
+      case 'a':
+      case 'i':
+      case 'c':
+      case 'r':
+      case 'R':
         // Comments, text and file names (to read) run to the end of the line; a\ continues text.
         while (i < s.length && s[i] !== '\n') i += s[i] === '\\' ? 2 : 1;
         continue;
-      case ':': case 'b': case 't': case 'T': case 'v':
+      case ':':
+      case 'b':
+      case 't':
+      case 'T':
+      case 'v':
         // A label ends at whitespace or `;` (GNU sed runs `b x e cmd` as `b x` then `e cmd`).
         ws();
         while (i < s.length && !/[ \t\n;]/.test(s[i]!)) i++;
         continue;
-      case 'q': case 'Q': case 'l': case 'L':
+      case 'q':
+      case 'Q':
+      case 'l':
+      case 'L':
         ws();
         digits();
         break;
       case 'e':
         return 'the e command runs a shell command';
-      case 'w': case 'W':
+      case 'w':
+      case 'W':
         return `the ${cmd} command writes a file`;
-      case 's': case 'y': {
+      case 's':
+      case 'y': {
         const delim = s[i++];
-        if (delim === undefined || delim === '\\' || delim === '\n' || !part(delim, cmd === 's') || !part(delim, false)) return 'a sed script the guard cannot read';
+        if (delim === undefined || delim === '\\' || delim === '\n' || !part(delim, cmd === 's') || !part(delim, false))
+          return 'a sed script the guard cannot read';
         if (cmd === 'y') break;
         while (i < s.length && /[gpIiMm0-9ew]/.test(s[i]!)) {
           if (s[i] === 'e') return 'the e flag of s runs the pattern space as a shell command';
@@ -141,12 +200,19 @@ export function sedFindings(args: readonly string[], cwd: string | undefined): O
   let fromFile = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (options && a === '--') { options = false; continue; }
+    if (options && a === '--') {
+      options = false;
+      continue;
+    }
     const given = options ? longName(a) : undefined;
     if (given !== undefined) {
       const matches = LONG.filter((n) => longMatches(given, n, SYNTAX));
       const name = matches.includes(given) ? given : matches.length === 1 ? matches[0] : undefined;
-      const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : LONG_VALUED.includes(name ?? '') ? args[++i] : undefined;
+      const value = a.includes('=')
+        ? a.slice(a.indexOf('=') + 1)
+        : LONG_VALUED.includes(name ?? '')
+          ? args[++i]
+          : undefined;
       // An ambiguous abbreviation: sed refuses to run at all.
       if (name === undefined) return [...out, refused(a, 'an option sed may read as --file', false)];
       if (name === 'file') {
@@ -166,9 +232,18 @@ export function sedFindings(args: readonly string[], cwd: string | undefined): O
           fromFile = true;
           break;
         }
-        if (c === 'e') { scripts.push(j + 1 < a.length ? a.slice(j + 1) : args[++i] ?? ''); break; }
-        if (c === 'l') { if (j + 1 === a.length) i++; break; }
-        if (c === 'i') { inPlace = true; break; }
+        if (c === 'e') {
+          scripts.push(j + 1 < a.length ? a.slice(j + 1) : (args[++i] ?? ''));
+          break;
+        }
+        if (c === 'l') {
+          if (j + 1 === a.length) i++;
+          break;
+        }
+        if (c === 'i') {
+          inPlace = true;
+          break;
+        }
       }
       continue;
     }
@@ -179,6 +254,7 @@ export function sedFindings(args: readonly string[], cwd: string | undefined): O
   if (scripts.length === 0 && !fromFile && operands[0] !== undefined) scripts.push(operands[0]);
   const why = sedScriptRefusal(scripts.join('\n'));
   if (why !== undefined) out.push(refused(scripts.join(' ; '), why, !why.endsWith('writes a file')));
-  if (inPlace) out.push(...files.map((value): OptionFinding => ({ kind: 'path', op: 'write', value, base: cwd, chdir: false })));
+  if (inPlace)
+    out.push(...files.map((value): OptionFinding => ({ kind: 'path', op: 'write', value, base: cwd, chdir: false })));
   return out;
 }

@@ -49,26 +49,98 @@ export interface WrapperSpec {
 }
 
 export const WRAPPERS: Record<string, WrapperSpec> = {
-  env: { valued: 'uCS', valuedLong: ['unset', 'chdir', 'split-string'], refuseShort: 'S', refuseLong: ['split-string'], refuseWhy: 'splits a string into a command line', assignments: true, chdir: { short: 'C', long: 'chdir' }, source: 'env(1)' },
-  xargs: { valued: 'adEILnPs', optional: 'eil', valuedLong: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'], refuseShort: 'a', refuseLong: ['arg-file'], refuseWhy: 'reads arguments from a file', env: { long: 'process-slot-var' }, source: 'xargs(1)' },
+  env: {
+    valued: 'uCS',
+    valuedLong: ['unset', 'chdir', 'split-string'],
+    refuseShort: 'S',
+    refuseLong: ['split-string'],
+    refuseWhy: 'splits a string into a command line',
+    assignments: true,
+    chdir: { short: 'C', long: 'chdir' },
+    source: 'env(1)',
+  },
+  xargs: {
+    valued: 'adEILnPs',
+    optional: 'eil',
+    valuedLong: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
+    refuseShort: 'a',
+    refuseLong: ['arg-file'],
+    refuseWhy: 'reads arguments from a file',
+    env: { long: 'process-slot-var' },
+    source: 'xargs(1)',
+  },
   nice: { valued: 'n', valuedLong: ['adjustment'], digits: true, source: 'nice(1)' },
   nohup: { source: 'nohup(1)' },
   timeout: { valued: 'ks', valuedLong: ['kill-after', 'signal'], operands: 1, source: 'timeout(1)' },
   sudo: {
-    valued: 'aCcDgpRrTtUu', optional: 'h', valuedLong: ['auth-type', 'close-from', 'chdir', 'group', 'host', 'prompt', 'chroot', 'role', 'type', 'command-timeout', 'other-user', 'user'],
-    refuseShort: 'sieR', refuseLong: ['shell', 'login', 'edit', 'chroot'], refuseWhy: 'runs a shell, an editor or another root', refuseRuns: true, assignments: true, chdir: { short: 'D', long: 'chdir' }, source: 'sudo(8)',
+    valued: 'aCcDgpRrTtUu',
+    optional: 'h',
+    valuedLong: [
+      'auth-type',
+      'close-from',
+      'chdir',
+      'group',
+      'host',
+      'prompt',
+      'chroot',
+      'role',
+      'type',
+      'command-timeout',
+      'other-user',
+      'user',
+    ],
+    refuseShort: 'sieR',
+    refuseLong: ['shell', 'login', 'edit', 'chroot'],
+    refuseWhy: 'runs a shell, an editor or another root',
+    refuseRuns: true,
+    assignments: true,
+    chdir: { short: 'D', long: 'chdir' },
+    source: 'sudo(8)',
   },
   doas: { valued: 'Cu', refuseShort: 's', refuseWhy: 'runs a shell', refuseRuns: true, source: 'doas(1)' },
   stdbuf: { valued: 'ioe', valuedLong: ['input', 'output', 'error'], source: 'stdbuf(1)' },
   setsid: { source: 'setsid(1)' },
-  watch: { valued: 'nq', optional: 'd', valuedLong: ['interval', 'equexit'], exec: { short: 'x', long: 'exec' }, source: 'watch(1)' },
+  watch: {
+    valued: 'nq',
+    optional: 'd',
+    valuedLong: ['interval', 'equexit'],
+    exec: { short: 'x', long: 'exec' },
+    source: 'watch(1)',
+  },
   flock: {
-    valued: 'wEc', valuedLong: ['timeout', 'conflict-exit-code', 'command'], refuseShort: 'c', refuseLong: ['command'], refuseWhy: 'runs a shell command string',
-    operands: 1, refuseAfterOperands: ['-c', '--command'], source: 'flock(1)',
+    valued: 'wEc',
+    valuedLong: ['timeout', 'conflict-exit-code', 'command'],
+    refuseShort: 'c',
+    refuseLong: ['command'],
+    refuseWhy: 'runs a shell command string',
+    operands: 1,
+    refuseAfterOperands: ['-c', '--command'],
+    source: 'flock(1)',
   },
   strace: {
-    valued: 'abeEIoOpPsSuUX', valuedLong: ['columns', 'trace', 'trace-fds', 'trace-path', 'signal', 'status', 'decode-pids', 'string-limit', 'output', 'summary-columns', 'summary-sort-by', 'attach', 'user', 'env', 'inject', 'fault', 'argv0'],
-    env: { short: 'E', long: 'env' }, pipe: { short: 'o', long: 'output' }, source: 'strace(1)',
+    valued: 'abeEIoOpPsSuUX',
+    valuedLong: [
+      'columns',
+      'trace',
+      'trace-fds',
+      'trace-path',
+      'signal',
+      'status',
+      'decode-pids',
+      'string-limit',
+      'output',
+      'summary-columns',
+      'summary-sort-by',
+      'attach',
+      'user',
+      'env',
+      'inject',
+      'fault',
+      'argv0',
+    ],
+    env: { short: 'E', long: 'env' },
+    pipe: { short: 'o', long: 'output' },
+    source: 'strace(1)',
   },
   time: { valued: 'fo', valuedLong: ['format', 'output'], source: 'time(1) (GNU)' },
   ionice: { valued: 'cnpPu', noCommand: 'pPu', source: 'ionice(1)' },
@@ -78,10 +150,18 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
 export type Unwrapped =
   | { kind: 'refused'; arg: string; why: string; runs: boolean }
   | { kind: 'none' }
-  | { kind: 'wrapped'; command: string; args: string[]; env: Array<{ name: string; value: string }>; chdir?: string; shell: boolean };
+  | {
+      kind: 'wrapped';
+      command: string;
+      args: string[];
+      env: Array<{ name: string; value: string }>;
+      chdir?: string;
+      shell: boolean;
+    };
 
 const SYNTAX = { abbreviates: true };
-const has = (list: readonly string[] | undefined, given: string) => (list ?? []).some((n) => longMatches(given, n, SYNTAX));
+const has = (list: readonly string[] | undefined, given: string) =>
+  (list ?? []).some((n) => longMatches(given, n, SYNTAX));
 const assignment = (word: string) => {
   const eq = word.indexOf('=');
   return eq < 0 ? undefined : { name: word.slice(0, eq), value: word.slice(eq + 1) };
@@ -96,19 +176,26 @@ export function unwrap(spec: WrapperSpec, args: readonly string[]): Unwrapped {
   const take = (letterOrName: string, value: string | undefined, arg: string): Unwrapped | undefined => {
     if (value === undefined) return undefined;
     const isLong = letterOrName.length > 1;
-    const is = (o?: { short?: string; long?: string }) => o !== undefined && (isLong ? o.long !== undefined && longMatches(letterOrName, o.long, SYNTAX) : o.short === letterOrName);
+    const is = (o?: { short?: string; long?: string }) =>
+      o !== undefined &&
+      (isLong ? o.long !== undefined && longMatches(letterOrName, o.long, SYNTAX) : o.short === letterOrName);
     if (is(spec.chdir)) chdir = value;
     if (is(spec.env)) env.push(assignment(value) ?? { name: value, value: '' });
-    if (is(spec.pipe) && /^[|!]/.test(value)) return { kind: 'refused', arg, why: 'pipes its output to a shell command', runs: true };
+    if (is(spec.pipe) && /^[|!]/.test(value))
+      return { kind: 'refused', arg, why: 'pipes its output to a shell command', runs: true };
     return undefined;
   };
   for (; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '--') { i++; break; }
+    if (a === '--') {
+      i++;
+      break;
+    }
     if (a.startsWith('--') && a.length > 2) {
       const eq = a.indexOf('=');
       const name = a.slice(2, eq < 0 ? undefined : eq);
-      if (has(spec.refuseLong, name)) return { kind: 'refused', arg: a, why: spec.refuseWhy ?? 'not allowed', runs: spec.refuseRuns === true };
+      if (has(spec.refuseLong, name))
+        return { kind: 'refused', arg: a, why: spec.refuseWhy ?? 'not allowed', runs: spec.refuseRuns === true };
       if (spec.exec !== undefined && longMatches(name, spec.exec.long, SYNTAX)) exec = true;
       const value = eq >= 0 ? a.slice(eq + 1) : has(spec.valuedLong, name) ? args[++i] : undefined;
       const r = take(name, value, a);
@@ -120,7 +207,8 @@ export function unwrap(spec: WrapperSpec, args: readonly string[]): Unwrapped {
     if (spec.digits && /^-\d+$/.test(a)) continue;
     for (let j = 1; j < a.length; j++) {
       const c = a[j]!;
-      if ((spec.refuseShort ?? '').includes(c)) return { kind: 'refused', arg: a, why: spec.refuseWhy ?? 'not allowed', runs: spec.refuseRuns === true };
+      if ((spec.refuseShort ?? '').includes(c))
+        return { kind: 'refused', arg: a, why: spec.refuseWhy ?? 'not allowed', runs: spec.refuseRuns === true };
       if ((spec.noCommand ?? '').includes(c)) noCommand = true;
       if (spec.exec?.short === c) exec = true;
       const joined = a.slice(j + 1);
@@ -139,7 +227,18 @@ export function unwrap(spec: WrapperSpec, args: readonly string[]): Unwrapped {
   }
   i += spec.operands ?? 0;
   const command = args[i];
-  if (command !== undefined && (spec.refuseAfterOperands ?? []).some((w) => command === w || command.startsWith(`${w}=`))) return { kind: 'refused', arg: command, why: spec.refuseWhy ?? 'not allowed', runs: spec.refuseRuns === true };
+  if (
+    command !== undefined &&
+    (spec.refuseAfterOperands ?? []).some((w) => command === w || command.startsWith(`${w}=`))
+  )
+    return { kind: 'refused', arg: command, why: spec.refuseWhy ?? 'not allowed', runs: spec.refuseRuns === true };
   if (noCommand || command === undefined) return { kind: 'none' };
-  return { kind: 'wrapped', command, args: args.slice(i + 1), env, ...(chdir === undefined ? {} : { chdir }), shell: spec.exec !== undefined && !exec };
+  return {
+    kind: 'wrapped',
+    command,
+    args: args.slice(i + 1),
+    env,
+    ...(chdir === undefined ? {} : { chdir }),
+    shell: spec.exec !== undefined && !exec,
+  };
 }

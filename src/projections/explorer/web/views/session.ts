@@ -11,7 +11,11 @@ import { checkReceipt, pinnedKeys } from '../verify.js';
 import { badge, verdictOf } from './verdict.js';
 import type { ReceiptLike } from './verdict.js';
 
-interface ReceiptPage { receipts: ReceiptLike[]; totalCount: number; nextCursor: number | null }
+interface ReceiptPage {
+  receipts: ReceiptLike[];
+  totalCount: number;
+  nextCursor: number | null;
+}
 
 const PAGE = 500;
 
@@ -22,9 +26,18 @@ const PAGE = 500;
 async function mark(cell: HTMLElement, r: ReceiptLike): Promise<void> {
   const checks = await checkReceipt(r);
   const pins = pinnedKeys.all();
-  const [ok, why] = checks.unavailable !== undefined ? [null, checks.unavailable]
-    : !checks.ok ? [false, [checks.id, checks.signature, checks.semantics, checks.parameterHash].find((c) => c !== undefined && !c.ok)?.detail ?? 'invalid']
-      : pins.length > 0 && !pins.includes(checks.kernelKey ?? '') ? [false, 'signed by a key you have not pinned'] : [true, 'signature verified in this browser'];
+  const [ok, why] =
+    checks.unavailable !== undefined
+      ? [null, checks.unavailable]
+      : !checks.ok
+        ? [
+            false,
+            [checks.id, checks.signature, checks.semantics, checks.parameterHash].find((c) => c !== undefined && !c.ok)
+              ?.detail ?? 'invalid',
+          ]
+        : pins.length > 0 && !pins.includes(checks.kernelKey ?? '')
+          ? [false, 'signed by a key you have not pinned']
+          : [true, 'signature verified in this browser'];
   cell.textContent = ok === null ? '?' : ok ? '✓' : '✗';
   cell.className = ok === null ? 'checked' : ok ? 'checked pass' : 'checked fail';
   cell.title = why;
@@ -35,7 +48,9 @@ function row(r: ReceiptLike, n: number): HTMLTableRowElement {
   const verdict = verdictOf(r);
   const checked = el('td', { class: 'checked' }, '…');
   void mark(checked, r);
-  return el('tr', { class: `row-${verdict}` },
+  return el(
+    'tr',
+    { class: `row-${verdict}` },
     el('td', { class: 'num' }, n),
     el('td', {}, el('time', { datetime: isoTime(r.timestamp) }, isoTime(r.timestamp))),
     el('td', {}, el('code', {}, `${r.tool_server} / ${r.tool_name}`)),
@@ -43,7 +58,8 @@ function row(r: ReceiptLike, n: number): HTMLTableRowElement {
     el('td', {}, r.decision?.guard ?? ''),
     el('td', { class: 'reason' }, r.decision?.reason ?? ''),
     el('td', {}, routeLink('receipt', r.id, short(r.id))),
-    checked);
+    checked,
+  );
 }
 
 function certificateButton(sessionId: string): HTMLElement {
@@ -53,7 +69,10 @@ function certificateButton(sessionId: string): HTMLElement {
     status.textContent = 'Generating…';
     try {
       const text = await getText(`/v1/sessions/${encodeURIComponent(sessionId)}/certificate`);
-      const a = el('a', { href: URL.createObjectURL(new Blob([text], { type: 'application/json' })), download: `certificate-${sessionId.replace(/[^A-Za-z0-9._-]/g, '_')}.json` });
+      const a = el('a', {
+        href: URL.createObjectURL(new Blob([text], { type: 'application/json' })),
+        download: `certificate-${sessionId.replace(/[^A-Za-z0-9._-]/g, '_')}.json`,
+      });
       a.click();
       URL.revokeObjectURL(a.href);
       status.textContent = 'Certificate downloaded: check it with chio cert verify.';
@@ -79,15 +98,39 @@ export async function sessionView(sessionId: string): Promise<HTMLElement> {
     cursor = page.nextCursor;
     more.hidden = cursor === null;
   });
-  return el('section', {},
+  return el(
+    'section',
+    {},
     el('p', { class: 'crumbs' }, el('a', { href: '#/' }, 'Sessions'), ' / session'),
     el('h1', { tabindex: '-1' }, 'Session ', el('code', {}, sessionId)),
-    el('p', {}, `${first.totalCount} calls and observations, in ledger order; each receipt's signature is checked in this browser (Signed: ✓ or ✗).`),
+    el(
+      'p',
+      {},
+      `${first.totalCount} calls and observations, in ledger order; each receipt's signature is checked in this browser (Signed: ✓ or ✗).`,
+    ),
     certificateButton(sessionId),
     await denialChart({ sessionId }),
-    el('div', { class: 'table-wrap' }, el('table', { class: 'timeline' },
-      el('caption', {}, 'Timeline'),
-      el('thead', {}, el('tr', {}, ...['#', 'Time (UTC)', 'Tool', 'Verdict', 'Guard', 'Reason', 'Receipt', 'Signed'].map((h) => el('th', { scope: 'col' }, h)))),
-      body)),
-    more);
+    el(
+      'div',
+      { class: 'table-wrap' },
+      el(
+        'table',
+        { class: 'timeline' },
+        el('caption', {}, 'Timeline'),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            ...['#', 'Time (UTC)', 'Tool', 'Verdict', 'Guard', 'Reason', 'Receipt', 'Signed'].map((h) =>
+              el('th', { scope: 'col' }, h),
+            ),
+          ),
+        ),
+        body,
+      ),
+    ),
+    more,
+  );
 }
