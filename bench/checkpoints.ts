@@ -135,7 +135,7 @@ class SyntheticLedger {
     this.setup.db.pragma('temp_store = MEMORY');
     this.setup.db.pragma('cache_size = -262144');
     this.first = this.setup.db.prepare('SELECT * FROM ledger_entries WHERE seq = 1').get() as Record<string, unknown>;
-    this.prev = this.first['entry_hash'] as string;
+    this.prev = this.first.entry_hash as string;
     const cols = Object.keys(this.first);
     this.insert = this.setup.db.prepare(
       `INSERT INTO ledger_entries (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`,
@@ -248,7 +248,10 @@ function treeFigures(t: SyntheticLedger, n: number, lim: Limits, full: boolean):
 
   // Pseudo-random leaves (a fixed LCG, so every run asks for the same ones): 200 warm up, 2,000 timed.
   let x = 12345;
-  const pick = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) % n) + 1;
+  const pick = () => {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    return (x % n) + 1;
+  };
   const warm = Array.from({ length: 200 }, pick);
   const seqs = Array.from({ length: 2000 }, pick);
   const prove = (list: number[]) => list.map((seq) => proveInclusion(ledger, { seq }, { treeSize: n, tree }));
@@ -335,7 +338,7 @@ async function appendRound(
   const made = listCheckpoints(ledger).length;
   const perCommit = writer.stats.appended / writer.stats.commits;
   await writer.flush();
-  checkpointer?.close();
+  await checkpointer?.close();
   await writer.close();
   receiptLedger.close();
   ledger.close();

@@ -74,7 +74,10 @@ function run(label: string, f: CallFacts): void {
   const rounds: Record<string, number[]> = {};
   for (const name of Object.keys(pieces)) time(pieces[name]!); // warm up
   for (let round = 0; round < 5; round++) {
-    for (const [name, fn] of Object.entries(pieces)) (rounds[name] ??= []).push(time(fn));
+    for (const [name, fn] of Object.entries(pieces)) {
+      rounds[name] ??= [];
+      rounds[name].push(time(fn));
+    }
   }
   console.log(`\n${label} (${iterations} iterations x 5 rounds, median µs per call)`);
   for (const [name, samples] of Object.entries(rounds)) {

@@ -19,6 +19,7 @@ function version(): string {
 }
 
 // Command modules take different argument types; yargs accepts them all.
+// biome-ignore lint/suspicious/noExplicitAny: each command module has its own argv type; this list holds them all
 type AnyCommand = CommandModule<GlobalArgs, any>;
 
 /**

@@ -2,7 +2,7 @@
  * How the CLI speaks: the DESIGN §8 error shape on stderr, exit codes, and data on stdout.
  * Owns: rendering. Must not import ledger internals (only src/errors.ts).
  */
-import { ChioError, EXIT, isChioError } from '../src/errors.js';
+import { ChioError, type EXIT, isChioError } from '../src/errors.js';
 
 /**
  * error[CODE]: message
@@ -25,7 +25,7 @@ export function toChioError(e: unknown): ChioError {
 export function reportError(e: unknown): void {
   const error = toChioError(e);
   process.stderr.write(renderError(error));
-  if (error.code === 'CHIO-INTERNAL' && process.env['CHIO_DEBUG'] !== undefined && e instanceof Error) {
+  if (error.code === 'CHIO-INTERNAL' && process.env.CHIO_DEBUG !== undefined && e instanceof Error) {
     process.stderr.write(`${e.stack ?? ''}\n`);
   }
   process.exitCode = error.exitCode;

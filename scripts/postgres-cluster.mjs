@@ -51,9 +51,12 @@ function binDir() {
 let owner;
 function ownerName() {
   if (owner !== undefined) return owner;
-  if (spawnSync('id', ['-u', 'postgres']).status === 0) return (owner = 'postgres');
-  execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'chio-postgres']);
-  return (owner = 'chio-postgres');
+  if (spawnSync('id', ['-u', 'postgres']).status === 0) owner = 'postgres';
+  else {
+    execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'chio-postgres']);
+    owner = 'chio-postgres';
+  }
+  return owner;
 }
 
 /** Runs a PostgreSQL binary as the cluster's owner (never root). */

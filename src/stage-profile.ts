@@ -14,7 +14,7 @@ export type Stage = (typeof STAGES)[number];
 /** The boundary a call starts at: a message arrived and was parsed as JSON (the parse stage is what follows: JSON-RPC shape, params, tool lookup). */
 export type Boundary = 'received' | Stage;
 
-const file = process.env['CHIO_STAGE_PROFILE'];
+const file = process.env.CHIO_STAGE_PROFILE;
 const enabled = file !== undefined && file !== '';
 const totals: Record<Stage, { ns: number; count: number }> = Object.fromEntries(
   STAGES.map((s) => [s, { ns: 0, count: 0 }]),

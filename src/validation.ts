@@ -6,7 +6,7 @@ import type { z } from 'zod';
 
 export function describeIssues(error: z.ZodError): string[] {
   return error.issues.map((issue) => {
-    const path = issue.path.length === 0 ? '$' : '$.' + issue.path.map(String).join('.');
+    const path = issue.path.length === 0 ? '$' : `$.${issue.path.map(String).join('.')}`;
     return `${path}: ${issue.message}`;
   });
 }

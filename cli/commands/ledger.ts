@@ -48,6 +48,7 @@ interface VerifyArgs extends GlobalArgs {
 
 /** SQLite's messages quote names from the file's schema: no control character reaches the terminal. */
 const printable = (s: string) =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it escapes
   s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** 45s, 12m 05s, 3h 07m, 2d 04h. */

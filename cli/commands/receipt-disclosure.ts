@@ -177,9 +177,7 @@ const discloseSalt: CommandModule<GlobalArgs, DiscloseArgs> = {
         for (const e of page.entries) {
           let nonce: unknown;
           try {
-            nonce = (JSON.parse(e.body) as { metadata?: Record<string, unknown> }).metadata?.[
-              'chio_receipt_signing_nonce'
-            ];
+            nonce = (JSON.parse(e.body) as { metadata?: Record<string, unknown> }).metadata?.chio_receipt_signing_nonce;
           } catch {
             continue;
           }

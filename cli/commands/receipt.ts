@@ -114,7 +114,7 @@ const show: CommandModule<GlobalArgs, ShowArgs> = {
       outJson({ ...position, valid: verdict.ok, ...(verdict.ok ? {} : { failed_check: verdict.check }), receipt });
       return;
     }
-    const decision = receipt['decision'] as { verdict: string; reason?: string; guard?: string } | undefined;
+    const decision = receipt.decision as { verdict: string; reason?: string; guard?: string } | undefined;
     out(
       table([
         ['receipt', e.receiptId],
@@ -130,7 +130,7 @@ const show: CommandModule<GlobalArgs, ShowArgs> = {
             ? `none (${e.receiptKind})`
             : `${decision.verdict}${decision.reason === undefined ? '' : `: ${decision.reason}`}${decision.guard === undefined ? '' : ` [${decision.guard}]`}`,
         ],
-        ['kind', `${e.receiptKind} / ${String(receipt['boundary_class'])} / ${e.trustLevel}`],
+        ['kind', `${e.receiptKind} / ${String(receipt.boundary_class)} / ${e.trustLevel}`],
         ['kernel key', e.kernelKey],
         ['signature', verdict.ok ? 'valid' : `INVALID (${verdict.check}: ${verdict.message})`],
         ['entry hash', e.entryHash],
@@ -171,13 +171,11 @@ const verify: CommandModule<GlobalArgs, VerifyArgs> = {
   describe:
     'Verify receipts in a file (or - for stdin): one JSON receipt, a JSON array, or JSON Lines; exit 1 if any fails',
   builder: (y) =>
-    y
-      .positional('file', { type: 'string', demandOption: true })
-      .option('trusted-kernel-pubkey', {
-        type: 'string',
-        array: true,
-        describe: 'public key file; receipts must be signed by one of these',
-      }),
+    y.positional('file', { type: 'string', demandOption: true }).option('trusted-kernel-pubkey', {
+      type: 'string',
+      array: true,
+      describe: 'public key file; receipts must be signed by one of these',
+    }),
   handler: (args) => {
     const trusted = trustedKeys(asArray(args['trusted-kernel-pubkey']));
     // yargs hands a lone "-" positional over as "".

@@ -17,8 +17,8 @@ import type { ToolServerConnection } from '../../src/index.js';
 import { acpPart } from './acp-part.js';
 import { mcpPart } from './mcp-part.js';
 
-const DB = process.env['CHIO_DEMO_DB'] ?? './receipts.sqlite';
-const SEED_FILE = process.env['CHIO_DEMO_SEED'] ?? './demo-kernel.seed';
+const DB = process.env.CHIO_DEMO_DB ?? './receipts.sqlite';
+const SEED_FILE = process.env.CHIO_DEMO_SEED ?? './demo-kernel.seed';
 const CLI = fileURLToPath(new URL('../../cli/main.js', import.meta.url));
 
 function kernelSeed(): Uint8Array {
@@ -49,10 +49,10 @@ const workspace: ToolServerConnection = {
   },
   async invoke(tool, args) {
     const a = args as Record<string, string>;
-    if (tool === 'read_text_file') return { text: `(contents of ${a['path']})` };
-    if (tool === 'write_file') return { written: a['path'], bytes: (a['content'] ?? '').length };
-    if (tool === 'run_command') return { exit_code: 0, stdout: `(output of ${a['command']})` };
-    return { status: 200, url: a['url'] };
+    if (tool === 'read_text_file') return { text: `(contents of ${a.path})` };
+    if (tool === 'write_file') return { written: a.path, bytes: (a.content ?? '').length };
+    if (tool === 'run_command') return { exit_code: 0, stdout: `(output of ${a.command})` };
+    return { status: 200, url: a.url };
   },
 };
 

@@ -21,14 +21,11 @@ function required(name: string): string {
 
 const baseUrl = required('CHIO_BASE_URL');
 const token = required('CHIO_AUTH_TOKEN');
-const controlUrl = process.env['CHIO_CONTROL_URL'] || baseUrl;
-const tool = process.env['CHIO_TOOL'] || 'echo';
+const controlUrl = process.env.CHIO_CONTROL_URL || baseUrl;
+const tool = process.env.CHIO_TOOL || 'echo';
 let args: Record<string, unknown>;
 try {
-  args = JSON.parse(process.env['CHIO_TOOL_ARGS'] || '{"message":"hello from governed_hello"}') as Record<
-    string,
-    unknown
-  >;
+  args = JSON.parse(process.env.CHIO_TOOL_ARGS || '{"message":"hello from governed_hello"}') as Record<string, unknown>;
 } catch (e) {
   process.stderr.write(`governed_hello: CHIO_TOOL_ARGS is not JSON: ${(e as Error).message}\n`);
   process.exit(2);

@@ -12,7 +12,7 @@ import { AcpEdge, serveAcpStdio } from '../../src/edges/acp/index.js';
 import { generateSeed, Kernel, parseSeed, signerFromSeed, toHex } from '../../src/index.js';
 import { helloServer, SERVER_ID, TOOL } from './server.js';
 
-const HOME = process.env['HELLO_ACP_HOME'] ?? join(import.meta.dirname, '..', '..', '..', 'examples', 'hello-acp');
+const HOME = process.env.HELLO_ACP_HOME ?? join(import.meta.dirname, '..', '..', '..', 'examples', 'hello-acp');
 const STATE = join(HOME, '.state');
 
 function openKernel(): Kernel {
@@ -44,7 +44,7 @@ try {
     ttlSeconds: 300,
   });
   await serveAcpStdio(
-    new AcpEdge({ kernel, capability, agentId: agent.publicKeyHex, sessionId: process.env['HELLO_ACP_SESSION'] }),
+    new AcpEdge({ kernel, capability, agentId: agent.publicKeyHex, sessionId: process.env.HELLO_ACP_SESSION }),
     process.stdin,
     process.stdout,
   );

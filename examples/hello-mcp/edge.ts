@@ -11,7 +11,7 @@ import { McpSession, serveStdio } from '../../src/edges/mcp/index.js';
 import { generateSeed, Kernel, parseSeed, signerFromSeed, toHex } from '../../src/index.js';
 import { helloServer } from './hello-server.js';
 
-const HOME = process.env['HELLO_MCP_HOME'] ?? join(import.meta.dirname, '..', '..', '..', 'examples', 'hello-mcp');
+const HOME = process.env.HELLO_MCP_HOME ?? join(import.meta.dirname, '..', '..', '..', 'examples', 'hello-mcp');
 const STATE = join(HOME, '.state');
 
 function openKernel(): Kernel {

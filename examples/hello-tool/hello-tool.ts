@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { generateSeed, Kernel, parseSeed, signerFromSeed, toHex } from '../../src/index.js';
 import type { ToolServerConnection } from '../../src/index.js';
 
-const LEDGER = process.env['CHIO_HELLO_DB'] ?? './hello-tool.sqlite';
+const LEDGER = process.env.CHIO_HELLO_DB ?? './hello-tool.sqlite';
 
 /** One tool server, two tools: a greeting, and a file reader the guards watch. */
 const server: ToolServerConnection = {

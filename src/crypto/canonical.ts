@@ -133,7 +133,7 @@ export function joinCanonicalMembers(members: ReadonlyMap<string, string>, exclu
     if (out.length > 1) out += ',';
     out += memberPrefix(name) + members.get(name)!;
   }
-  return out + '}';
+  return `${out}}`;
 }
 
 // `"name":` for the member names seen so far: receipts reuse the same few dozen names.

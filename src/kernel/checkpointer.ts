@@ -101,7 +101,7 @@ export class Checkpointer {
       return seq - this.covered >= this.everyEntries ? this.create() : undefined;
     };
     if (typeof latest === 'number') void due(latest);
-    else this.track(latest.then(due, (e: unknown) => this.failed(e)));
+    else void this.track(latest.then(due, (e: unknown) => this.failed(e)));
   }
 
   /**

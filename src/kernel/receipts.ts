@@ -51,7 +51,7 @@ const redactedOnce = new WeakMap<CallFacts, { inputs: readonly unknown[]; redact
 function redactedActionOf(f: CallFacts): RedactedAction {
   const inputs = [f.parameters, f.policy, f.redactionKey, f.capabilityId, f.now, f.nonce];
   const cached = redactedOnce.get(f);
-  if (cached !== undefined && cached.inputs.every((v, i) => v === inputs[i])) return cached.redacted;
+  if (cached?.inputs.every((v, i) => v === inputs[i])) return cached.redacted;
   const redacted = redactAction(f.parameters, f.policy.policy.redaction, {
     key: f.redactionKey,
     input: { capabilityId: f.capabilityId, timestamp: f.now, signingNonce: f.nonce },

@@ -216,10 +216,9 @@ export async function settleUnrecordedAsync(
  * kernel must not settle the call another kernel of its own process is running.
  */
 const IN_FLIGHT_KEY = Symbol.for('chio.kernel.reservations-in-flight');
-const inFlight: Map<string, number> = ((globalThis as Record<symbol, unknown>)[IN_FLIGHT_KEY] ??= new Map<
-  string,
-  number
->()) as Map<string, number>;
+const processWide = globalThis as Record<symbol, unknown>;
+processWide[IN_FLIGHT_KEY] ??= new Map<string, number>();
+const inFlight = processWide[IN_FLIGHT_KEY] as Map<string, number>;
 
 export const reservationsInFlight = {
   add(requestId: string): void {

@@ -71,16 +71,16 @@ export function splitPending(
   const { now, maxAgeSeconds } = options;
   const report: PendingCallsReport = { now, maxAgeSeconds, withoutReceipt: [], inFlight: [] };
   for (const row of rows) {
-    const reservedAt = wholeOrNull(row['reserved_at']);
+    const reservedAt = wholeOrNull(row.reserved_at);
     const call: UnreceiptedCall = {
-      requestId: text(row['request_id']),
-      capabilityId: text(row['capability_id']),
-      grantIndex: wholeOrNull(row['grant_index']),
-      owner: text(row['owner']),
+      requestId: text(row.request_id),
+      capabilityId: text(row.capability_id),
+      grantIndex: wholeOrNull(row.grant_index),
+      owner: text(row.owner),
       reservedAt,
       ageSeconds: reservedAt === null ? null : now - reservedAt,
-      toolServer: textOrNull(row['tool_server']),
-      toolName: textOrNull(row['tool_name']),
+      toolServer: textOrNull(row.tool_server),
+      toolName: textOrNull(row.tool_name),
     };
     if (call.ageSeconds !== null && call.ageSeconds <= maxAgeSeconds) report.inFlight.push(call);
     else report.withoutReceipt.push(call);

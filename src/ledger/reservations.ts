@@ -68,28 +68,28 @@ export function checkPendingRow(row: PendingRow): PendingReservation | undefined
   const textOrNull = (v: unknown) => v === null || typeof v === 'string';
   const int = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v);
   if (
-    !text(row['request_id']) ||
-    !text(row['capability_id']) ||
-    !int(row['grant_index']) ||
-    !int(row['reserved_at']) ||
-    !text(row['owner']) ||
-    !textOrNull(row['session_id']) ||
-    !textOrNull(row['tool_server']) ||
-    !textOrNull(row['tool_name']) ||
-    !textOrNull(row['facts'])
+    !text(row.request_id) ||
+    !text(row.capability_id) ||
+    !int(row.grant_index) ||
+    !int(row.reserved_at) ||
+    !text(row.owner) ||
+    !textOrNull(row.session_id) ||
+    !textOrNull(row.tool_server) ||
+    !textOrNull(row.tool_name) ||
+    !textOrNull(row.facts)
   ) {
     return undefined;
   }
   return {
-    requestId: row['request_id'] as string,
-    capabilityId: row['capability_id'] as string,
-    grantIndex: row['grant_index'] as number,
-    reservedAt: row['reserved_at'] as number,
-    owner: row['owner'] as string,
-    sessionId: row['session_id'] as string | null,
-    toolServer: row['tool_server'] as string | null,
-    toolName: row['tool_name'] as string | null,
-    facts: row['facts'] as string | null,
+    requestId: row.request_id as string,
+    capabilityId: row.capability_id as string,
+    grantIndex: row.grant_index as number,
+    reservedAt: row.reserved_at as number,
+    owner: row.owner as string,
+    sessionId: row.session_id as string | null,
+    toolServer: row.tool_server as string | null,
+    toolName: row.tool_name as string | null,
+    facts: row.facts as string | null,
   };
 }
 
@@ -111,7 +111,7 @@ export function invocationsUsed(
   const bound = trustedKeys.length <= 16;
   const params: Record<string, string | number> = { cap: capabilityId, idx: grantIndex };
   if (bound) trustedKeys.forEach((k, i) => (params[`k${i}`] = k));
-  else params['keys'] = JSON.stringify(trustedKeys);
+  else params.keys = JSON.stringify(trustedKeys);
   const keyList = bound ? trustedKeys.map((_, i) => `@k${i}`).join(', ') : 'SELECT value FROM json_each(@keys)';
   return (
     statement(

@@ -12,8 +12,14 @@ const cache = new WeakMap<Database, Map<string, Statement>>();
 /** The connection's statement for `sql`, prepared on first use. */
 export function statement(db: Database, sql: string): Statement {
   let byText = cache.get(db);
-  if (byText === undefined) cache.set(db, (byText = new Map()));
+  if (byText === undefined) {
+    byText = new Map();
+    cache.set(db, byText);
+  }
   let s = byText.get(sql);
-  if (s === undefined) byText.set(sql, (s = db.prepare(sql)));
+  if (s === undefined) {
+    s = db.prepare(sql);
+    byText.set(sql, s);
+  }
   return s;
 }

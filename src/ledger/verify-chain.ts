@@ -375,18 +375,18 @@ export function* walkChain(
 function compareSessions(rows: Array<Record<string, unknown>>, derived: Map<string, SessionState>): string | null {
   const seen = new Set<string>();
   for (const row of rows) {
-    const id = row['session_id'] as LedgerSessionRow['sessionId'];
+    const id = row.session_id as LedgerSessionRow['sessionId'];
     seen.add(id);
     const s = derived.get(id);
     if (s === undefined) return `ledger_sessions has session ${JSON.stringify(id)}, which has no entries`;
     const expected = [s.firstSeq, s.lastSeq, s.count, s.firstTimestamp, s.lastTimestamp, s.headEntryHash];
     const actual = [
-      row['first_seq'],
-      row['last_seq'],
-      row['entry_count'],
-      row['first_timestamp'],
-      row['last_timestamp'],
-      row['head_entry_hash'],
+      row.first_seq,
+      row.last_seq,
+      row.entry_count,
+      row.first_timestamp,
+      row.last_timestamp,
+      row.head_entry_hash,
     ];
     if (expected.some((v, i) => v !== actual[i])) {
       return `ledger_sessions row for session ${JSON.stringify(id)} does not match its entries (run \`chio ledger rebuild-projections\` after checking why)`;

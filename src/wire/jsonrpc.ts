@@ -55,7 +55,7 @@ export function classify(value: unknown, options: ClassifyOptions = {}): Incomin
   if (value === null || typeof value !== 'object')
     return { kind: 'invalid', id: null, reason: 'a message is a JSON object' };
   const v = value as Record<string, unknown>;
-  const id = RequestIdSchema.safeParse(v['id']).success ? (v['id'] as RequestId) : null;
+  const id = RequestIdSchema.safeParse(v.id).success ? (v.id as RequestId) : null;
   if ('method' in v) {
     if ('id' in v) {
       const r = RequestSchema.safeParse(v);

@@ -135,7 +135,7 @@ describe('each failed check is named', () => {
       'constraint',
     ],
     ['regex not matched', () => token, call('notes', 'append', { text: 'hello' }), {}, 'constraint'],
-    ['string too long', () => token, call('notes', 'append', { text: 'note: ' + 'x'.repeat(30) }), {}, 'constraint'],
+    ['string too long', () => token, call('notes', 'append', { text: `note: ${'x'.repeat(30)}` }), {}, 'constraint'],
     ['not a token', () => ({ hello: 'world' }), readOk, {}, 'schema'],
   ];
   for (const [name, make, target, extra, check] of cases) {
@@ -241,7 +241,7 @@ describe('delegation', () => {
       parent_id: parent.id,
       ...fields,
     };
-    const body = { id: delegatedCapabilityId(content), ...content, ...('id' in fields ? { id: fields['id'] } : {}) };
+    const body = { id: delegatedCapabilityId(content), ...content, ...('id' in fields ? { id: fields.id } : {}) };
     return {
       ...body,
       signature: toHex(agent.sign(canonicalJson(body))),

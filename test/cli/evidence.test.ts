@@ -105,8 +105,8 @@ describe('chio evidence export and verify', () => {
         /^PASS: session sess-a: 7 receipts, each in the checkpoint of 14 entries \(root [0-9a-f]{64}\); certificate signed by [0-9a-f]{64}/,
       );
       expect(bundle).toMatchObject({ schema: 'chio.evidence-bundle.v1', session_id: 'sess-a' });
-      expect(bundle['entries']).toHaveLength(7);
-      expect(bundle['proofs'].map((p: any) => p.seq)).toEqual([1, 3, 5, 7, 9, 11, 13]);
+      expect(bundle.entries).toHaveLength(7);
+      expect(bundle.proofs.map((p: any) => p.seq)).toEqual([1, 3, 5, 7, 9, 11, 13]);
     } finally {
       copyFileSync(moved, db);
     }
@@ -123,74 +123,74 @@ describe('chio evidence export and verify', () => {
     [
       'a receipt removed from the middle',
       (b) => {
-        b['entries'].splice(3, 1);
-        b['proofs'].splice(3, 1);
+        b.entries.splice(3, 1);
+        b.proofs.splice(3, 1);
       },
       /^FAIL: session_chain at seq 9: the entry at seq 9 links to seq 7, not to the entry before it \(seq 5\)/,
     ],
     [
       'the last receipt removed',
       (b) => {
-        b['entries'].pop();
-        b['proofs'].pop();
+        b.entries.pop();
+        b.proofs.pop();
       },
       /^FAIL: certificate: the certificate counts 7 receipts, the bundle holds 6/,
     ],
     [
       'two receipts swapped',
       (b) => {
-        [b['entries'][1], b['entries'][2]] = [b['entries'][2], b['entries'][1]];
-        [b['proofs'][1], b['proofs'][2]] = [b['proofs'][2], b['proofs'][1]];
+        [b.entries[1], b.entries[2]] = [b.entries[2], b.entries[1]];
+        [b.proofs[1], b.proofs[2]] = [b.proofs[2], b.proofs[1]];
       },
       /^FAIL: session_chain at seq 5: /,
     ],
     [
       'a receipt body altered (the path it read)',
       (b) => {
-        b['entries'][1].body = b['entries'][1].body.replace('/workspace/f-2', '/workspace/f-9');
+        b.entries[1].body = b.entries[1].body.replace('/workspace/f-2', '/workspace/f-9');
       },
       /^FAIL: receipt at seq 3: /,
     ],
     [
       "the certificate's receipt count edited (its signature no longer verifies)",
       (b) => {
-        b['certificate'].body.receipt_count = 6;
+        b.certificate.body.receipt_count = 6;
       },
       /^FAIL: certificate: certificate signature invalid/,
     ],
     [
       'an entry hash altered with its proof',
       (b) => {
-        b['entries'][0].entry_hash = 'ab'.repeat(32);
-        b['proofs'][0].entry_hash = 'ab'.repeat(32);
+        b.entries[0].entry_hash = 'ab'.repeat(32);
+        b.proofs[0].entry_hash = 'ab'.repeat(32);
       },
       /^FAIL: entry_hash at seq 1: /,
     ],
     [
       'a proof hash altered',
       (b) => {
-        b['proofs'][2].hashes[0] = '00'.repeat(32);
+        b.proofs[2].hashes[0] = '00'.repeat(32);
       },
       /^FAIL: inclusion at seq 5: the entry at seq 5 is not in the tree the checkpoint signs/,
     ],
     [
       'the checkpoint of another ledger',
       (b) => {
-        b['checkpoint'] = readFileSync(otherLedgerNote, 'utf8');
+        b.checkpoint = readFileSync(otherLedgerNote, 'utf8');
       },
       /^FAIL: inclusion at seq 1: /,
     ],
     [
       'the certificate of another session',
       (b) => {
-        b['certificate'] = JSON.parse(readFileSync(otherSessionCert, 'utf8'));
+        b.certificate = JSON.parse(readFileSync(otherSessionCert, 'utf8'));
       },
       /^FAIL: certificate: the certificate is for session "sess-b", not "sess-a"/,
     ],
     [
       'a receipt of another session slipped in',
       (b) => {
-        b['session_id'] = 'sess-b';
+        b.session_id = 'sess-b';
       },
       /^FAIL: entry at seq 1: the entry at seq 1 belongs to session "sess-a", not "sess-b"/,
     ],
@@ -210,7 +210,7 @@ describe('chio evidence export and verify', () => {
     expect(r.status).toBe(2);
     expect(errorCode(r.stderr)).toBe('CHIO-CLI-BAD-JSON');
     const wrong = tampered(bundle, (b) => {
-      b['entries'] = 'x';
+      b.entries = 'x';
     });
     expect(verify(wrong).stdout).toMatch(/^FAIL: schema: /);
   });

@@ -160,6 +160,7 @@ describe('reservations without a receipt', () => {
     const r = verify(path);
     expect(r.status).toBe(1);
     expect(lines(r.stdout).filter((l) => l.startsWith('OK: '))).toHaveLength(1);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no escape sequence reaches the terminal
     expect(r.stdout).not.toMatch(/[\r\u001b]/);
     expect(r.stdout).toContain('request "x\\nOK: everything is fine"');
     expect(r.stdout).toMatch(/^FAIL: 1 dispatched tool call has no receipt/m);

@@ -16,8 +16,8 @@ const sessionOf = (i: number) => (i % 4 === 0 ? null : `s-${i % 3}`);
 const stores: Record<string, string> = {};
 
 beforeAll(async () => {
-  stores['SQLite'] = join(dir, 'receipts.sqlite');
-  stores['PostgreSQL'] = (await freshPgDatabase()).url;
+  stores.SQLite = join(dir, 'receipts.sqlite');
+  stores.PostgreSQL = (await freshPgDatabase()).url;
   for (const location of Object.values(stores)) {
     const ledger = await openAnyLedger(location);
     try {
@@ -120,7 +120,7 @@ describe.each(['SQLite', 'PostgreSQL'])('chio receipt on %s', (name) => {
       return rest;
     };
     const mine = stats(stores[name]!);
-    expect(mine).toEqual(stats(stores['SQLite']!));
+    expect(mine).toEqual(stats(stores.SQLite!));
     expect(mine).toMatchObject({ entries: 40, sessions: 3, head: { seq: 40 } });
   });
 });

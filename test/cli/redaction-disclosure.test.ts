@@ -167,7 +167,7 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
       redaction_mode: 'redacted',
       action: { parameters: { text: 'login ada', password: '[REDACTED]' } },
     });
-    expect(echo.metadata!['chio_parameter_salt']).toEqual({
+    expect(echo.metadata!.chio_parameter_salt).toEqual({
       key_id: expect.stringMatching(/^[0-9a-f]{64}$/),
       scheme: 'chio.parameter-salt.v1',
     });
@@ -190,7 +190,7 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
     expect(dictionaryAttack(hidden, 'password')).toEqual(['hunter2']);
     // `none` keeps today's unsalted H(parameters), checked by `chio receipt verify`.
     expect(r!.action.parameter_hash).toBe(sha256(canonicalJson(r!.action.parameters)));
-    expect(r!.metadata!['chio_parameter_salt']).toBeUndefined();
+    expect(r!.metadata!.chio_parameter_salt).toBeUndefined();
   });
 
   it("disclose-salt prints the salt; check-disclosure exits 0 for the right value and 1 for a wrong password, a wrong salt, or another receipt's salt", () => {
@@ -199,7 +199,7 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
     const salt = d.stdout.trim();
     expect(salt).toMatch(/^[0-9a-f]{64}$/);
     // The salt is HMAC-SHA-256(key, JCS({capability_id, purpose, signing_nonce, timestamp})), recomputed here without chio.
-    const saltInput = `{"capability_id":${JSON.stringify(echo.capability_id)},"purpose":"chio.parameter-salt.v1","signing_nonce":${JSON.stringify(echo.metadata!['chio_receipt_signing_nonce'])},"timestamp":${echo.timestamp}}`;
+    const saltInput = `{"capability_id":${JSON.stringify(echo.capability_id)},"purpose":"chio.parameter-salt.v1","signing_nonce":${JSON.stringify(echo.metadata!.chio_receipt_signing_nonce)},"timestamp":${echo.timestamp}}`;
     expect(salt).toBe(
       createHmac('sha256', Buffer.from(readFileSync(key, 'utf8').trim(), 'hex'))
         .update(saltInput)
@@ -308,7 +308,7 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
     const wrongKey = chio(['--receipt-db', db, 'receipt', 'disclose-salt', echo.id, '--redaction-key-file', otherKey]);
     expect(wrongKey.status).toBe(2);
     expect(errorCode(wrongKey.stderr)).toBe('CHIO-REDACTION-KEY-MISMATCH');
-    expect(wrongKey.stderr).toContain((echo.metadata!['chio_parameter_salt'] as { key_id: string }).key_id);
+    expect(wrongKey.stderr).toContain((echo.metadata!.chio_parameter_salt as { key_id: string }).key_id);
     expect(wrongKey.stdout).toBe('');
 
     const plainDb = join(dir, 'none.sqlite');
@@ -390,7 +390,7 @@ describe('redact_keys: a word list finds nothing; the disclosed salt proves the 
       { ...draft, tool_name: 'something-else' } as never,
       signerFromSeed(fromHex('99'.repeat(32))),
     );
-    expect(forged.metadata!['chio_receipt_signing_nonce']).toBe(echo.metadata!['chio_receipt_signing_nonce']);
+    expect(forged.metadata!.chio_receipt_signing_nonce).toBe(echo.metadata!.chio_receipt_signing_nonce);
     appendReceiptSync(l, { receipt: forged, producer: 'attacker' });
     l.close();
     for (const id of [forged.id, echo.id]) {

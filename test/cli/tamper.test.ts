@@ -33,15 +33,15 @@ const tampered = (edit: (db: Database.Database) => void): string =>
 function setBody(db: Database.Database, seq: number, receipt: Row): void {
   db.prepare('UPDATE ledger_entries SET body = ?, receipt_id = ?, kernel_key = ? WHERE seq = ?').run(
     bodyText(canonicalMembers(receipt)),
-    receipt['id'],
-    receipt['kernel_key'],
+    receipt.id,
+    receipt.kernel_key,
     seq,
   );
 }
 
 /** Seq 5's path rewritten with a matching parameter_hash and id (the signature no longer fits), the chain re-hashed. */
 function editPathAndRehash(db: Database.Database, options: { subtrees?: boolean } = {}): void {
-  const receipt = JSON.parse(row(db, 5)['body']);
+  const receipt = JSON.parse(row(db, 5).body);
   receipt.action.parameters.path = '/etc/shadow';
   receipt.action.parameter_hash = hashCanonical(receipt.action.parameters);
   receipt.id = computeReceiptId(canonicalMembers(receipt));
@@ -69,7 +69,7 @@ describe('chio ledger verify on a tampered ledger', () => {
 
   it('an edited body → entry_hash at that seq', () => {
     const path = tampered((db) => {
-      const body = row(db, 4)['body'].replace('"tool_name":"', '"tool_name":"X');
+      const body = row(db, 4).body.replace('"tool_name":"', '"tool_name":"X');
       db.prepare('UPDATE ledger_entries SET body = ? WHERE seq = 4').run(body);
     });
     expectFail(path, 4, 'entry_hash');
@@ -78,7 +78,7 @@ describe('chio ledger verify on a tampered ledger', () => {
 
   it('an edited body with the chain re-hashed → receipt_id (the content no longer matches its id)', () => {
     const path = tampered((db) => {
-      const body = row(db, 4)['body'].replace('"tool_name":"', '"tool_name":"X');
+      const body = row(db, 4).body.replace('"tool_name":"', '"tool_name":"X');
       db.prepare('UPDATE ledger_entries SET body = ? WHERE seq = 4').run(body);
       rehashFrom(db, 4);
     });
@@ -144,7 +144,7 @@ describe('chio ledger verify on a tampered ledger', () => {
   it('a receipt re-signed with another key and the chain re-hashed → untrusted_key when the kernel key is pinned', () => {
     const forger = signerFromSeed(generateSeed());
     const path = tampered((db) => {
-      const receipt = JSON.parse(row(db, 8)['body']);
+      const receipt = JSON.parse(row(db, 8).body);
       receipt.kernel_key = forger.publicKeyHex;
       delete receipt.signature;
       delete receipt.id;
@@ -166,7 +166,7 @@ describe('chio ledger verify on a tampered ledger', () => {
   it('a re-signed receipt without re-hashing → entry_hash', () => {
     const forger = signerFromSeed(fromHex('11'.repeat(32)));
     const path = tampered((db) => {
-      const receipt = JSON.parse(row(db, 2)['body']);
+      const receipt = JSON.parse(row(db, 2).body);
       receipt.kernel_key = forger.publicKeyHex;
       const members = canonicalMembers(receipt);
       receipt.id = computeReceiptId(members);

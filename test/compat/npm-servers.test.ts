@@ -94,7 +94,7 @@ const FULL: Profile = {
   capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } },
   roots: ROOTS,
   sampling: (params) => {
-    const first = (params['messages'] as Array<{ content: { text?: string } }>)[0]!.content.text ?? '';
+    const first = (params.messages as Array<{ content: { text?: string } }>)[0]!.content.text ?? '';
     return {
       model: 'compat-model',
       role: 'assistant',
@@ -103,7 +103,7 @@ const FULL: Profile = {
     };
   },
   elicitation: (params) => {
-    const props = (params['requestedSchema'] as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+    const props = (params.requestedSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
     const content: Record<string, string | number | boolean> =
       'interpretation' in props
         ? { interpretation: 'historical' }
@@ -128,7 +128,7 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
  * store hands out its own ids), so that id must be the route's own and is then left out of the comparison.
  */
 function withoutOwnTaskId(result: Result, taskId: string | undefined): Result {
-  const meta = { ...(result['_meta'] as Record<string, unknown> | undefined) };
+  const meta = { ...(result._meta as Record<string, unknown> | undefined) };
   expect(meta[RELATED_TASK]).toEqual({ taskId });
   meta[RELATED_TASK] = { taskId: '<own task>' };
   return { ...result, _meta: meta };
@@ -252,11 +252,9 @@ describe('@modelcontextprotocol/server-everything', () => {
       expect(edge.kinds[0]).toBe('taskCreated');
       expect(edge.kinds.at(-1)).toBe('result');
       expectSameResult(direct.result, edge.result);
-      expect(edge.elicitations.map((r) => r.params['message'])).toEqual(
-        direct.elicitations.map((r) => r.params['message']),
-      );
-      expect(edge.elicitations.map((r) => r.params['requestedSchema'])).toEqual(
-        direct.elicitations.map((r) => r.params['requestedSchema']),
+      expect(edge.elicitations.map((r) => r.params.message)).toEqual(direct.elicitations.map((r) => r.params.message));
+      expect(edge.elicitations.map((r) => r.params.requestedSchema)).toEqual(
+        direct.elicitations.map((r) => r.params.requestedSchema),
       );
     }
   });
@@ -416,7 +414,7 @@ describe('the MCP Inspector CLI (@modelcontextprotocol/inspector-cli) driving ch
       inspector([...viaChio, ...sum]),
     ]);
     for (const r of [directList, chioList, directSum, chioSum]) expect(r.code, r.stderr).toBe(0);
-    expect(toolNames(directList.json['tools'] as unknown[])).toContain('get-sum');
+    expect(toolNames(directList.json.tools as unknown[])).toContain('get-sum');
     expect(chioList.json).toEqual(directList.json);
     expect(directSum.json).toEqual({ content: [{ type: 'text', text: 'The sum of 19 and 23 is 42.' }] });
     expectSameResult(directSum.json, chioSum.json);

@@ -111,6 +111,7 @@ describe('refusals name the offending path', () => {
     ['Map', () => ({ m: new Map() }), '$.m', /Map object is not a plain JSON object/],
     ['class instance', () => ({ 'a b': [new Point()] }), '$["a b"][0]', /Point object is not a plain JSON object/],
     ['object with toJSON', () => ({ t: { toJSON: () => 'x' } }), '$.t', /toJSON/],
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the input under test
     ['sparse array hole', () => ({ arr: [1, , 3] }), '$.arr[1]', /sparse array hole/],
     ['lone surrogate in a string', () => ({ s: 'a\ud800b' }), '$.s', /lone surrogate/],
     ['lone surrogate in a key', () => ({ o: { '\udc00': 1 } }), '$.o', /member name contains a lone surrogate/],
@@ -140,14 +141,14 @@ describe('refusals name the offending path', () => {
 
   it(`nesting of MAX_JSON_DEPTH - 1 (${MAX_JSON_DEPTH - 1}) and MAX_JSON_DEPTH levels is accepted`, () => {
     expect(canonicalJson(nested(MAX_JSON_DEPTH - 1))).toBe(
-      '['.repeat(MAX_JSON_DEPTH - 1) + '0' + ']'.repeat(MAX_JSON_DEPTH - 1),
+      `${'['.repeat(MAX_JSON_DEPTH - 1)}0${']'.repeat(MAX_JSON_DEPTH - 1)}`,
     );
-    expect(canonicalJson(nested(MAX_JSON_DEPTH))).toBe('['.repeat(MAX_JSON_DEPTH) + '0' + ']'.repeat(MAX_JSON_DEPTH));
+    expect(canonicalJson(nested(MAX_JSON_DEPTH))).toBe(`${'['.repeat(MAX_JSON_DEPTH)}0${']'.repeat(MAX_JSON_DEPTH)}`);
   });
 
   it('nesting deeper than MAX_JSON_DEPTH is refused, also when very deep', () => {
-    expectRefused(nested(MAX_JSON_DEPTH + 1), '$' + '[0]'.repeat(MAX_JSON_DEPTH), /nesting deeper than 128 levels/);
-    expectRefused(nested(100_000), '$' + '[0]'.repeat(MAX_JSON_DEPTH), /nesting deeper/);
+    expectRefused(nested(MAX_JSON_DEPTH + 1), `$${'[0]'.repeat(MAX_JSON_DEPTH)}`, /nesting deeper than 128 levels/);
+    expectRefused(nested(100_000), `$${'[0]'.repeat(MAX_JSON_DEPTH)}`, /nesting deeper/);
   });
 });
 

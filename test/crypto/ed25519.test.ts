@@ -79,7 +79,7 @@ describe('parseSeed', () => {
   const raw = fromHex(hex);
 
   it('accepts 64 hex characters, with surrounding whitespace or a trailing newline, in either case', () => {
-    for (const text of [hex, `${hex}\n`, `  ${hex}\r\n`, `\t${hex} `, hex.toUpperCase() + '\n']) {
+    for (const text of [hex, `${hex}\n`, `  ${hex}\r\n`, `\t${hex} `, `${hex.toUpperCase()}\n`]) {
       expect(toHex(parseSeed(enc.encode(text))), JSON.stringify(text)).toBe(hex);
     }
   });
@@ -104,8 +104,8 @@ describe('parseSeed', () => {
       new Uint8Array(33),
       new Uint8Array(64),
       enc.encode(hex.slice(0, 62)),
-      enc.encode(hex + '00'),
-      enc.encode(hex.slice(0, 63) + 'g'),
+      enc.encode(`${hex}00`),
+      enc.encode(`${hex.slice(0, 63)}g`),
       enc.encode(`${hex.slice(0, 32)} ${hex.slice(32)}`),
       enc.encode(`0x${hex}`),
     ];
@@ -134,8 +134,8 @@ describe('parsePublicKeyHex', () => {
     for (const text of [
       '',
       pub.slice(0, 62),
-      pub + 'ab',
-      pub.slice(0, 63) + 'z',
+      `${pub}ab`,
+      `${pub.slice(0, 63)}z`,
       `0x${pub}`,
       `${pub.slice(0, 10)} ${pub.slice(10)}`,
     ]) {
@@ -160,14 +160,14 @@ describe('verifySignature never throws on malformed input', () => {
     ['public key with whitespace', ` ${pub}`, sig],
     ['signature with trailing newline', pub, `${sig}\n`],
     ['short public key', pub.slice(0, 62), sig],
-    ['long public key', pub + '00', sig],
+    ['long public key', `${pub}00`, sig],
     ['short signature', pub, sig.slice(0, 126)],
-    ['long signature', pub, sig + '00'],
+    ['long signature', pub, `${sig}00`],
     ['odd-length signature', pub, sig.slice(0, 127)],
-    ['non-hex public key', pub.slice(0, 63) + 'g', sig],
-    ['non-hex signature', pub, 'zz' + sig.slice(2)],
+    ['non-hex public key', `${pub.slice(0, 63)}g`, sig],
+    ['non-hex signature', pub, `zz${sig.slice(2)}`],
     ['empty strings', '', ''],
-    ['public key that is not a curve point', '02' + '00'.repeat(31), sig],
+    ['public key that is not a curve point', `02${'00'.repeat(31)}`, sig],
   ];
   for (const [name, p, s] of cases) {
     it(`returns false for ${name}`, () => {
@@ -190,6 +190,6 @@ describe('verifySignature never throws on malformed input', () => {
   it('the reference returns false for wrong-length keys and signatures', () => {
     expect(referenceEd25519.verify(fromHex(pub).subarray(1), msg, fromHex(sig))).toBe(false);
     expect(referenceEd25519.verify(fromHex(pub), msg, fromHex(sig).subarray(1))).toBe(false);
-    expect(referenceEd25519.verify(fromHex('02' + '00'.repeat(31)), msg, fromHex(sig))).toBe(false);
+    expect(referenceEd25519.verify(fromHex(`02${'00'.repeat(31)}`), msg, fromHex(sig))).toBe(false);
   });
 });

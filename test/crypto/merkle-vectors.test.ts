@@ -172,7 +172,7 @@ describe('the RFC 6962 reference tree of transparency-dev testonly/constants.go'
 });
 
 describe('chio-merkle-v1.json (golden vectors over the ledger vectors)', () => {
-  if (process.env['CHIO_WRITE_VECTORS'] === '1') {
+  if (process.env.CHIO_WRITE_VECTORS === '1') {
     writeFileSync(GOLDEN, `${JSON.stringify(buildMerkleVectors(), null, 2)}\n`);
   }
   const committed = JSON.parse(readFileSync(GOLDEN, 'utf8'));

@@ -23,7 +23,9 @@ describe('hello-acp edge over stdio, real ACP SDK client', () => {
   const receipts: Record<'invoke' | 'stream' | 'cancel', string> = { invoke: '', stream: '', cancel: '' };
   let edge: SdkEdge;
   let exited: number | null | undefined;
-  beforeAll(() => void (edge = sdkEdge(home, SESSION)));
+  beforeAll(() => {
+    edge = sdkEdge(home, SESSION);
+  });
   afterAll(async () => {
     if (exited === undefined) await edge.close();
   });
@@ -401,7 +403,7 @@ describe('ACP edge in process: cancel during a run, and a kernel deny', () => {
       expect(resumed.result.metadata.chio.terminalState.state).toBe('incomplete');
     } finally {
       edge.close();
-      failing.close();
+      await failing.close();
     }
   });
 
@@ -508,7 +510,7 @@ describe('examples/hello-acp', () => {
       JSON.parse(readFileSync(join(artifacts, 'tool-resume.json'), 'utf8')).result.result.metadata.chio.receiptId,
     ).toBe(stream);
     // The edge's stderr log lives in this run's artifacts directory, as upstream's smoke writes it, and is empty.
-    expect(artifacts.startsWith(join(home, '.artifacts') + '/')).toBe(true);
+    expect(artifacts.startsWith(`${join(home, '.artifacts')}/`)).toBe(true);
     expect(statSync(join(artifacts, 'logs', 'edge.log')).size).toBe(0);
     expect(existsSync(join(home, 'logs'))).toBe(false);
     for (const id of [invoke, stream]) {

@@ -138,7 +138,7 @@ describe('chio mcp serve: resources/read, resources/subscribe and prompts/get ar
     expect(read.contents[0]).toMatchObject({ text: 'note note://box/readme' });
     const e = await rpcError(client.readResource({ uri: 'note://box/.env' }));
     expect(e.data).toMatchObject({ decision: 'deny', guard: 'forbidden-path' });
-    expect(asked(log).filter((a) => String(a['uri']).startsWith('note:'))).toEqual([
+    expect(asked(log).filter((a) => String(a.uri).startsWith('note:'))).toEqual([
       { method: 'resources/read', uri: 'note://box/readme' },
     ]);
   });
@@ -154,10 +154,10 @@ describe('chio mcp serve: resources/read, resources/subscribe and prompts/get ar
   it('subscribing to <ws>/.env is denied; subscribing to an ordinary file reaches the upstream', async () => {
     const e = await rpcError(client.subscribeResource({ uri: fileUri(join(ws, '.env')) }));
     expect(e.data).toMatchObject({ decision: 'deny', guard: 'forbidden-path' });
-    expect(asked(log).some((a) => a['method'] === 'resources/subscribe')).toBe(false);
+    expect(asked(log).some((a) => a.method === 'resources/subscribe')).toBe(false);
     const ok = await client.subscribeResource({ uri: fileUri(join(ws, 'notes.txt')) });
     expect(ok._meta).toMatchObject({ 'chio/receipt': { decision: 'allow' } });
-    expect(asked(log).filter((a) => a['method'] === 'resources/subscribe')).toEqual([
+    expect(asked(log).filter((a) => a.method === 'resources/subscribe')).toEqual([
       { method: 'resources/subscribe', uri: fileUri(join(ws, 'notes.txt')) },
     ]);
   });
@@ -171,7 +171,7 @@ describe('chio mcp serve: resources/read, resources/subscribe and prompts/get ar
       expect(e.code, topic).toBe(-32602);
       expect(e.data, topic).toMatchObject({ decision: 'deny', guard });
     }
-    expect(asked(log).some((a) => a['method'] === 'prompts/get')).toBe(false);
+    expect(asked(log).some((a) => a.method === 'prompts/get')).toBe(false);
   });
 
   it('a benign prompt is allowed and identical to the direct answer', async () => {
@@ -180,7 +180,7 @@ describe('chio mcp serve: resources/read, resources/subscribe and prompts/get ar
     const { _meta, ...result } = viaEdge;
     expect(result).toEqual(viaDirect);
     expect(_meta).toMatchObject({ 'chio/receipt': { decision: 'allow' } });
-    expect(asked(log).filter((a) => a['method'] === 'prompts/get')).toEqual([
+    expect(asked(log).filter((a) => a.method === 'prompts/get')).toEqual([
       { method: 'prompts/get', topic: 'the release notes' },
     ]);
   });

@@ -66,7 +66,7 @@ const call = (id: number, name: string, args: Record<string, unknown>) => ({
   params: { name, arguments: args },
 });
 const ping = (id = 99) => ({ jsonrpc: '2.0', id, method: 'ping' });
-const rpcError = (r: HttpReply) => messages(r)[0]?.['error'] as { code: number; message: string } | undefined;
+const rpcError = (r: HttpReply) => messages(r)[0]?.error as { code: number; message: string } | undefined;
 
 /** Waits (without keeping any of them alive) until every session in `ids` is gone, i.e. answers 404. */
 async function untilExpired(edge: RunningEdge, ids: string[], idleMs: number): Promise<void> {
@@ -158,9 +158,9 @@ describe('memory under rejected requests and session churn', () => {
     ).toBeLessThan(BOUND_MB);
     // Still serving, and the ledger untouched by all of it (no tool was called).
     const id = await openSession(edge);
-    expect(
-      messages(await post(edge, call(1, 'echo', { text: 'after the storm' }), id))[0]?.['result']?.content,
-    ).toEqual([{ type: 'text', text: 'after the storm' }]);
+    expect(messages(await post(edge, call(1, 'echo', { text: 'after the storm' }), id))[0]?.result?.content).toEqual([
+      { type: 'text', text: 'after the storm' },
+    ]);
     const state = ledgerState(db);
     expect(state.verdict).toMatchObject({ ok: true, entries: 1, sessions: 1 });
     expect(state.sessions).toEqual([id]);
@@ -263,7 +263,7 @@ describe('the session cap (--max-sessions 3)', () => {
     const answers = await Promise.all(
       ids.map((id, i) => post(edge, call(i + 1, 'echo', { text: `session ${i}` }), id)),
     );
-    expect(answers.map((a) => messages(a)[0]?.['result']?.content[0].text)).toEqual([
+    expect(answers.map((a) => messages(a)[0]?.result?.content[0].text)).toEqual([
       'session 0',
       'session 1',
       'session 2',
@@ -291,7 +291,7 @@ describe('idle expiry (--session-idle-timeout 1)', () => {
   it('an idle session is ended: POST, GET and DELETE with its id get 404; its receipts are committed and the chain verifies', async () => {
     const id = await openSession(edge);
     const r = await post(edge, call(1, 'echo', { text: 'before idling' }), id);
-    const receipt = messages(r)[0]?.['result']?._meta['chio/receipt'];
+    const receipt = messages(r)[0]?.result?._meta['chio/receipt'];
     expect(receipt).toMatchObject({ decision: 'allow' });
     await untilExpired(edge, [id], 1000);
     const after = await post(edge, ping(), id);

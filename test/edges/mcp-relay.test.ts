@@ -61,7 +61,7 @@ async function connect(
     client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
       const entry = { method: req.method, params: req.params as Record<string, any>, aborted: false };
       asked.push(entry);
-      const prompt = (req.params.messages[0]?.content as { text?: string }).text ?? '';
+      const prompt = (req.params.messages[0]?.content as { text?: string } | undefined)?.text ?? '';
       if (prompt === 'flood') {
         // Hold every answer until the edge's cap is reached: the client never sees more than that at once.
         outstanding++;

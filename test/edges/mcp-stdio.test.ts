@@ -22,12 +22,12 @@ describe('MCP edge, stdio, real SDK client', () => {
       new StdioClientTransport({ command: process.execPath, args: [EDGE, db, SEED], stderr: 'pipe' }),
     );
     const caps = client.getServerCapabilities() as Record<string, any>;
-    expect(caps['tools']).toBeDefined();
-    expect(caps['experimental']['chioProtocol']).toMatchObject({
+    expect(caps.tools).toBeDefined();
+    expect(caps.experimental.chioProtocol).toMatchObject({
       receiptSchema: 'chio.receipt.v1',
       kernelKey: signerFromSeed(fromHex(SEED)).publicKeyHex,
     });
-    const sessionId = caps['experimental']['chioProtocol']['sessionId'] as string;
+    const sessionId = caps.experimental.chioProtocol.sessionId as string;
 
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['hello_tool', 'read_file', 'count_tool']);
@@ -238,14 +238,14 @@ describe('MCP edge, tasks (2025-11-25)', () => {
       { method: 'tasks/result', params: { taskId: created.task.taskId } },
       any,
     )) as Record<string, any>;
-    expect(result['structuredContent']).toEqual({ message: 'hello from mcp, later' });
-    expect(result['_meta']['io.modelcontextprotocol/related-task']).toEqual({ taskId: created.task.taskId });
-    const receiptId = result['_meta']['chio/receipt'].id;
+    expect(result.structuredContent).toEqual({ message: 'hello from mcp, later' });
+    expect(result._meta['io.modelcontextprotocol/related-task']).toEqual({ taskId: created.task.taskId });
+    const receiptId = result._meta['chio/receipt'].id;
     const got = (await client.request({ method: 'tasks/get', params: { taskId: created.task.taskId } }, any)) as Record<
       string,
       unknown
     >;
-    expect(got['status']).toBe('completed');
+    expect(got.status).toBe('completed');
     const cancel = await client
       .request({ method: 'tasks/cancel', params: { taskId: created.task.taskId } }, any)
       .catch((e: unknown) => e);

@@ -59,9 +59,8 @@ async function observe(client: Client) {
     receipts: [argv, echo].map(
       (r) => (r._meta as Record<string, { decision?: string }> | undefined)?.['chio/receipt']?.decision,
     ),
-    chio: (client.getServerCapabilities()?.experimental as Record<string, Record<string, unknown>> | undefined)?.[
-      'chioProtocol'
-    ],
+    chio: (client.getServerCapabilities()?.experimental as Record<string, Record<string, unknown>> | undefined)
+      ?.chioProtocol,
   };
 }
 
@@ -231,7 +230,7 @@ describe('chio mcp serve: a cancelled request gets no response', () => {
     );
     expect(r.code).toBe(0);
     const responses = r.messages.filter((m) => 'id' in m);
-    expect(responses.map((m) => m['id'])).toEqual(['init', 8]);
+    expect(responses.map((m) => m.id)).toEqual(['init', 8]);
     expect(responses[1]).toEqual({ jsonrpc: '2.0', id: 8, result: {} });
 
     const ledger = openLedger(receiptDb, { readonly: true });
@@ -267,8 +266,8 @@ describe('chio mcp serve: a cancelled request gets no response', () => {
     );
     expect(r.code).toBe(0);
     const responses = r.messages.filter((m) => 'id' in m);
-    expect(responses.map((m) => m['id']).sort()).toEqual([10, 9, 'init'].sort());
-    expect(responses.find((m) => m['id'] === 9)).toMatchObject({
+    expect(responses.map((m) => m.id).sort()).toEqual([10, 9, 'init'].sort());
+    expect(responses.find((m) => m.id === 9)).toMatchObject({
       result: { content: [{ type: 'text', text: 'still answered' }], _meta: { 'chio/receipt': { decision: 'allow' } } },
     });
 

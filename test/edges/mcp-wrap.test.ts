@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
 import { CHIO_BIN } from '../helpers/cli.js';
@@ -205,8 +205,7 @@ describe('notifications through the edge (server-everything)', () => {
     const done = new Promise<void>((resolve) => {
       edge.stdout.on('data', (d) => {
         buffered += d;
-        let nl;
-        while ((nl = buffered.indexOf('\n')) >= 0) {
+        for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
           lines.push(JSON.parse(buffered.slice(0, nl)));
           buffered = buffered.slice(nl + 1);
           if (lines.at(-1).id === 2) resolve();

@@ -13,7 +13,7 @@ export const ledgerPath = (home: string) => join(home, '.state', 'receipts.sqlit
 
 function spawnEdge(home: string, session?: string): ChildProcessWithoutNullStreams {
   const env: NodeJS.ProcessEnv = { ...process.env, HELLO_ACP_HOME: home };
-  if (session !== undefined) env['HELLO_ACP_SESSION'] = session;
+  if (session !== undefined) env.HELLO_ACP_SESSION = session;
   return spawn(process.execPath, [HELLO_ACP_EDGE, 'serve'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 

@@ -8,7 +8,7 @@ import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll } from 'vitest';
 
-export const CHROMIUM = process.env['CHIO_CHROMIUM'] ?? '/usr/bin/chromium';
+export const CHROMIUM = process.env.CHIO_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = '.artifacts/explorer';
 
 export function headlessChromium(): {

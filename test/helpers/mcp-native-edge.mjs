@@ -36,7 +36,7 @@ kernel.registerToolServer({
     if (tool === 'count_tool') return { count: 3 };
     return { text: `contents of ${args.path}` };
   },
-  async *invokeStream(tool) {
+  async *invokeStream(_tool) {
     for (let i = 1; i <= 3; i++) yield { data: { n: i } };
   },
 });

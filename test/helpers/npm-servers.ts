@@ -166,7 +166,7 @@ async function listAll(
       ResultSchema,
     )) as Record<string, unknown>;
     items.push(...((r[key] as unknown[] | undefined) ?? []));
-    cursor = typeof r['nextCursor'] === 'string' ? r['nextCursor'] : undefined;
+    cursor = typeof r.nextCursor === 'string' ? r.nextCursor : undefined;
     if (cursor === undefined) return items;
   }
   throw new Error(`${method}: more than 100 pages`);
@@ -194,11 +194,11 @@ export async function surface(client: Client) {
     serverInfo: client.getServerVersion(),
     instructions: client.getInstructions(),
     capabilities: comparableCapabilities(caps),
-    tools: caps?.['tools'] === undefined ? undefined : await listAll(client, 'tools/list', 'tools'),
-    prompts: caps?.['prompts'] === undefined ? undefined : await listAll(client, 'prompts/list', 'prompts'),
-    resources: caps?.['resources'] === undefined ? undefined : await listAll(client, 'resources/list', 'resources'),
+    tools: caps?.tools === undefined ? undefined : await listAll(client, 'tools/list', 'tools'),
+    prompts: caps?.prompts === undefined ? undefined : await listAll(client, 'prompts/list', 'prompts'),
+    resources: caps?.resources === undefined ? undefined : await listAll(client, 'resources/list', 'resources'),
     resourceTemplates:
-      caps?.['resources'] === undefined
+      caps?.resources === undefined
         ? undefined
         : await listAll(client, 'resources/templates/list', 'resourceTemplates'),
   };
@@ -216,7 +216,7 @@ export function splitReceipt(result: Record<string, unknown>): {
 } {
   const { _meta, ...rest } = result;
   if (_meta === undefined) return { rest, receipt: undefined };
-  const { ['chio/receipt']: receipt, ...otherMeta } = _meta as Record<string, unknown>;
+  const { 'chio/receipt': receipt, ...otherMeta } = _meta as Record<string, unknown>;
   return {
     rest: Object.keys(otherMeta).length === 0 ? rest : { ...rest, _meta: otherMeta },
     receipt: receipt as Receipt | undefined,
@@ -225,7 +225,7 @@ export function splitReceipt(result: Record<string, unknown>): {
 
 /** The text of every text content block of a result. */
 export function texts(result: Record<string, unknown>): string[] {
-  return ((result['content'] as Array<{ type: string; text?: string }> | undefined) ?? [])
+  return ((result.content as Array<{ type: string; text?: string }> | undefined) ?? [])
     .filter((c) => c.type === 'text')
     .map((c) => c.text!);
 }

@@ -22,16 +22,16 @@ export const row = (db: Database.Database, seq: number) =>
 
 /** What a careful forger does after editing: recompute prev_hash/entry_hash from `fromSeq` to the head, and the sessions' heads. */
 export function rehashFrom(db: Database.Database, fromSeq: number, options: { subtrees?: boolean } = {}): void {
-  let prev = fromSeq === 1 ? '0'.repeat(64) : row(db, fromSeq - 1)['entry_hash'];
+  let prev = fromSeq === 1 ? '0'.repeat(64) : row(db, fromSeq - 1).entry_hash;
   for (const r of db.prepare('SELECT * FROM ledger_entries WHERE seq >= ? ORDER BY seq').all(fromSeq) as Row[]) {
     const hash = entryHash({
-      seq: r['seq'],
+      seq: r.seq,
       prevHash: prev,
-      receiptSha256: receiptSha256(r['body']),
-      sessionId: r['session_id'],
-      sessionPrevSeq: r['session_prev_seq'],
+      receiptSha256: receiptSha256(r.body),
+      sessionId: r.session_id,
+      sessionPrevSeq: r.session_prev_seq,
     });
-    db.prepare('UPDATE ledger_entries SET prev_hash = ?, entry_hash = ? WHERE seq = ?').run(prev, hash, r['seq']);
+    db.prepare('UPDATE ledger_entries SET prev_hash = ?, entry_hash = ? WHERE seq = ?').run(prev, hash, r.seq);
     prev = hash;
   }
   db.prepare(

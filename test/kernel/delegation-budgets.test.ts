@@ -98,7 +98,7 @@ describe('a delegated call counts against every ancestor grant it narrows', () =
         caller: alice.publicKeyHex,
         serverId: 'fs',
         toolName: 'read_file',
-        arguments: ARGS['read_file'],
+        arguments: ARGS.read_file,
       });
       expect(r).toMatchObject({
         ok: false,
@@ -303,7 +303,7 @@ describe("a token's identity cannot be borrowed", () => {
         caller: bob.publicKeyHex,
         serverId: 'fs',
         toolName: 'read_file',
-        arguments: ARGS['read_file'],
+        arguments: ARGS.read_file,
       });
       expect(r).toMatchObject({
         ok: false,

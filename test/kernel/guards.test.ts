@@ -38,9 +38,9 @@ const FAKE = {
   slack: FAKE_KEYS.slack,
   stripe: FAKE_KEYS.stripe,
   google: FAKE_KEYS.google,
-  gcp: '{"type": "service_account", "private_key_id": "' + '0123456789abcdef'.repeat(2) + '01234567"}',
+  gcp: `{"type": "service_account", "private_key_id": "${'0123456789abcdef'.repeat(2)}01234567"}`,
   gitlab: FAKE_KEYS.gitlab,
-  apiKey: 'API_KEY=' + FAKE_KEYS.clientSecret,
+  apiKey: `API_KEY=${FAKE_KEYS.clientSecret}`,
   password: 'password: hunter2hunter2',
 };
 
@@ -180,13 +180,13 @@ const cases: Case[] = [
   [
     'too many additions',
     'apply_patch',
-    { diff: '+++ b/x\n' + '+line\n'.repeat(1001) },
+    { diff: `+++ b/x\n${'+line\n'.repeat(1001)}` },
     ['deny', 'patch-integrity', /adds 1001 lines/],
   ],
   [
     'too many deletions',
     'apply_patch',
-    { diff: '--- a/x\n' + '-line\n'.repeat(501) },
+    { diff: `--- a/x\n${'-line\n'.repeat(501)}` },
     ['deny', 'patch-integrity', /removes 501 lines/],
   ],
   [

@@ -110,12 +110,10 @@ describe('allowed calls', () => {
     ]);
     expect(server.calls).toHaveLength(5);
     const nonces = new Set(
-      results.map((r) => (r.receipt.metadata as Record<string, unknown>)['chio_receipt_signing_nonce']),
+      results.map((r) => (r.receipt.metadata as Record<string, unknown>).chio_receipt_signing_nonce),
     );
     expect(nonces.size).toBe(6);
-    expect(results.every((r) => (r.receipt.metadata as Record<string, unknown>)['chio_request_id'] === 'same')).toBe(
-      true,
-    );
+    expect(results.every((r) => (r.receipt.metadata as Record<string, unknown>).chio_request_id === 'same')).toBe(true);
     const ledger = openLedger(path, { readonly: true });
     try {
       expect(ledger.db.prepare('SELECT count(*) AS n FROM pending_calls').get()).toEqual({ n: 0 });

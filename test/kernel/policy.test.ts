@@ -58,7 +58,7 @@ describe('loading policies', () => {
 
   it('the policy_hash changes with any effective setting, not with formatting', () => {
     const a = loadPolicy(file('a.yaml', YAML_POLICY)).policyHash;
-    const reformatted = loadPolicy(file('b.yaml', YAML_POLICY.replace(/\n\n/g, '\n') + '\n# a comment\n')).policyHash;
+    const reformatted = loadPolicy(file('b.yaml', `${YAML_POLICY.replace(/\n\n/g, '\n')}\n# a comment\n`)).policyHash;
     const changed = loadPolicy(
       file('c.yaml', YAML_POLICY.replace('max_invocations: 100', 'max_invocations: 101')),
     ).policyHash;

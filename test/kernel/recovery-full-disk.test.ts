@@ -40,7 +40,7 @@ const PAGE = 4096;
 
 /** Mounts a small tmpfs, or says why it cannot (then the PRAGMA max_page_count variant runs instead). */
 function mountTmpfs(): { dir: string } | { why: string } {
-  if (process.env['CHIO_TEST_NO_TMPFS'] === '1') return { why: 'CHIO_TEST_NO_TMPFS=1' };
+  if (process.env.CHIO_TEST_NO_TMPFS === '1') return { why: 'CHIO_TEST_NO_TMPFS=1' };
   const dir = mkdtempSync(join(tmpdir(), 'chio-fulldisk-'));
   const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', dir], { encoding: 'utf8' });
   const why =

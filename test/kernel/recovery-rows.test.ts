@@ -337,11 +337,11 @@ describe('what a reservation stores, and calls in flight in this process', () =>
     });
     const salt = RedactionKey.fromBytes(REDACTION_KEY).salt({
       capabilityId: cap.id,
-      timestamp: JSON.parse(row['facts']!).timestamp,
-      signingNonce: row['request_id']!,
+      timestamp: JSON.parse(row.facts!).timestamp,
+      signingNonce: row.request_id!,
     });
     expect(JSON.stringify(row)).not.toContain(salt);
-    expect(JSON.parse(row['facts']!)).toMatchObject({
+    expect(JSON.parse(row.facts!)).toMatchObject({
       action: { parameters: { user: 'ada', password: '[REDACTED]' }, parameter_hash: saltedParameterHash(salt, args) },
       redaction_mode: 'redacted',
       policy_hash: kernel.policy.policyHash,

@@ -7,7 +7,7 @@ import { inspect } from 'node:util';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { canonicalJson, fromHex, hashCanonical, signerFromSeed, toHex } from '../../src/crypto/index.js';
-import { ChioError } from '../../src/errors.js';
+import type { ChioError } from '../../src/errors.js';
 import { Kernel, normalizePolicy, RedactionKey } from '../../src/kernel/index.js';
 import { currentOwner } from '../../src/kernel/owner.js';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
@@ -96,7 +96,7 @@ describe('a kernel whose policy redacts', () => {
       arguments: { name: 'Ada', password: 'hunter2' },
     });
     expect(JSON.stringify(r.receipt)).not.toContain(hex);
-    expect(r.receipt.metadata!['chio_parameter_salt']).toEqual({ key_id: key.id, scheme: 'chio.parameter-salt.v1' });
+    expect(r.receipt.metadata!.chio_parameter_salt).toEqual({ key_id: key.id, scheme: 'chio.parameter-salt.v1' });
     // Denials are salted as well: the arguments of a refused call are redacted the same way.
     const denied = await kernel.evaluateToolCall({
       capability: { id: 'not-a-token' },
@@ -114,7 +114,7 @@ describe('a kernel whose policy redacts', () => {
     const salt = key.salt({
       capabilityId: 'not-a-token',
       timestamp: denied.receipt.timestamp,
-      signingNonce: denied.receipt.metadata!['chio_receipt_signing_nonce'] as string,
+      signingNonce: denied.receipt.metadata!.chio_receipt_signing_nonce as string,
     });
     expect(denied.receipt.action.parameter_hash).toBe(saltedParameterHash(salt, { password: 'hunter2' }));
   });
@@ -181,16 +181,16 @@ describe('recovery and the salt marker of stored facts (read from the file: atta
       'salted',
     ]);
     const byId = Object.fromEntries(kernel.lastRecovery.settled.map((s) => [s.requestId, s.receipt]));
-    expect(byId['salted']).toMatchObject({
+    expect(byId.salted).toMatchObject({
       redaction_mode: 'redacted',
       action: { parameter_hash: 'd'.repeat(64) },
       metadata: { chio_parameter_salt: marker, chio_grant_index: 0 },
     });
-    expect(byId['salted']!.metadata!['note']).toBeUndefined();
-    expect(byId['legacy']!.metadata!['chio_parameter_salt']).toBeUndefined();
-    expect(byId['legacy']!.action.parameter_hash).toBe('e'.repeat(64));
-    expect(byId['planted']!.metadata!['chio_parameter_salt']).toBeUndefined();
-    expect(byId['planted']!.metadata!['chio_recovery']).toMatchObject({ facts: 'stored' });
+    expect(byId.salted!.metadata!.note).toBeUndefined();
+    expect(byId.legacy!.metadata!.chio_parameter_salt).toBeUndefined();
+    expect(byId.legacy!.action.parameter_hash).toBe('e'.repeat(64));
+    expect(byId.planted!.metadata!.chio_parameter_salt).toBeUndefined();
+    expect(byId.planted!.metadata!.chio_recovery).toMatchObject({ facts: 'stored' });
     // A malformed marker makes the facts unreadable: nothing of them is signed.
     expect(byId['bad-marker']).toMatchObject({
       action: { parameters: null, parameter_hash: '0'.repeat(64) },

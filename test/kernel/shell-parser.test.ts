@@ -141,7 +141,7 @@ describe('the tree parser agrees with sh-syntax (current mvdan/sh)', () => {
   const texts = [
     ...[...HOSTILE_CORPUS, ...HARMLESS_CORPUS].flatMap((c) => {
       const a = c.arguments as Record<string, unknown>;
-      return typeof a['command'] === 'string' && !Array.isArray(a['args']) ? [a['command']] : [];
+      return typeof a.command === 'string' && !Array.isArray(a.args) ? [a.command] : [];
     }),
     'echo "unterminated',
     'a && ',

@@ -233,7 +233,7 @@ describe('the same entries on both stores', () => {
     await admin('UPDATE chio_ledger_meta SET schema_version = 3', [], name);
     const readOnly = chio(['ledger', 'verify', '--receipt-db', url]);
     expect(readOnly.status).not.toBe(0); // a read-only open does not migrate
-    (await openPgLedger(url)).close();
+    await (await openPgLedger(url)).close();
     expect(await subtrees(url)).toEqual(expected);
     expect(await ledgerRows(url, 'SELECT schema_version FROM chio_ledger_meta')).toEqual([{ schema_version: 4 }]);
     expect(chio(['ledger', 'verify', '--receipt-db', url]).status).toBe(0);

@@ -1,6 +1,6 @@
 // The ledger's guarantees on a real SQLite file: pragmas, append-only triggers, linking, refusals that append nothing.
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
   appendReceiptSync,
@@ -72,12 +72,12 @@ describe('append-only', () => {
       const r = { ...row, receipt_id: 'f'.repeat(64), entry_hash: 'e'.repeat(64), ...over };
       const cols = Object.keys(r);
       ledger.db
-        .prepare(`INSERT INTO ledger_entries (${cols.join(',')}) VALUES (${cols.map((c) => '@' + c).join(',')})`)
+        .prepare(`INSERT INTO ledger_entries (${cols.join(',')}) VALUES (${cols.map((c) => `@${c}`).join(',')})`)
         .run(r);
     };
-    expect(() => insert({ seq: 3, prev_hash: row['entry_hash'] })).toThrow(/seq must be the head seq \+ 1/);
+    expect(() => insert({ seq: 3, prev_hash: row.entry_hash })).toThrow(/seq must be the head seq \+ 1/);
     expect(() => insert({ seq: 2, prev_hash: 'a'.repeat(64) })).toThrow(/prev_hash must be the entry_hash of seq - 1/);
-    expect(() => insert({ seq: 2, prev_hash: row['entry_hash'], session_id: 's', session_prev_seq: 1 })).toThrow(
+    expect(() => insert({ seq: 2, prev_hash: row.entry_hash, session_id: 's', session_prev_seq: 1 })).toThrow(
       /session_prev_seq/,
     );
     expect(count(ledger.db)).toBe(1);

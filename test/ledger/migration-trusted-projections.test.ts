@@ -2,7 +2,7 @@
 // revocations and grant usage are re-derived per kernel key, so a revocation another key signed
 // while the old projection counted it stops revoking, and the result equals a fresh rebuild.
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
 import { Kernel } from '../../src/kernel/index.js';

@@ -133,13 +133,13 @@ describe('the stored Merkle tree', () => {
     const mem = new MemoryMerkleTree();
     try {
       const first = ledger.db.prepare('SELECT * FROM ledger_entries WHERE seq = 1').get() as Record<string, unknown>;
-      mem.append(entryLeafHash(first['entry_hash'] as string));
+      mem.append(entryLeafHash(first.entry_hash as string));
       const insert =
         ledger.db.prepare(`INSERT INTO ledger_entries (seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body, timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer)
         VALUES (@seq, @kind, @receipt_id, NULL, NULL, @prev_hash, @entry_hash, @body, @timestamp, @capability_id, @tool_server, @tool_name, @verdict, @receipt_kind, @trust_level, @kernel_key, NULL, @producer)`);
       ledger.db
         .transaction(() => {
-          let prev = first['entry_hash'] as string;
+          let prev = first.entry_hash as string;
           for (let seq = 2; seq <= size; seq++) {
             const entryHash = sha256Hex(`${seq}:${prev}`);
             insert.run({ ...first, seq, receipt_id: sha256Hex(`r${seq}`), prev_hash: prev, entry_hash: entryHash });

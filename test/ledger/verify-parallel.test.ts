@@ -1,6 +1,6 @@
 // The thread-pool verifier reports exactly what the single-thread verifier reports: the first bad entry in seq order.
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LedgerWriter, openLedger, verifyChain, verifyChainParallel } from '../../src/ledger/index.js';
 import { mixedReceipt } from '../helpers/receipts.js';
@@ -31,7 +31,7 @@ const corrupt = (edit: (db: Database.Database) => void): string =>
 
 /** Flips the last hex digit of the signature inside the stored body of `seq`. */
 const badSignature = (seq: number) => (db: Database.Database) => {
-  const body = (db.prepare('SELECT body FROM ledger_entries WHERE seq = ?').get(seq) as Row)['body'] as string;
+  const body = (db.prepare('SELECT body FROM ledger_entries WHERE seq = ?').get(seq) as Row).body as string;
   const flipped = body.replace(
     /("signature":"[0-9a-f]{127})([0-9a-f])/,
     (_, head, last) => head + (last === '0' ? '1' : '0'),

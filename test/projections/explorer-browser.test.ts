@@ -426,13 +426,13 @@ describe('the web explorer in Chromium', () => {
     await tabTo(`document.activeElement?.getAttribute('href') === '#/session/${encodeURIComponent(session)}'`);
     await page.keyboard.press('Enter');
     await expect
-      .poll(() => page.evaluate(() => document.activeElement?.tagName + ' ' + document.activeElement?.textContent))
+      .poll(() => page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent}`))
       .toBe(`H1 Session ${session}`);
     await tabTo("document.activeElement?.getAttribute('href')?.startsWith('#/receipt/') === true");
     await page.keyboard.press('Enter');
     await expect
       .poll(() =>
-        page.evaluate(() => document.activeElement?.tagName + ' ' + document.activeElement?.textContent?.slice(0, 7)),
+        page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent?.slice(0, 7)}`),
       )
       .toBe('H1 Receipt');
     await expect.poll(() => page.locator('.verify').textContent()).toBe('✓ Signature verified');

@@ -80,7 +80,7 @@ describe.each(backends)('a burst of tool-call updates, ledger on %s', (_name, fr
     } finally {
       expect(await client.close()).toBe(0);
     }
-    expect(await recordedIn(db, s)).toEqual(sent.map((u) => [u['toolCallId'], u['status']]));
+    expect(await recordedIn(db, s)).toEqual(sent.map((u) => [u.toolCallId, u.status]));
     const v = verifyLedger(db);
     expect(v.status, v.stdout + v.stderr).toBe(0);
   });
@@ -112,7 +112,7 @@ describe('a burst of tool-call updates', () => {
       .map((m) => [...key(m.params.update), m.params.update.content?.text ?? null]);
     expect(got.slice(0, -1)).toEqual(sent.map((u: Record<string, any>) => [...key(u), u.content?.text ?? null]));
     expect(got.at(-1)!.slice(0, 3)).toEqual(['agent_message_chunk', null, null]);
-    expect(recorded(db, s)).toEqual(updates.map((u) => [u['toolCallId'], u['status']]));
+    expect(recorded(db, s)).toEqual(updates.map((u) => [u.toolCallId, u.status]));
     const v = verifyLedger(db);
     expect(v.status, v.stdout + v.stderr).toBe(0);
   });
@@ -178,7 +178,7 @@ describe('other messages in the middle of a burst', () => {
         .at(-1).params.update.content.text,
     );
     expect(outcome.every((o: { ok: boolean }) => o.ok)).toBe(true);
-    expect(recorded(db, s)).toEqual([...a, ...b, ...c].map((u) => [u['toolCallId'], u['status']]));
+    expect(recorded(db, s)).toEqual([...a, ...b, ...c].map((u) => [u.toolCallId, u.status]));
     const v = verifyLedger(db);
     expect(v.status, v.stdout + v.stderr).toBe(0);
   });
@@ -224,7 +224,7 @@ describe('an update whose receipt cannot be written, in the middle of a burst', 
       expect(p.stderr()).toContain('receipt for tool call tc-unrecordable (in_progress) failed');
       if (mode === 'required')
         expect(p.stderr()).toContain('tool call tc-unrecordable (in_progress) not forwarded: attestation is required');
-      expect(recorded(db, s)).toEqual([...before, ...after].map((u) => [u['toolCallId'], u['status']]));
+      expect(recorded(db, s)).toEqual([...before, ...after].map((u) => [u.toolCallId, u.status]));
       expect(ledgerReceipts(db).filter((e) => e.session_id === unlabelled)).toEqual([]);
       const v = verifyLedger(db);
       expect(v.status, v.stdout + v.stderr).toBe(0);
@@ -251,7 +251,7 @@ describe('the in-flight bound (the pipeline and its gated input, with the real l
       },
       onOversize: () => {},
     });
-    input.end(Array.from({ length: 100 }, (_, i) => `m${i}`).join('\n') + '\n'); // one chunk, 100 lines
+    input.end(`${Array.from({ length: 100 }, (_, i) => `m${i}`).join('\n')}\n`); // one chunk, 100 lines
     const settle = async () => {
       for (let i = 0; i < 20; i++) await turn();
     };

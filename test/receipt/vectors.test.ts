@@ -71,7 +71,7 @@ describe('hostile member names', () => {
     const receipt = signReceipt(draft, signer, { nonce: 'proto' });
     const text = JSON.stringify(receipt);
     expect(text).toContain('"__proto__":{"polluted":true}');
-    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(verifyReceipt(JSON.parse(text))).toMatchObject({ ok: true, id: receipt.id });
   });
 });

@@ -11,7 +11,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => void> {
-  const given = process.env['CHIO_TEST_PG_URL'];
+  const given = process.env.CHIO_TEST_PG_URL;
   if (given !== undefined && given !== '') {
     project.provide('pgAdminUrl', given);
     return () => {};

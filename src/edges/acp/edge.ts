@@ -139,18 +139,18 @@ export class AcpEdge {
       return { response: errorResponse(null, INVALID_REQUEST, 'a message is a JSON object') };
     const v = value as Record<string, unknown>;
     const hasId = 'id' in v;
-    if (hasId && v['id'] !== null && !RequestIdSchema.safeParse(v['id']).success)
+    if (hasId && v.id !== null && !RequestIdSchema.safeParse(v.id).success)
       return { response: errorResponse(null, INVALID_REQUEST, 'request id must be string, number, or null') };
-    const id = hasId ? (v['id'] as RequestId | null) : undefined;
+    const id = hasId ? (v.id as RequestId | null) : undefined;
     const fail = (code: number, message: string) => ({
       response: id === undefined ? null : errorResponse(id, code, message),
     });
-    if (v['jsonrpc'] !== '2.0') return fail(INVALID_REQUEST, 'invalid jsonrpc envelope');
+    if (v.jsonrpc !== '2.0') return fail(INVALID_REQUEST, 'invalid jsonrpc envelope');
     if (!('method' in v) && ('result' in v || 'error' in v)) return { response: null }; // a response: this edge sends no requests
-    if (typeof v['method'] !== 'string' || v['method'] === '') return fail(INVALID_REQUEST, 'request missing method');
-    const method = v['method'];
+    if (typeof v.method !== 'string' || v.method === '') return fail(INVALID_REQUEST, 'request missing method');
+    const method = v.method;
     if (!(ACP_EDGE_METHODS as readonly string[]).includes(method)) return fail(METHOD_NOT_FOUND, 'method not found');
-    const params = v['params'] ?? {};
+    const params = v.params ?? {};
     if (typeof params !== 'object' || params === null || Array.isArray(params))
       return fail(INVALID_PARAMS, `${method} params must be an object`);
     return { id, method, params: params as Record<string, unknown> };
@@ -229,7 +229,7 @@ export class AcpEdge {
     });
     const metadata = receiptMetadata(r.receipt);
     if (!r.ok) return { success: false, data: null, error: r.reason, metadata };
-    const streamed = r.receipt.metadata?.['stream'] !== undefined;
+    const streamed = r.receipt.metadata?.stream !== undefined;
     return { success: true, data: streamed ? { stream: r.output } : r.output, metadata };
   }
 

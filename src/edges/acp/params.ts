@@ -8,6 +8,7 @@ import { z } from 'zod';
 
 export type ParamCheck<T> = { ok: true; value: T } | { ok: false; message: string };
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters in attacker-controlled names is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** A required identifier: a string, not empty, not padded, no control characters. */
@@ -60,7 +61,7 @@ export function invocation(
         ok: true,
         value: {
           capabilityId: r.value.capabilityId,
-          arguments: (params['arguments'] ?? {}) as Record<string, unknown>,
+          arguments: (params.arguments ?? {}) as Record<string, unknown>,
         },
       }
     : r;

@@ -58,7 +58,7 @@ export class ClientRequests {
     const id = `${RELAY_REQUEST_PREFIX}${++this.sequence}`;
     const sink = this.sink();
     if (sink === undefined) throw new RpcError(-32603, 'the client cannot be reached');
-    const progressToken = (params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
+    const progressToken = (params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
     return new Promise<Record<string, unknown>>((resolve, reject) => {
       const onAbort = () => {
         if (!this.pending.delete(id)) return;

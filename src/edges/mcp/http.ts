@@ -162,7 +162,9 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.sessionId,
       eventStore: new BoundedEventStore(),
-      onsessioninitialized: (id) => void (done = slot.fill(id, session, transport)),
+      onsessioninitialized: (id) => {
+        done = slot.fill(id, session, transport);
+      },
       onsessionclosed: (id) => void sessions.close(id),
     });
     connect(session, transport);

@@ -267,7 +267,7 @@ export class McpSession {
       if (this.clientHasRoots) this.emit(this.roots.request());
     }
     // The client's progress on a request the upstream sent it goes back to the upstream.
-    if (method === 'notifications/progress' && this.relayed.relaysProgress(params?.['progressToken']))
+    if (method === 'notifications/progress' && this.relayed.relaysProgress(params?.progressToken))
       void this.upstream?.notify(method, params).catch(() => {});
     if (method === 'notifications/roots/list_changed' && this.state === 'ready') {
       if (this.clientHasRoots) this.emit(this.roots.request());
@@ -369,10 +369,10 @@ export class McpSession {
       serverIds: this.upstream === undefined ? [] : [this.upstream.manifest.server_id],
     });
     const streaming = (
-      p.capabilities['experimental'] as Record<string, { toolCallChunkNotifications?: unknown } | undefined> | undefined
+      p.capabilities.experimental as Record<string, { toolCallChunkNotifications?: unknown } | undefined> | undefined
     )?.[TOOL_STREAMING_KEY];
     this.chunkNotifications = streaming?.toolCallChunkNotifications === true;
-    this.clientHasRoots = p.capabilities['roots'] !== undefined && p.capabilities['roots'] !== null;
+    this.clientHasRoots = p.capabilities.roots !== undefined && p.capabilities.roots !== null;
     return initializeResult({
       protocolVersion: this.protocolVersion,
       kernelKey: this.options.kernel.publicKeyHex,
@@ -452,7 +452,7 @@ export class McpSession {
     }
     const controller = new AbortController();
     this.inFlight.set(req.id, controller);
-    const token = (req.params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
+    const token = (req.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
     const onProgress =
       typeof token === 'string' || typeof token === 'number'
         ? (u: { progress: number; total?: number; message?: string }) =>

@@ -44,7 +44,7 @@ export class TaskStore {
       (result) => {
         if (record.status !== 'working') return;
         record.result = result;
-        this.settle(record, result['isError'] === true ? 'failed' : 'completed');
+        this.settle(record, result.isError === true ? 'failed' : 'completed');
       },
       (e: unknown) => {
         if (record.status !== 'working') return;
@@ -75,7 +75,7 @@ export class TaskStore {
       content: [{ type: 'text', text: record.statusMessage ?? record.status }],
       isError: true,
     };
-    const meta = { ...(base['_meta'] as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId } };
+    const meta = { ...(base._meta as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId } };
     return { ...base, _meta: meta };
   }
 

@@ -54,7 +54,7 @@ export class McpToolTable {
           annotations: { readOnlyHint: !t.has_side_effects, destructiveHint: t.has_side_effects },
           execution: { taskSupport: 'optional' },
         };
-        if (t.output_schema !== undefined) mcp['outputSchema'] = { type: 'object', ...t.output_schema };
+        if (t.output_schema !== undefined) mcp.outputSchema = { type: 'object', ...t.output_schema };
         const passthrough = passesMcpResultThrough(server);
         const entry = {
           server,

@@ -42,7 +42,7 @@ export type GovernedMethod = keyof typeof GOVERNED_METHODS;
 export const GOVERNED_METHOD_HINT = 'x-chio-mcp-method';
 
 export function isGovernedMethod(name: string): name is GovernedMethod {
-  return Object.prototype.hasOwnProperty.call(GOVERNED_METHODS, name);
+  return Object.hasOwn(GOVERNED_METHODS, name);
 }
 
 /** The pseudo-tools for the governed methods an upstream's capabilities offer (attacker-controlled: only presence is read). */
@@ -91,12 +91,12 @@ export function upstreamManifest(
     version: info?.version ?? '0',
     tools: [
       ...tools.map((t) => {
-        const annotations = (t['annotations'] ?? {}) as { readOnlyHint?: boolean };
+        const annotations = (t.annotations ?? {}) as { readOnlyHint?: boolean };
         return {
-          name: t['name'],
-          description: typeof t['description'] === 'string' ? t['description'] : '',
-          input_schema: t['inputSchema'] ?? { type: 'object' },
-          ...(t['outputSchema'] === undefined ? {} : { output_schema: t['outputSchema'] }),
+          name: t.name,
+          description: typeof t.description === 'string' ? t.description : '',
+          input_schema: t.inputSchema ?? { type: 'object' },
+          ...(t.outputSchema === undefined ? {} : { output_schema: t.outputSchema }),
           // MCP's default for a tool without annotations is "may have side effects" (readOnlyHint false).
           has_side_effects: annotations.readOnlyHint !== true,
         };

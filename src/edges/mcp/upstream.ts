@@ -234,7 +234,7 @@ export class UpstreamMcpServer implements ToolServerConnection {
     const tools = await listAllTools(this.client);
     this.current = {
       manifest: upstreamManifest(this.serverId, this.client, tools),
-      tools: new Map(tools.map((t) => [t['name'] as string, t])),
+      tools: new Map(tools.map((t) => [t.name as string, t])),
     };
   }
 
@@ -262,7 +262,7 @@ export class UpstreamMcpServer implements ToolServerConnection {
 
   /** Whether the upstream says its tool list may change (the edge then says so too). */
   toolsListChanged(): boolean {
-    const tools = (this.client.getServerCapabilities() ?? {})['tools'] as { listChanged?: unknown } | undefined;
+    const tools = this.client.getServerCapabilities()?.tools as { listChanged?: unknown } | undefined;
     return tools?.listChanged === true;
   }
 
@@ -326,7 +326,7 @@ export class UpstreamMcpServer implements ToolServerConnection {
 
   private taskRequired(toolName: string): boolean {
     return (
-      (this.loaded().tools.get(toolName)?.['execution'] as { taskSupport?: unknown } | undefined)?.taskSupport ===
+      (this.loaded().tools.get(toolName)?.execution as { taskSupport?: unknown } | undefined)?.taskSupport ===
       'required'
     );
   }

@@ -127,7 +127,7 @@ export function patchPaths(diff: string): string[] {
 }
 
 function kindOf(name: string, args: Args): ActionKind {
-  if (WRITE_TOOLS.has(name) || (FS_TOOLS.has(name) && (args['action'] === 'write' || 'content' in args)))
+  if (WRITE_TOOLS.has(name) || (FS_TOOLS.has(name) && (args.action === 'write' || 'content' in args)))
     return 'file_write';
   if (READ_TOOLS.has(name) || FS_TOOLS.has(name)) return 'file_access';
   if (PATCH_TOOLS.has(name)) return 'patch';
@@ -174,8 +174,8 @@ export function classifyAction(toolName: string, rawArgs: unknown): Classificati
     }
     case 'shell':
       // upstream's shell tools also take the command under `input`
-      if (action.commands.length === 0 && typeof args['input'] === 'string')
-        action.commands.push({ form: 'text', text: args['input'], key: 'input' });
+      if (action.commands.length === 0 && typeof args.input === 'string')
+        action.commands.push({ form: 'text', text: args.input, key: 'input' });
       if (action.commands.length === 0) return malformed('a command (command, cmd, script, input, or an argv array)');
       break;
     case 'egress':

@@ -403,8 +403,8 @@ export function extractArguments(args: unknown, judgeProse = true): ArgumentFact
         const r = role === 'content' ? 'content' : own;
         // Already judged as one argv: the program's arguments, and a command given as an array.
         if (argvCommand !== undefined && (r === 'argv' || (r === 'command' && Array.isArray(v)))) continue;
-        if (r === 'host' && typeof v === 'string' && typeof obj['port'] === 'number') {
-          facts.urls.push({ raw: `${v}:${obj['port']}`, source: 'argument' });
+        if (r === 'host' && typeof v === 'string' && typeof obj.port === 'number') {
+          facts.urls.push({ raw: `${v}:${obj.port}`, source: 'argument' });
           continue;
         }
         visit(v, k, r === 'argv' ? 'other' : r, depth + 1);

@@ -27,7 +27,10 @@ const compiled = new WeakMap<readonly string[], Map<boolean, CompiledList>>();
 
 function compile(patterns: readonly string[], nocase: boolean): CompiledList {
   let byCase = compiled.get(patterns);
-  if (byCase === undefined) compiled.set(patterns, (byCase = new Map()));
+  if (byCase === undefined) {
+    byCase = new Map();
+    compiled.set(patterns, byCase);
+  }
   let list = byCase.get(nocase);
   if (list === undefined) {
     const each = patterns.map((p) => patternRegExp(p, nocase));

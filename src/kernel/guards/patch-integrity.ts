@@ -9,13 +9,13 @@ import { z } from 'zod';
 import type { Guard, GuardInput, GuardOutcome } from './types.js';
 
 export const DEFAULT_PATCH_FORBIDDEN = [
-  String.raw`(?:disable|disabling|turn off)[_ -]?(?:security|auth|ssl|tls)`,
-  String.raw`(?:skip|bypass)[_ -]?(?:verify|verification|validation|check)`,
+  '(?:disable|disabling|turn off)[_ -]?(?:security|auth|ssl|tls)',
+  '(?:skip|bypass)[_ -]?(?:verify|verification|validation|check)',
   String.raw`rm\s+-rf\s+/(?:\s|$)`,
   String.raw`chmod\s+(?:-R\s+)?777`,
   String.raw`\beval\s*\(`,
   String.raw`\bexec\s*\(`,
-  String.raw`(?:reverse|bind)[_ -]?shell`,
+  '(?:reverse|bind)[_ -]?shell',
   String.raw`base64_decode[^\n]*(?:eval|exec|system)`,
 ];
 

@@ -17,13 +17,13 @@ export const DEFAULT_SECRET_FORMATS: Record<string, string> = {
   'github-fine-grained-token': String.raw`\bgithub_pat_[A-Za-z0-9_]{22,}\b`,
   'anthropic-key': String.raw`\bsk-ant-(?:api03-|admin01-)?[A-Za-z0-9_-]{20,}`,
   'openai-key': String.raw`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`,
-  'private-key': String.raw`-----BEGIN ((RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY( BLOCK)?-----`,
+  'private-key': '-----BEGIN ((RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY( BLOCK)?-----',
   'npm-token': String.raw`\bnpm_[A-Za-z0-9]{36}\b`,
   'slack-token': String.raw`\bxox[abposr]-[A-Za-z0-9-]{10,}`,
   'stripe-key': String.raw`\b(?:sk|rk)_live_[A-Za-z0-9]{20,}`,
   'google-api-key': String.raw`\bAIza[0-9A-Za-z_-]{35}\b`,
   'gcp-service-account': String.raw`"private_key_id"\s*:\s*"[0-9a-f]{40}"`,
-  'azure-storage-key': String.raw`AccountKey=[A-Za-z0-9+/]{80,}={0,2}`,
+  'azure-storage-key': 'AccountKey=[A-Za-z0-9+/]{80,}={0,2}',
   'gitlab-token': String.raw`\bglpat-[A-Za-z0-9_-]{20,}`,
   'sendgrid-key': String.raw`\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`,
   'slack-webhook': String.raw`https://hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]{16,}`,
@@ -45,7 +45,8 @@ export interface SecretHit {
   text: string;
 }
 
-const SECRET_NAME = String.raw`(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|token|auth[_-]?token|access[_-]?token|refresh[_-]?token|passw(?:or)?d|passphrase|pwd|db[_-]?pass|[_.-]pass|private[_-]?key|access[_-]?key(?:[_-]?id)?|credentials?)`;
+const SECRET_NAME =
+  '(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|token|auth[_-]?token|access[_-]?token|refresh[_-]?token|passw(?:or)?d|passphrase|pwd|db[_-]?pass|[_.-]pass|private[_-]?key|access[_-]?key(?:[_-]?id)?|credentials?)';
 // name ["']? (= | : | := | =>) value, the name ending in a secret word; the value a quoted string or a bare run.
 const ASSIGNMENT = new RegExp(
   String.raw`(?<![A-Za-z0-9_])([A-Za-z0-9_.-]*${SECRET_NAME})["']?\s*(?::=|=>|[?+!]?=|:)\s*("[^"\n]*"|'[^'\n]*'|\x60[^\x60\n]*\x60|[^\s,;#}\])]+)`,

@@ -24,8 +24,7 @@ export async function openAnyLedger(location: string, options: { readonly?: bool
 }
 
 export async function closeAnyLedger(ledger: AnyLedger): Promise<void> {
-  if (isPg(ledger)) await ledger.close();
-  else ledger.close();
+  await ledger.close(); // a promise on PostgreSQL, nothing to wait for on SQLite
 }
 
 export async function verifyAnyChain(

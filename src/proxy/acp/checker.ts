@@ -33,7 +33,7 @@ export function splitToken(params: Record<string, unknown>): { token: unknown; p
       delete payload[k];
     }
   }
-  const chio = payload['chio'];
+  const chio = payload.chio;
   if (typeof chio === 'object' && chio !== null && !Array.isArray(chio)) {
     const rest: Record<string, unknown> = { ...(chio as Record<string, unknown>) };
     for (const k of TOKEN_KEYS) {
@@ -42,8 +42,8 @@ export function splitToken(params: Record<string, unknown>): { token: unknown; p
         delete rest[k];
       }
     }
-    if (Object.keys(rest).length === 0) delete payload['chio'];
-    else payload['chio'] = rest;
+    if (Object.keys(rest).length === 0) delete payload.chio;
+    else payload.chio = rest;
   }
   if (typeof token === 'string') {
     try {
@@ -57,11 +57,11 @@ export function splitToken(params: Record<string, unknown>): { token: unknown; p
 
 /** The ACP request id from the params (`toolCallId`, `tool_call_id`, `toolCall.toolCallId`), if non-blank. */
 export function requestToolCallId(params: Record<string, unknown>): string | undefined {
-  const toolCall = params['toolCall'];
+  const toolCall = params.toolCall;
   const candidates = [
-    params['toolCallId'],
-    params['tool_call_id'],
-    typeof toolCall === 'object' && toolCall !== null ? (toolCall as Record<string, unknown>)['toolCallId'] : undefined,
+    params.toolCallId,
+    params.tool_call_id,
+    typeof toolCall === 'object' && toolCall !== null ? (toolCall as Record<string, unknown>).toolCallId : undefined,
   ];
   const id = candidates.find((c): c is string => typeof c === 'string' && c.trim() !== '');
   return id;

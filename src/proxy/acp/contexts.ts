@@ -23,7 +23,10 @@ export class CapabilityContexts {
 
   private liveOf(sessionId: string): Map<string, AuthorizationContext> {
     let m = this.live.get(sessionId);
-    if (m === undefined) this.live.set(sessionId, (m = new Map()));
+    if (m === undefined) {
+      m = new Map();
+      this.live.set(sessionId, m);
+    }
     return m;
   }
 

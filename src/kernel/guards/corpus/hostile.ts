@@ -809,7 +809,7 @@ const commands: CorpusCase[] = [
   {
     id: 'makeflags',
     tool: 'bash',
-    arguments: { command: 'MAKEFLAGS="--eval=x:=\$(shell id)" make' },
+    arguments: { command: 'MAKEFLAGS="--eval=x:=$(shell id)" make' },
     about: 'a variable that feeds make options',
     guard: sh,
   },

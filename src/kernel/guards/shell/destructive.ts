@@ -100,7 +100,7 @@ export function criticalTarget(f: Field, places: Places): string | undefined {
   return undefined;
 }
 
-const isOption = (f: Field) => f.value !== undefined && f.value.startsWith('-') && f.value !== '-';
+const isOption = (f: Field) => f.value?.startsWith('-') && f.value !== '-';
 
 function rm(argv: Field[], appendsUnknown: boolean, places: Places): string | undefined {
   let recursive = false;

@@ -128,7 +128,7 @@ const FIRST_POSITIONAL_HOST: Readonly<Record<string, string>> = {
 
 const GIT_REMOTE_COMMANDS = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'remote', 'submodule', 'archive']);
 
-const hostOfRemote = (v: string): string => v.replace(/^[^@/\s]+@/, '').replace(/:(?!\d+(?:\/|$))[^]*$/, '');
+const hostOfRemote = (v: string): string => v.replace(/^[^@/\s]+@/, '').replace(/:(?!\d+(?:\/|$))[\s\S]*$/, '');
 
 /**
  * Why a network command's arguments cannot be judged: curl's own URL globbing (`{a,b}`, `[1-9]`)

@@ -89,14 +89,14 @@ export function longMatches(given: string, name: string, syntax: Syntax): boolea
 
 export function formMatches(form: OptionForm, arg: string, syntax: Syntax): boolean {
   if (form.word !== undefined && arg === form.word) return true;
-  if (form.match !== undefined && form.match.test(arg)) return true;
+  if (form.match?.test(arg)) return true;
   if (form.long !== undefined) {
     const given = longName(arg, syntax);
     if (given !== undefined && longMatches(given, form.long, syntax)) return true;
   }
   if (form.short !== undefined) {
     const cluster = shortCluster(arg);
-    if (cluster !== undefined && cluster.includes(form.short)) return true;
+    if (cluster?.includes(form.short)) return true;
   }
   return false;
 }
@@ -193,7 +193,7 @@ export function optionValues(
       continue;
     }
     const cluster = shortCluster(arg);
-    if (spec.short !== undefined && cluster !== undefined && cluster.includes(spec.short)) {
+    if (spec.short && cluster?.includes(spec.short)) {
       const rest = cluster.slice(cluster.indexOf(spec.short) + 1);
       const v = rest !== '' ? rest : args[i + 1];
       if (v !== undefined) values.push(v);

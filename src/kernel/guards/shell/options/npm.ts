@@ -48,13 +48,7 @@ function npmCheck(args: readonly string[], name: string): OptionFinding[] {
   // `--name` without `=` makes the next word a candidate too.
   const candidates = [args[at]!];
   const prev = args[at - 1];
-  if (
-    prev !== undefined &&
-    prev.startsWith('-') &&
-    !prev.includes('=') &&
-    !NPM_COMMANDS.has(args[at]!) &&
-    !NPM_RUNS.has(args[at]!)
-  ) {
+  if (prev?.startsWith('-') && !prev.includes('=') && !NPM_COMMANDS.has(args[at]!) && !NPM_RUNS.has(args[at]!)) {
     const next = args.slice(at + 1).find((a) => !a.startsWith('-'));
     if (next !== undefined) candidates.push(next);
   }

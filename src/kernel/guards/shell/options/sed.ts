@@ -47,8 +47,10 @@ export function sedScriptRefusal(script: string): string | undefined {
     while (i < s.length) {
       const c = s[i]!;
       if (c === '\\') i += 2;
-      else if (c === delim) return (void i++, true);
-      else if (regex && c === '[') {
+      else if (c === delim) {
+        i++;
+        return true;
+      } else if (regex && c === '[') {
         i++;
         if (s[i] === '^') i++;
         if (s[i] === ']') i++;
@@ -76,7 +78,10 @@ export function sedScriptRefusal(script: string): string | undefined {
       }
       return true;
     }
-    if (c === '$') return (void i++, true);
+    if (c === '$') {
+      i++;
+      return true;
+    }
     if (c === '/' || c === '\\') {
       const delim = c === '\\' ? s[i + 1] : '/';
       i += c === '\\' ? 2 : 1;
