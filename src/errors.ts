@@ -84,7 +84,7 @@ export const ERROR_CATALOGUE = {
   },
   'CHIO-RECEIPT-INVALID': {
     summary: 'a receipt does not match the chio.receipt.v1 schema',
-    help: 'check the fields named in the message against the receipt format in the README',
+    help: 'check the fields named in the message against the receipt format (docs/receipts.md)',
     exit: EXIT.badInput,
   },
   'CHIO-RECEIPT-SEMANTICS': {
@@ -104,7 +104,7 @@ export const ERROR_CATALOGUE = {
   },
   'CHIO-CAPABILITY-INVALID': {
     summary: 'a capability token or scope could not be issued or delegated as asked',
-    help: 'check the scope against the capability format in the README; a delegation may only narrow its parent',
+    help: 'check the scope against the capability format (docs/kernel.md); a delegation may only narrow its parent',
     exit: EXIT.badInput,
   },
   'CHIO-POLICY-INVALID': {
@@ -114,7 +114,7 @@ export const ERROR_CATALOGUE = {
   },
   'CHIO-KERNEL-INVALID-REQUEST': {
     summary: 'the kernel was asked to do something its state does not allow (e.g. register a tool server twice)',
-    help: 'check the call against the kernel API in the README',
+    help: 'check the call against the kernel API (docs/kernel.md)',
     exit: EXIT.badInput,
   },
   'CHIO-MCP-HTTP-OPTIONS': {

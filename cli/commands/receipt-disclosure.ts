@@ -1,5 +1,5 @@
 /**
- * Opening a redacted receipt's salted parameter_hash for an auditor (README "Receipts", what an
+ * Opening a redacted receipt's salted parameter_hash for an auditor (docs/receipts.md, what an
  * auditor can prove):
  *   chio receipt redaction-key --out <file>                         a new operator redaction key
  *   chio receipt disclose-salt <id> --redaction-key-file <file>     the operator: one receipt's salt

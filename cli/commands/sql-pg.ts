@@ -4,7 +4,7 @@
  * - the extended query protocol takes exactly one statement ("…; COMMIT; DELETE …" is refused);
  * - the transaction is read-only, and a first `SELECT 1` fixes that mode before the user's
  *   statement runs (a `SET TRANSACTION READ WRITE` after a query is refused by PostgreSQL);
- * - the README tells operators to run auditors as a role with SELECT only.
+ * - docs/postgres.md tells operators to run auditors as a role with SELECT only.
  * Owns: running and printing one query on PostgreSQL. Reads through src/ledger/pg only.
  */
 import type { QueryArrayConfig } from 'pg';

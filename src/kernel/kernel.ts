@@ -200,7 +200,7 @@ export class Kernel {
    * @param store  budgets, revocations, and the reservations and receipts, group-committed together:
    *               a reservation proves the ledger takes writes, holds its place in the budget, and
    *               is durable before the tool runs, so a dispatched call is never without a record
-   *               (README "The kernel", decision on reservation durability); with calls in flight,
+   *               (docs/decisions.md, reservations are durable); with calls in flight,
    *               one call's reservation and another's receipt share a commit
    */
   private constructor(

@@ -1,6 +1,6 @@
 /**
  * Applying the policy's redaction to a call's parameters before they go into a receipt, and the
- * receipt's parameter_hash (README "Receipts", salted parameter hash):
+ * receipt's parameter_hash (docs/receipts.md, salted parameter hash):
  *  - redaction none: parameters as sent, parameter_hash = H(parameters) — unsalted, checkable by anyone;
  *  - hash_only / redact_keys: parameter_hash = sha256_hex(JCS({parameters: original, salt})) with
  *    the receipt's salt from the operator's redaction key (src/receipt/parameter-salt.ts). An

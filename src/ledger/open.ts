@@ -34,7 +34,7 @@ import * as schema from './schema.js';
 /**
  * FULL (default): every commit is fsynced before it returns (DESIGN §6). NORMAL and OFF: for
  * benchmarks of the difference only. No product connection runs OFF: its automatic checkpoints
- * would copy pages into the database without an fsync (README: reservation durability).
+ * would copy pages into the database without an fsync (docs/decisions.md: reservations are durable).
  */
 export type SynchronousMode = 'FULL' | 'NORMAL' | 'OFF';
 

@@ -1,5 +1,5 @@
 /**
- * The salted parameter_hash of a redacted receipt (README "Receipts", salted parameter hash):
+ * The salted parameter_hash of a redacted receipt (docs/receipts.md, salted parameter hash):
  *
  *   key_id         = hex(HMAC-SHA-256(redaction key, "chio.redaction-key-id.v1"))
  *   salt           = hex(HMAC-SHA-256(redaction key, JCS({"capability_id", "purpose": "chio.parameter-salt.v1",

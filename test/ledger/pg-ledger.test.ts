@@ -185,10 +185,10 @@ describe('the ledger on PostgreSQL', () => {
     }
   });
 
-  it("the README's roles: a producer role appends and runs a kernel but cannot rewrite or drop the triggers; an auditor role only reads", async () => {
+  it('the roles of docs/postgres.md: a producer role appends and runs a kernel but cannot rewrite or drop the triggers; an auditor role only reads', async () => {
     const { url, name } = await freshPgDatabase();
     await (await openPgLedger(url)).close(); // the first open, as the owner, creates the schema
-    const readme = readFileSync('README.md', 'utf8');
+    const readme = readFileSync('docs/postgres.md', 'utf8');
     const block = /```sql\n\s*(CREATE ROLE chio_producer[\s\S]*?)```/.exec(readme)![1]!;
     const suffix = name.slice(2);
     const statements = block

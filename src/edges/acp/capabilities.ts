@@ -3,7 +3,7 @@
  * inferred from the tool name, and a bridge-fidelity rating from the manifest's hints. A tool
  * rated `unsupported` is withheld from discovery and cannot be invoked.
  * Upstream's edge (chio-acp-edge bridge) spells the no-caveat kind `lossless`; the issue and this
- * edge say `native` (README "ACP edge").
+ * edge say `native` (docs/acp.md, the ACP edge).
  * Owns: category inference, fidelity rules and caveat texts. Imports kernel types only.
  */
 import type { ToolDefinition, ToolManifest } from '../../kernel/index.js';

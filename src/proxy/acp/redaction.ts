@@ -1,6 +1,6 @@
 /**
  * What the ACP proxy's own receipts (audit and refusal drafts, receipts.ts) keep of an agent's
- * request when the kernel's policy redacts parameters (README "The ACP proxy", redaction). The
+ * request when the kernel's policy redacts parameters (docs/acp.md, the ACP proxy, redaction). The
  * kernel redacts the arguments of its authorization receipts; the proxy's receipts must not put
  * back what those leave out. Under `hash_only` and `redact_keys`:
  *  - no unsalted hash of the request's params (`authorization_parameter_hash` is null): hashing a

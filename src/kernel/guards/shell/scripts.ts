@@ -5,7 +5,7 @@
  * running it is not a way around the rules. A script that does not exist when the command is
  * judged (created by the same command, or not at all) is refused, as is one too large to judge or
  * named at run time. Scripts for other interpreters (python, node, …) are not read: running a file
- * with them is allowed, and the README says what that allows.
+ * with them is allowed, and docs/kernel.md says what that allows.
  * Owns: finding and reading such scripts. Imports node:fs/node:path and the program tables.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';

@@ -1,5 +1,5 @@
-// The README's smallest SDK program runs as written: the fenced block under "The smallest
-// program" is taken from README.md, only its two URLs pointed at this test's ports (an edge in
+// The documentation's smallest SDK program runs as written: the fenced block under "The smallest
+// program" is taken from docs/audit-api.md, only its two URLs pointed at this test's ports (an edge in
 // front of the real server-everything, and `chio serve` over the same ledger), and run by node
 // from inside the package, so `@chio-protocol/sdk` resolves as a user's install does.
 import { spawnSync } from 'node:child_process';
@@ -23,14 +23,14 @@ const EVERYTHING = join(
 const children = childProcesses();
 
 function readmeSnippet(): string {
-  const readme = readFileSync('README.md', 'utf8');
+  const readme = readFileSync('docs/audit-api.md', 'utf8');
   const at = readme.indexOf('The smallest program');
   expect(at).toBeGreaterThan(0);
   const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
   return block![1]!;
 }
 
-describe('the README SDK snippet', () => {
+describe('the SDK snippet in docs/audit-api.md', () => {
   it('lists the tools and prints the totalCount of the receipts of the wrapped server, as written', async () => {
     const snippet = readmeSnippet();
     expect(snippet).toContain('from "@chio-protocol/sdk"');
@@ -71,7 +71,7 @@ describe('the README SDK snippet', () => {
 
     const program = snippet.replace('http://127.0.0.1:8931', edge).replace('http://127.0.0.1:8940', control);
     mkdirSync('.artifacts', { recursive: true });
-    const file = join('.artifacts', `readme-snippet-${process.pid}.mjs`);
+    const file = join('.artifacts', `docs-snippet-${process.pid}.mjs`);
     writeFileSync(file, program);
     const r = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 30_000 });
     expect(r.status, r.stderr).toBe(0);
