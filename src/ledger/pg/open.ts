@@ -6,7 +6,7 @@
  * The URL is user input (a flag, a config file): it is parsed before use and never printed with
  * its password.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { z } from 'zod';
 import { ChioError } from '../../errors.js';
 import { applyPgMigrations } from './migrate.js';
@@ -62,6 +62,16 @@ export function shownLocation(value: string): string {
   }
 }
 
+/**
+ * The pg driver, loaded by the first PostgreSQL open: every command that takes a --receipt-db
+ * imports this module, and most of them open an SQLite file.
+ */
+let driver: typeof pg | undefined;
+async function loadDriver(): Promise<typeof pg> {
+  driver ??= (await import('pg')).default;
+  return driver;
+}
+
 /** OID 20 is int8 (BIGINT): seq and Unix seconds; DESIGN §4 keeps them within 2^53. */
 const INT8_OID = 20;
 const types = {
@@ -74,7 +84,7 @@ const types = {
         return n;
       };
     }
-    return pg.types.getTypeParser(oid, format as 'text');
+    return driver!.types.getTypeParser(oid, format as 'text');
   }) as typeof pg.types.getTypeParser,
 };
 
@@ -84,7 +94,8 @@ export async function openPgLedger(url: string, options: OpenPgLedgerOptions = {
   if (!parsed.success) throw new ChioError('CHIO-LEDGER-URL', `--receipt-db: ${parsed.error.issues[0]!.message}`);
   const shown = redactUrl(parsed.data);
   const readonly = options.readonly ?? false;
-  const pool = new pg.Pool({
+  const { Pool } = await loadDriver();
+  const pool = new Pool({
     connectionString: parsed.data.href,
     max: options.maxConnections ?? 4,
     types,

@@ -5,17 +5,25 @@
  * Owns: query shapes on PostgreSQL. Never writes. Must not import kernel, edges or cli.
  */
 import { and, asc, count, eq, gt, like } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/node-postgres';
+import type pg from 'pg';
 import { conditions } from '../read.js';
 import type { EntryFilter, EntryPage, LedgerStats } from '../read.js';
 import type { LedgerEntryRow } from '../schema.js';
 import type { PgLedger } from './open.js';
 import { pgSnapshot } from './read.js';
-import { ledgerEntries } from './schema.js';
 
-// The PostgreSQL table has the SQLite table's columns under the same names (schema.ts): the
-// filter builder takes either.
-const columns = ledgerEntries as unknown as Parameters<typeof conditions>[1];
+/**
+ * drizzle's PostgreSQL side (its pg-core, node-postgres and so the pg driver: a third of the
+ * modules a CLI start would load) and the table, loaded by the first query: every command imports
+ * this module, most of them for an SQLite file.
+ */
+async function orm(client: pg.PoolClient) {
+  const [{ drizzle }, { ledgerEntries }] = await Promise.all([import('drizzle-orm/node-postgres'), import('./schema.js')]);
+  // The PostgreSQL table has the SQLite table's columns under the same names (schema.ts): the
+  // filter builder takes either.
+  const columns = ledgerEntries as unknown as Parameters<typeof conditions>[1];
+  return { db: drizzle(client), ledgerEntries, columns };
+}
 
 /** Entries matching `filter` with seq > cursor, in seq order, and how many match in all. */
 export async function listEntriesPg(
@@ -24,7 +32,7 @@ export async function listEntriesPg(
   page: { limit: number; cursor?: number | undefined },
 ): Promise<EntryPage> {
   return pgSnapshot(ledger, async (client) => {
-    const db = drizzle(client);
+    const { db, ledgerEntries, columns } = await orm(client);
     const where = conditions(filter, columns);
     const after = page.cursor === undefined ? where : and(where, gt(ledgerEntries.seq, page.cursor));
     const rows: LedgerEntryRow[] = await db
@@ -46,7 +54,7 @@ export async function findEntryPg(
   idOrPrefix: string,
 ): Promise<{ entry: LedgerEntryRow } | { entry: null; matches: number }> {
   return pgSnapshot(ledger, async (client) => {
-    const db = drizzle(client);
+    const { db, ledgerEntries } = await orm(client);
     const exact = (await db.select().from(ledgerEntries).where(eq(ledgerEntries.receiptId, idOrPrefix)))[0];
     if (exact !== undefined) return { entry: exact };
     // Checked before it reaches LIKE: a prefix of hex characters only, so no % or _ wildcards.
