@@ -1,5 +1,5 @@
 /**
- * ACP figures for `npm run bench` (issues 6–7), each beside a limit measured in the same run:
+ * ACP figures for `npm run bench`, each beside a limit measured in the same run:
  *  - the ACP edge (examples/hello-acp over stdio, the real ACP SDK client, one call in flight):
  *    governed `tool/invoke` round trips beside `session/list_capabilities` round trips on the
  *    same wire (transport alone, no kernel);

@@ -1,5 +1,5 @@
 /**
- * Certificate figures for `npm run bench` (issue 5): `generateCertificate` and `--full`
+ * Certificate figures for `npm run bench`: `generateCertificate` and `--full`
  * verification over a 10,000-receipt session interleaved with 90,000 receipts of other sessions.
  * Each re-verifies every receipt signature of the session, so the limit beside them is the raw
  * single-thread verify rate.

@@ -1,5 +1,5 @@
 /**
- * MCP edge figures for `npm run bench` (issue 4): governed `tools/call` round trips per second and
+ * MCP edge figures for `npm run bench`: governed `tools/call` round trips per second and
  * p50/p99 latency through `chio mcp serve` (stdio) wrapping the real server-everything, beside the
  * same calls made directly to the same upstream in the same run; then calls per second with 16 in flight.
  * Beside them, the same calls through a null relay (bench/null-relay.ts: a process that starts the

@@ -14,9 +14,9 @@
  *                and off, evidence bundles (bench/checkpoints.ts, with its own raw limits)
  *   postgres     1, 4 and 16 producer processes on PostgreSQL beside SQLite, chain verify on each
  *                (bench/postgres.ts, on a throwaway server; beside a bare commit on that server)
- * The machine has 2 cores; thread-pool figures are shown beside the 1-thread limit (as the issue
- * asks) and their own pool limit is printed too, so neither reading hides the other.
- * Goals from issue 2: group-commit append ≥ 70% of raw signing, verify ≥ 80% of raw verify.
+ * The machine has 2 cores; thread-pool figures are shown beside the 1-thread limit (the goals
+ * are stated against it) and their own pool limit is printed too, so neither reading hides the other.
+ * Goals: group-commit append ≥ 70% of raw signing, verify ≥ 80% of raw verify.
  * `npm run bench -- --profile` prints instead where one governed MCP call's time goes (bench/profile.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * What the WAL carries per ledger entry (issue 15 item 3): receipts appended through the real
+ * What the WAL carries per ledger entry: receipts appended through the real
  * append path — one per transaction (a lone governed call), and 64 per transaction (group commit)
  * — into a ledger whose WAL was just emptied, with automatic checkpoints off so every frame
  * stays. The WAL is then read frame by frame (sqlite.org/fileformat2.html §4.1: a 32-byte header,

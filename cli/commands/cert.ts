@@ -1,5 +1,5 @@
 /**
- * `chio cert generate | verify | inspect` (issue 5): compliance certificates over one session.
+ * `chio cert generate | verify | inspect`: compliance certificates over one session.
  * Output follows the product's documented behaviour: generate writes the file and prints nothing
  * with --output (and no --json); verify prints one line and exits 0 pass / 1 fail / 2 bad input;
  * inspect prints the body's thirteen lines without checking anything.

@@ -1,5 +1,5 @@
 /**
- * The kernel (DESIGN §7, issue 3): decides every governed tool call and leaves its receipt.
+ * The kernel (DESIGN §7): decides every governed tool call and leaves its receipt.
  *   tool known? → capability (signature, time, subject, scope + constraints, delegation)
  *   → budget → revocation (token and every ancestor) → guards → reservation (the budget again,
  *   atomically, and proof the ledger can be written) → dispatch → signed receipt appended → response.
@@ -425,7 +425,7 @@ export class Kernel {
         guard: 'capability',
         evidence: [{ guard_name: 'capability', verdict: false, details: cap.check }],
       };
-    // Budget (issue 3 order: capability → budget → revocation → guards): the first covering grant
+    // Budget (DESIGN §7 order: capability → budget → revocation → guards): the first covering grant
     // with invocations left. Checked here so the deny names the budget; re-checked atomically when
     // the call is reserved, which also proves the ledger takes writes before the tool runs.
     // A grant has room when it and every ancestor grant it narrows (budgets.ts) have invocations left.

@@ -1,5 +1,5 @@
 /**
- * Reserving a call before it runs (the kernel's fail-closed step, issue 3): in one `BEGIN
+ * Reserving a call before it runs (the kernel's fail-closed step): in one `BEGIN
  * IMMEDIATE` transaction, count the grant's allowed receipts plus the calls already in flight in
  * every process, refuse past the budget, and record this call — with the facts its receipt needs —
  * in pending_calls. A ledger that cannot be written fails here, before the tool is invoked. The

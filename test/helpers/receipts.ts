@@ -1,4 +1,4 @@
-/** Builds realistic signed receipts for tests (the kernel does this for real from issue 3 on). */
+/** Builds realistic signed receipts for tests (the kernel builds them for real). */
 import { fromHex, hashCanonical, NULL_CONTENT_HASH, signerFromSeed } from '../../src/crypto/index.js';
 import type { Ed25519Signer } from '../../src/crypto/index.js';
 import { signReceipt } from '../../src/receipt/index.js';

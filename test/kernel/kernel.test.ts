@@ -445,7 +445,7 @@ describe('fail closed', () => {
   });
 });
 
-describe('check order (issue 3): capability → budget → revocation → guards', () => {
+describe('check order: capability → budget → revocation → guards', () => {
   it('an exhausted, revoked capability asking for a forbidden path is denied for its budget first, then its revocation', async () => {
     const { kernel, server } = kernelAt(fresh());
     const cap = kernel.issueCapability({

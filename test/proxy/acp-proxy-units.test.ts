@@ -1,4 +1,4 @@
-// The ACP proxy's parts in process (issue 7): FsGuard and TerminalGuard tables over real files and
+// The ACP proxy's parts in process: FsGuard and TerminalGuard tables over real files and
 // symlinks, the config builders, tool-call event reading and hashing, capability-context binding,
 // permission mapping, and session/cancel in either direction.
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // `chio acp proxy` end to end: the built CLI as a real child process, the SDK fixture agent behind
-// it, a real SDK client in front, a real SQLite ledger, real files and symlinks (issue 7).
+// it, a real SDK client in front, a real SQLite ledger, real files and symlinks.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,9 +1,9 @@
 /**
- * What the ACP edge publishes (issue 6 items 1–3): one `AcpCapability` per tool, its category
+ * What the ACP edge publishes: one `AcpCapability` per tool, its category
  * inferred from the tool name, and a bridge-fidelity rating from the manifest's hints. A tool
  * rated `unsupported` is withheld from discovery and cannot be invoked.
- * Upstream's edge (chio-acp-edge bridge) spells the no-caveat kind `lossless`; the issue and this
- * edge say `native` (docs/acp.md, the ACP edge).
+ * Upstream's edge (chio-acp-edge bridge) spells the no-caveat kind `lossless`; this
+ * edge says `native` (docs/acp.md, the ACP edge).
  * Owns: category inference, fidelity rules and caveat texts. Imports kernel types only.
  */
 import type { ToolDefinition, ToolManifest } from '../../kernel/index.js';

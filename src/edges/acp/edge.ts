@@ -1,5 +1,5 @@
 /**
- * The ACP edge (issue 6): Chio's own tools as an ACP surface over line-based JSON-RPC.
+ * The ACP edge: Chio's own tools as an ACP surface over line-based JSON-RPC.
  *   session/list_capabilities  discovery (published capabilities + the surface's lifecycle)
  *   session/request_permission a preview: the kernel's checks without running or signing
  *   tool/invoke                kernel → dispatch (streamed when the tool streams) → signed receipt

@@ -1,5 +1,5 @@
 /**
- * The ACP edge (issue 6): Chio's tools as an ACP surface, every execution through the kernel.
+ * The ACP edge: Chio's tools as an ACP surface, every execution through the kernel.
  */
 export { AcpEdge, ACP_EDGE_METHODS } from './edge.js';
 export type { AcpEdgeOptions, AcpInvocationResult } from './edge.js';

@@ -1,5 +1,5 @@
 /**
- * The `metadata.chio` blocks the ACP edge attaches (issue 6; upstream chio-acp-edge conversion and
+ * The `metadata.chio` blocks the ACP edge attaches (upstream chio-acp-edge conversion and
  * chio-cross-protocol lifecycle). Constant surface descriptions plus per-result receipt linkage.
  * Owns: metadata field names and values. Imports receipt types only.
  */

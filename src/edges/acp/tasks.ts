@@ -1,5 +1,5 @@
 /**
- * Deferred `tool/stream` tasks (issue 6 item 5): created `working` without running anything,
+ * Deferred `tool/stream` tasks: created `working` without running anything,
  * run once by `tool/resume`, cancelled by `tool/cancel`. Finished tasks are kept for five minutes
  * so a repeated resume returns the same receipt; at most 1,024 unfinished tasks are held, so a
  * client cannot grow memory without bound (upstream MAX_DEFERRED_ACP_TASKS).

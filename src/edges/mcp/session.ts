@@ -91,7 +91,7 @@ export const RELAYED_NOTIFICATIONS = new Set([
   'notifications/prompts/list_changed',
 ]);
 
-/** Methods relayed to the upstream as they are (issue 4: the client sees the upstream's full surface); resources/read, resources/subscribe and prompts/get are governed instead. */
+/** Methods relayed to the upstream as they are (the client sees the upstream's full surface); resources/read, resources/subscribe and prompts/get are governed instead. */
 export const PASSTHROUGH_METHODS = new Set([
   'resources/list',
   'resources/templates/list',

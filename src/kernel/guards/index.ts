@@ -1,5 +1,5 @@
 /**
- * The guard pipeline and the eight guards (issue 3, upstream chio-guards). Pure checks over a
+ * The guard pipeline and the eight guards (upstream chio-guards). Pure checks over a
  * classified call; the kernel runs them after the capability checks and records their evidence.
  */
 export { runGuards, buildGuards, GuardsConfigSchema, CLASSIFIER } from './pipeline.js';

@@ -18,7 +18,10 @@ import { pgSnapshot } from './read.js';
  * this module, most of them for an SQLite file.
  */
 async function orm(client: pg.PoolClient) {
-  const [{ drizzle }, { ledgerEntries }] = await Promise.all([import('drizzle-orm/node-postgres'), import('./schema.js')]);
+  const [{ drizzle }, { ledgerEntries }] = await Promise.all([
+    import('drizzle-orm/node-postgres'),
+    import('./schema.js'),
+  ]);
   // The PostgreSQL table has the SQLite table's columns under the same names (schema.ts): the
   // filter builder takes either.
   const columns = ledgerEntries as unknown as Parameters<typeof conditions>[1];

@@ -1,5 +1,5 @@
 /**
- * `chio cert generate` (issue 5): select every receipt of a session by walking its chain, check
+ * `chio cert generate`: select every receipt of a session by walking its chain, check
  * signatures (and the trusted kernel key), the chain, scope prefixes, the budget and required
  * guard evidence, then sign a certificate. Fail-fast: a certificate is produced only when every
  * check passes — there is never a certificate recording a failure. Order of the checks: empty

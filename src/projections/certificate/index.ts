@@ -1,5 +1,5 @@
 /**
- * Compliance certificates (issue 5): a projection over the ledger. Read-only: never imports the
+ * Compliance certificates: a projection over the ledger. Read-only: never imports the
  * ledger's append path.
  */
 export { CertificateSchema, CertificateBodySchema, CERTIFICATE_SCHEMA_ID } from './schema.js';

@@ -1,5 +1,5 @@
 /**
- * The compliance certificate (`chio.compliance.certificate.v1`, issue 5): a signed summary of one
+ * The compliance certificate (`chio.compliance.certificate.v1`): a signed summary of one
  * session. `{body, signer_key, signature}`, signature = Ed25519 by the signer over JCS(body). The
  * `ledger_binding` ties it to the ledger: the session's first and last seq, the entry_hash of its
  * last entry, and H([receipt ids in session order]).

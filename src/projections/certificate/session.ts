@@ -1,5 +1,5 @@
 /**
- * Reading one session out of the ledger by walking its chain (issue 5): from the session's last
+ * Reading one session out of the ledger by walking its chain: from the session's last
  * entry back through `session_prev_seq` to its first, so a receipt deleted from the middle (or a
  * re-linked one) is a broken link, not a silently shorter session. The walk is cross-checked
  * against every entry that names the session, and each entry's own hash is recomputed.

@@ -1,5 +1,5 @@
 /**
- * `chio cert verify` (issue 5). A certificate is only as good as its signer, and the signer_key it
+ * `chio cert verify`. A certificate is only as good as its signer, and the signer_key it
  * names is attacker-controlled (anyone can sign a body with a fresh key and name that key), so the
  * signer must be a key the verifier passed: a trusted authority key (which may certify any
  * session) or a trusted kernel key (which certifies its own sessions only: signer_key ===

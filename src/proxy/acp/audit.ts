@@ -1,5 +1,5 @@
 /**
- * `AcpToolCallAuditEntry` (issue 7): what the proxy records of a `session/update` that carries a
+ * `AcpToolCallAuditEntry`: what the proxy records of a `session/update` that carries a
  * `tool_call`, or a `tool_call_update` with a status (a status-less update records nothing).
  * camelCase on the wire; `timestamp` is a string of Unix seconds; `contentHash` is H(JCS) of the
  * event's declared fields only — `toolCallId`, `title`, `kind`, `status` of a tool call (those

@@ -1,5 +1,5 @@
 /**
- * The kernel capability checker (issue 7): when installed, every fs and terminal request the agent
+ * The kernel capability checker: when installed, every fs and terminal request the agent
  * makes must present a kernel-issued capability token, and the kernel decides it — capability,
  * budget, revocation, the policy's guards — leaving a signed authorization receipt (allow or deny)
  * before the request may be forwarded. The token travels in the request params as

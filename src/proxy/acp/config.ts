@@ -1,5 +1,5 @@
 /**
- * `AcpProxyConfig` (issue 7): the agent command, the allowed path prefixes and commands, the
+ * `AcpProxyConfig`: the agent command, the allowed path prefixes and commands, the
  * environment variables opened past the terminal table, the server id on receipts, and the
  * attestation mode. Empty allow-lists deny everything (fail closed).
  * Builders return a new config, so a shared base config is never mutated.

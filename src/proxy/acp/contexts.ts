@@ -1,5 +1,5 @@
 /**
- * Enforced contexts waiting for the tool call they authorized (issue 7). A checked fs/terminal
+ * Enforced contexts waiting for the tool call they authorized. A checked fs/terminal
  * request that named its toolCallId is bound to that id at once ("live"); one that did not waits
  * in its session's FIFO (at most 32, oldest evicted) until a tool_call arrives whose `kind`
  * matches its operation (fs_read → read, fs_write → edit, terminal → execute). Exactly one match

@@ -1,5 +1,5 @@
 /**
- * What the ACP proxy does with one message (issue 7), as the interceptor decides it and the
+ * What the ACP proxy does with one message, as the interceptor decides it and the
  * transport applies it in arrival order.
  * Owns: the disposition shapes. Imports the audit types only.
  */

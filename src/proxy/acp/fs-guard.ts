@@ -1,5 +1,5 @@
 /**
- * FsGuard (issue 7, upstream chio-acp-proxy fs_guard): may the agent read or write this path, or
+ * FsGuard (upstream chio-acp-proxy fs_guard): may the agent read or write this path, or
  * start a terminal in it? In order: empty path, relative path, any `..` segment (refused before
  * any prefix is consulted), NUL, no prefixes configured; then the path with its symlinks resolved
  * — so a link is judged by its target — must equal a prefix or continue it after a `/` (so

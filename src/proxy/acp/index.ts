@@ -1,5 +1,5 @@
 /**
- * The ACP proxy (issue 7): `chio acp proxy -- <agent>` between an editor and an ACP agent.
+ * The ACP proxy: `chio acp proxy -- <agent>` between an editor and an ACP agent.
  */
 export { AcpProxy, ACP_MAX_MESSAGE_BYTES } from './proxy.js';
 export type { AcpProxyOptions, AcpProxyExit } from './proxy.js';

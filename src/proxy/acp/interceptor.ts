@@ -1,5 +1,5 @@
 /**
- * The ACP proxy's decisions, one message at a time (issue 7), free of any transport:
+ * The ACP proxy's decisions, one message at a time, free of any transport:
  *  agent → editor  fs/* and terminal/* requests are checked (kernel checker when installed, then
  *                  FsGuard with the policy's forbidden paths / TerminalGuard and any plugged-in
  *                  terminal checks) and refused with −32000 naming the operation and value, never

@@ -1,5 +1,5 @@
 /**
- * `AcpProxy` (issue 7): spawns the agent and routes ACP's symmetric JSON-RPC between the editor
+ * `AcpProxy`: spawns the agent and routes ACP's symmetric JSON-RPC between the editor
  * (our stdin/stdout) and the agent (its stdin/stdout), one line per message (ACP v1 transports).
  * Each direction is an ordered pipeline (pipeline.ts): messages are judged and leave strictly in
  * arrival order, so nothing is reordered, while later messages are judged as an earlier one's

@@ -1,5 +1,5 @@
 /**
- * Receipt drafts the ACP proxy asks the kernel to sign (issue 7, DESIGN §5):
+ * Receipt drafts the ACP proxy asks the kernel to sign (DESIGN §5):
  *  - an audit entry, `audit_only` → `trace_observation` (no decision, trust `verified`, capability
  *    `acp-session:<sessionId>`), `cryptographically_enforced` → `mediated_decision`, allow, trust
  *    `mediated`, the presented token's capability id;

@@ -1,5 +1,5 @@
 /**
- * TerminalGuard (issue 7, upstream chio-acp-proxy terminal_guard): may the agent start this
+ * TerminalGuard (upstream chio-acp-proxy terminal_guard): may the agent start this
  * terminal? In order:
  *  1. the command equals an allowed entry exactly;
  *  2. no argument carries a NUL or shell metacharacters that would matter if the client ran it

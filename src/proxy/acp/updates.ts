@@ -1,5 +1,5 @@
 /**
- * A session/update carrying a tool_call or tool_call_update, judged for the ACP proxy (issue 7):
+ * A session/update carrying a tool_call or tool_call_update, judged for the ACP proxy:
  * its capability context is bound and settled, its audit entry built and its signed receipt
  * started at once, in arrival order; whether it is forwarded waits for that receipt (`ready`).
  * So the transport can judge the next messages while this receipt commits (the kernel's writer
