@@ -100,6 +100,11 @@ export const serveCommand: CommandModule<GlobalArgs, ServeArgs> = {
     const server = createServer((req, res) => {
       if (!site(req, res)) api(req, res);
     });
+    // A client reusing a kept-alive connection must not find it closed under it: Node's default of 5 s
+    // races clients whose own idle timer (undici's: 4 s) fires late under load. Idle connections
+    // still close at shutdown (server.close).
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', (e) =>
