@@ -13,6 +13,7 @@ import { closeAnyLedger, openAnyLedger, shownLocation } from '../../src/ledger/p
 import type { CertificateSigner } from '../../src/projections/certificate/index.js';
 import { explorerSite } from '../../src/projections/explorer/index.js';
 import { auditApi } from '../../src/projections/query/index.js';
+import { applyServerTimeouts } from '../../src/wire/index.js';
 import type { GlobalArgs } from '../options.js';
 import { readTextFile } from '../options.js';
 
@@ -100,11 +101,7 @@ export const serveCommand: CommandModule<GlobalArgs, ServeArgs> = {
     const server = createServer((req, res) => {
       if (!site(req, res)) api(req, res);
     });
-    // A client reusing a kept-alive connection must not find it closed under it: Node's default of 5 s
-    // races clients whose own idle timer (undici's: 4 s) fires late under load. Idle connections
-    // still close at shutdown (server.close).
-    server.keepAliveTimeout = 65_000;
-    server.headersTimeout = 66_000;
+    applyServerTimeouts(server);
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', (e) =>

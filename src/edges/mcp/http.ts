@@ -18,6 +18,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Kernel } from '../../kernel/index.js';
+import { applyServerTimeouts } from '../../wire/index.js';
 import { BoundedEventStore } from './event-store.js';
 import { HttpSessions, sessionLimits, TOO_MANY_SESSIONS } from './http-sessions.js';
 import { INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND } from './jsonrpc.js';
@@ -267,6 +268,7 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
       else res.end();
     });
   });
+  applyServerTimeouts(server);
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
   port = (server.address() as AddressInfo).port;
   hostNames = new Set([`${host}:${port}`, `127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
