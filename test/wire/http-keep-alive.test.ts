@@ -54,7 +54,7 @@ describe('HTTP servers keep idle connections open for reuse', () => {
 
   it('chio serve and chio mcp serve-http answer on a connection reused after 6 s idle', async () => {
     const db = join(dir, 'keep-alive.sqlite');
-    Kernel.open({ ledgerPath: db, seed: new Uint8Array(32).fill(9), checkpoints: false }).close();
+    await Kernel.open({ ledgerPath: db, seed: new Uint8Array(32).fill(9), checkpoints: false }).close();
     const [api, edge] = await Promise.all([
       children.start(
         [
