@@ -145,6 +145,22 @@ describe('architecture', () => {
     expect(offending).toEqual([]);
   });
 
+  it("drizzle-orm is loaded at run time only through the ledger's two doors, which the build bundles", () => {
+    // Node 22 and 24 re-read drizzle-orm's 179 KB exports map for every module loaded from it (src/ledger/drizzle.ts).
+    const runtime =
+      /^\s*(?:import|export)\s+(?!type\b)[^'"]*?from\s+'drizzle-orm[^']*'|\bimport\(\s*'drizzle-orm[^']*'/m;
+    const importers = [...srcFiles, ...files('cli')].filter((f) => runtime.test(readFileSync(f, 'utf8')));
+    expect(importers.sort()).toEqual(['src/ledger/drizzle.ts', 'src/ledger/pg/drizzle.ts']);
+    // The built doors hold drizzle's code (a shared chunk beside them), no import of the package.
+    const built = ['dist/src/ledger/drizzle.js', 'dist/src/ledger/pg/drizzle.js'].map((f) => readFileSync(f, 'utf8'));
+    for (const text of built) {
+      expect(text).not.toMatch(/^(?:import|export|\})[^\n]*from\s*["']drizzle-orm|\bimport\(\s*["']drizzle-orm/m);
+      expect(text).toMatch(/from\s*["']\.\.?\/(\.\.\/)?drizzle-core-\w+\.js["']/);
+    }
+    expect(built[0]).toContain('BetterSQLiteSession');
+    expect(built[1]).toContain('NodePgSession');
+  });
+
   it('every module opens with a comment saying what it owns', () => {
     const missing = [...srcFiles, ...files('cli')].filter((f) => !/^(#!.*\n)?\/\*\*/.test(readFileSync(f, 'utf8')));
     expect(missing).toEqual([]);

@@ -15,7 +15,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
-import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { readMigrationFiles } from './drizzle.js';
 import type { MigrationMeta } from 'drizzle-orm/migrator';
 import { ChioError } from '../errors.js';
 import { rebuildMerkleSubtrees } from './tree.js';

@@ -25,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, openSync, readSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { drizzle } from './drizzle.js';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { ChioError } from '../errors.js';
 import { applyMigrations, CHIO_APPLICATION_ID, LEDGER_SCHEMA_VERSION } from './migrate.js';

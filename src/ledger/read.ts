@@ -4,7 +4,7 @@
  * indexed columns.
  * Owns: query shapes. Must not import the append path, kernel, edges or cli.
  */
-import { and, asc, count, eq, gt, gte, like, lte, max, min, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, gte, like, lte, max, min, sql } from './drizzle.js';
 import type { SQL } from 'drizzle-orm';
 import type { Ledger } from './open.js';
 import { ledgerEntries } from './schema.js';

@@ -2,10 +2,9 @@
  * The ledger's tables as drizzle-orm definitions (DESIGN §6). drizzle-kit generates the SQL in
  * `migrations/` from this file; append-only triggers and the auditor views live in a custom
  * migration because the schema DSL cannot express them.
- * Owns: table and column names. Must not import anything but drizzle-orm.
+ * Owns: table and column names. Must not import anything but drizzle-orm (through ./drizzle.ts).
  */
-import { sql } from 'drizzle-orm';
-import { blob, check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { blob, check, index, integer, primaryKey, sql, sqliteTable, text } from './drizzle.js';
 
 /**
  * `chio.ledger.entry.v1`: one row per appended event, seq 1, 2, 3, … with no gaps. Never updated

@@ -3,7 +3,7 @@
  * append keeps it current; `rebuildSessions` drops and re-derives it, and must give the same rows.
  * Owns: the derivation. Must not import kernel, edges or cli.
  */
-import { asc } from 'drizzle-orm';
+import { asc } from './drizzle.js';
 import type { Ledger } from './open.js';
 import { ANCESTOR_GRANTS_KEY, GRANT_INDEX_KEY } from './entry.js';
 import { ledgerSessions } from './schema.js';

@@ -10,7 +10,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
-import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { readMigrationFiles } from '../drizzle.js';
 import type { MigrationMeta } from 'drizzle-orm/migrator';
 import { ChioError } from '../../errors.js';
 import { inTransaction } from './transaction.js';

@@ -4,7 +4,7 @@
  * page and its count read in one snapshot.
  * Owns: query shapes on PostgreSQL. Never writes. Must not import kernel, edges or cli.
  */
-import { and, asc, count, eq, gt, like } from 'drizzle-orm';
+import { and, asc, count, eq, gt, like } from '../drizzle.js';
 import type pg from 'pg';
 import { conditions } from '../read.js';
 import type { EntryFilter, EntryPage, LedgerStats } from '../read.js';
@@ -17,11 +17,11 @@ import { pgSnapshot } from './read.js';
  * modules a CLI start would load) and the table, loaded by the first query: every command imports
  * this module, most of them for an SQLite file.
  */
+let modules: Promise<[typeof import('./drizzle.js'), typeof import('./schema.js')]> | undefined;
+
 async function orm(client: pg.PoolClient) {
-  const [{ drizzle }, { ledgerEntries }] = await Promise.all([
-    import('drizzle-orm/node-postgres'),
-    import('./schema.js'),
-  ]);
+  modules ??= Promise.all([import('./drizzle.js'), import('./schema.js')]);
+  const [{ drizzle }, { ledgerEntries }] = await modules;
   // The PostgreSQL table has the SQLite table's columns under the same names (schema.ts): the
   // filter builder takes either.
   const columns = ledgerEntries as unknown as Parameters<typeof conditions>[1];

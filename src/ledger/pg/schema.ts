@@ -5,10 +5,10 @@
  * this file (drizzle-pg.config.ts); triggers and auditor views are a custom migration there.
  * Integers that can outgrow 32 bits (seq, Unix seconds) are BIGINT, read back as JS numbers (safe
  * up to 2^53, DESIGN §4).
- * Owns: table and column names on PostgreSQL. Must not import anything but drizzle-orm.
+ * Owns: table and column names on PostgreSQL. Must not import anything but drizzle-orm (through its doors).
  */
-import { sql } from 'drizzle-orm';
-import { bigint, check, customType, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { sql } from '../drizzle.js';
+import { bigint, check, customType, index, integer, pgTable, primaryKey, text } from './drizzle.js';
 
 const big = (name: string) => bigint(name, { mode: 'number' });
 const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
