@@ -4,11 +4,13 @@
  *
  *   commitOps    batches of 64 pre-signed, prepared receipts through `commitOps` (the ledger's own
  *                transaction, synchronous=FULL and synchronous=OFF, the latter leaving only CPU)
- *   pieces       the statements of one append written out here as the ledger ran them before the
- *                batch carried its heads (exists, head, session head, entry hash, insert with the
- *                link trigger, Merkle subtrees, session upsert), each timed on its own, in batches
- *                of 64 at synchronous=OFF; plus the insert on a copy without the link trigger, to
- *                price the trigger
+ *   pieces       the statements of one append written out here (exists, head, session head, entry
+ *                hash, insert with the link trigger, Merkle subtrees, session upsert, grant count),
+ *                each timed on its own, in batches of 64 at synchronous=OFF: once reading every head
+ *                back for each entry, once carrying them through the batch as src/ledger/append.ts
+ *                does now; plus the insert on a copy without the link trigger, to price the trigger.
+ *                (The timer itself adds well under a microsecond per piece.)
+ *   commitOps and pieces have a synchronous=FULL/OFF split: at OFF the commit waits for no fsync.
  *   group        the bench row "group commit, 64 producers, pre-signed receipts" (bench/run.ts)
  *                beside the raw Ed25519 signing rate of the same run
  *
@@ -75,25 +77,44 @@ function sessionOf(k: number): string {
   return `session-${Math.floor(k / PER_PRODUCER)}`;
 }
 
-/** µs per entry of `commitOps` over `entries`, in batches of 64, after a warm-up ledger of 1,024 entries. */
-function commitOpsCost(dir: string, name: string, entries: PreparedEntry[], synchronous: 'FULL' | 'OFF'): number {
+/** CPU µs (user + system, every thread of the process) since `from`, per entry. */
+const cpuUs = (from: NodeJS.CpuUsage, n: number) => {
+  const d = process.cpuUsage(from);
+  return (d.user + d.system) / n;
+};
+
+/**
+ * Wall and CPU µs per entry of `commitOps` over `entries`, in batches of 64, after a warm-up of
+ * 1,024 entries. CPU time leaves out the wait for fsync and is less disturbed by other work on the machine.
+ */
+function commitOpsCost(
+  dir: string,
+  name: string,
+  entries: PreparedEntry[],
+  synchronous: 'FULL' | 'OFF',
+): { wall: number; cpu: number } {
   const ledger = openLedger(join(dir, name), { synchronous });
   const inserter = new EntryInserter(ledger);
   const ops: WriteOp[] = entries.map((entry) => ({ kind: 'append', entry }));
   const warm = 1024;
   for (let i = 0; i < warm; i += BATCH) commitOps(ledger, inserter, ops.slice(i, i + BATCH));
   const start = now();
+  const cpu = process.cpuUsage();
   for (let i = warm; i < ops.length; i += BATCH) commitOps(ledger, inserter, ops.slice(i, i + BATCH));
-  const cost = us(now() - start, ops.length - warm);
+  const cost = { cpu: cpuUs(cpu, ops.length - warm), wall: us(now() - start, ops.length - warm) };
   ledger.close();
   return cost;
 }
+
+/** The batch cache of the Merkle appender, typed loosely so this file also runs in a build without it. */
+type RecentSubtreesLike = Parameters<TreeAppender['appended']>[2];
+type TreeAppenderLike = TreeAppender & { recentSubtrees?: () => RecentSubtreesLike };
 
 const PIECES = ['exists', 'head', 'sessionHead', 'entryHash', 'insert', 'tree', 'upsertSession', 'countGrant'] as const;
 type Piece = (typeof PIECES)[number];
 
 /** The append of src/ledger/append.ts before the batch carried its heads, each statement timed. */
-function piecesCost(ledger: Ledger, entries: PreparedEntry[]): Record<Piece | 'txn', number> {
+function piecesCost(ledger: Ledger, entries: PreparedEntry[], carried: boolean): Record<Piece | 'txn', number> {
   const db = ledger.db;
   const exists = db.prepare('SELECT 1 AS one FROM ledger_entries WHERE receipt_id = ?');
   const head = db.prepare('SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1');
@@ -139,11 +160,17 @@ function piecesCost(ledger: Ledger, entries: PreparedEntry[]): Record<Piece | 't
     };
     exists.get(entry.receiptId);
     mark('exists');
-    const h = head.get() as { seq: number; entry_hash: string } | undefined;
+    const h = carried && last !== undefined ? last : (head.get() as { seq: number; entry_hash: string } | undefined);
     mark('head');
     const seq = (h?.seq ?? 0) + 1;
     const prevHash = h?.entry_hash ?? GENESIS_PREV_HASH;
-    const s = entry.sessionId === null ? null : (sessionHead.get(entry.sessionId) as { seq: number | null }).seq;
+    const sid = entry.sessionId;
+    const s =
+      sid === null
+        ? null
+        : carried && sessions.has(sid)
+          ? sessions.get(sid)!
+          : (sessionHead.get(sid) as { seq: number | null }).seq;
     mark('sessionHead');
     const hash = entryHash({
       seq,
@@ -175,20 +202,37 @@ function piecesCost(ledger: Ledger, entries: PreparedEntry[]): Record<Piece | 't
       entry.producer,
     );
     mark('insert');
-    tree.appended(seq, hash);
+    tree.appended(seq, hash, recent);
     mark('tree');
     if (entry.sessionId !== null)
       upsertSession.run({ sessionId: entry.sessionId, seq, timestamp: c.timestamp, entryHash: hash });
     mark('upsertSession');
     for (const g of entry.grants) countGrant.run(g.capabilityId, g.grantIndex, c.kernelKey);
     mark('countGrant');
+    last = { seq, entry_hash: hash };
+    if (sid !== null) sessions.set(sid, seq);
+  };
+  // `carried`: as a batch appends now (src/ledger/append.ts AppendBatch), when this build has it.
+  let last: { seq: number; entry_hash: string } | undefined;
+  let recent: RecentSubtreesLike | undefined;
+  const sessions = new Map<string, number>();
+  const fresh = () => {
+    last = undefined;
+    sessions.clear();
+    recent = carried ? (tree as TreeAppenderLike).recentSubtrees?.() : undefined;
   };
   const warm = 1024;
   for (let i = 0; i < warm; i += BATCH)
-    db.transaction(() => entries.slice(i, i + BATCH).forEach((e) => one(e, false))).immediate();
+    db.transaction(() => {
+      fresh();
+      for (const e of entries.slice(i, i + BATCH)) one(e, false);
+    }).immediate();
   for (let i = warm; i < entries.length; i += BATCH) {
     const start = now();
-    db.transaction(() => entries.slice(i, i + BATCH).forEach((e) => one(e, true))).immediate();
+    db.transaction(() => {
+      fresh();
+      for (const e of entries.slice(i, i + BATCH)) one(e, true);
+    }).immediate();
     t.txn += now() - start;
   }
   const n = entries.length - warm;
@@ -198,10 +242,11 @@ function piecesCost(ledger: Ledger, entries: PreparedEntry[]): Record<Piece | 't
 }
 
 /** 64 producers, each awaiting its append of a pre-signed receipt, through one writer (bench/run.ts). */
-async function groupRate(path: string, presigned: Receipt[]): Promise<number> {
+async function groupRate(path: string, presigned: Receipt[]): Promise<{ rate: number; cpu: number }> {
   const ledger = openLedger(path);
   const writer = new LedgerWriter(ledger);
   const start = now();
+  const cpu = process.cpuUsage();
   await Promise.all(
     Array.from({ length: PRODUCERS }, async (_, p) => {
       for (let i = 0; i < PER_PRODUCER; i++) {
@@ -209,7 +254,10 @@ async function groupRate(path: string, presigned: Receipt[]): Promise<number> {
       }
     }),
   );
-  const r = (PRODUCERS * PER_PRODUCER) / (Number(now() - start) / 1e9);
+  const r = {
+    rate: (PRODUCERS * PER_PRODUCER) / (Number(now() - start) / 1e9),
+    cpu: cpuUs(cpu, PRODUCERS * PER_PRODUCER),
+  };
   await writer.close();
   ledger.close();
   return r;
@@ -239,7 +287,7 @@ async function main(): Promise<void> {
     if (process.argv[3] === 'group') {
       // Only the bench row, for `node --cpu-prof`.
       const rates: number[] = [];
-      for (let r = 0; r < rounds; r++) rates.push(await groupRate(join(dir, `group-${r}.sqlite`), presigned));
+      for (let r = 0; r < rounds; r++) rates.push((await groupRate(join(dir, `group-${r}.sqlite`), presigned)).rate);
       console.log(`group commit, 64 producers, pre-signed  ${span(rates, 0)} /s`);
       return;
     }
@@ -247,36 +295,55 @@ async function main(): Promise<void> {
     const start = now();
     const entries = presigned.map((receipt, k) => prepareEntry({ receipt, sessionId: sessionOf(k) }));
     const prepare = us(now() - start, total);
-    const full: number[] = [];
-    const off: number[] = [];
+    const full: Array<{ wall: number; cpu: number }> = [];
+    const off: Array<{ wall: number; cpu: number }> = [];
     const pieces: Record<string, number[]> = {};
+    const carried: Record<string, number[]> = {};
     const noTrigger: number[] = [];
-    const group: number[] = [];
+    const group: Array<{ rate: number; cpu: number }> = [];
     const sign: number[] = [];
     for (let r = 0; r < rounds; r++) {
       full.push(commitOpsCost(dir, `full-${r}.sqlite`, entries, 'FULL'));
       off.push(commitOpsCost(dir, `off-${r}.sqlite`, entries, 'OFF'));
       const l1 = openLedger(join(dir, `pieces-${r}.sqlite`), { synchronous: 'OFF' });
-      for (const [k, v] of Object.entries(piecesCost(l1, entries))) pieces[k] = [...(pieces[k] ?? []), v];
+      for (const [k, v] of Object.entries(piecesCost(l1, entries, false))) pieces[k] = [...(pieces[k] ?? []), v];
       l1.close();
+      const l3 = openLedger(join(dir, `carried-${r}.sqlite`), { synchronous: 'OFF' });
+      for (const [k, v] of Object.entries(piecesCost(l3, entries, true))) carried[k] = [...(carried[k] ?? []), v];
+      l3.close();
       // The same insert on a copy without the link trigger (measurement only; the ledger keeps it).
       const l2 = openLedger(join(dir, `notrigger-${r}.sqlite`), { synchronous: 'OFF' });
       l2.db.exec('DROP TRIGGER ledger_entries_links');
-      noTrigger.push(piecesCost(l2, entries).insert);
+      noTrigger.push(piecesCost(l2, entries, false).insert);
       l2.close();
       group.push(await groupRate(join(dir, `group-${r}.sqlite`), presigned));
       sign.push(signRate(message, 1000));
     }
     console.log(`insert-cost: ${total} pre-signed receipts, batches of ${BATCH}, ${rounds} rounds (min–max)`);
     console.log(`prepareEntry (outside the transaction)  ${prepare.toFixed(1)} µs/entry (once)`);
-    console.log(`commitOps, synchronous=FULL             ${span(full)} µs/entry`);
-    console.log(`commitOps, synchronous=OFF              ${span(off)} µs/entry`);
-    console.log('pieces (the statements of one append before the heads were carried), synchronous=OFF, µs/entry:');
-    for (const [k, v] of Object.entries(pieces)) console.log(`  ${k.padEnd(14)} ${span(v, 2)}`);
+    for (const [name, xs] of [
+      ['FULL', full],
+      ['OFF ', off],
+    ] as const)
+      console.log(
+        `commitOps, synchronous=${name}            ${span(xs.map((x) => x.wall))} µs/entry wall, ${span(xs.map((x) => x.cpu))} µs/entry CPU`,
+      );
+    console.log(
+      'pieces, synchronous=OFF, µs/entry: every head read back | heads and subtrees carried through the batch',
+    );
+    for (const [k, v] of Object.entries(pieces))
+      console.log(`  ${k.padEnd(14)} ${span(v, 2).padEnd(12)} | ${span(carried[k] ?? [], 2)}`);
     console.log(`  insert without the link trigger ${span(noTrigger, 2)}`);
-    console.log(`group commit, 64 producers, pre-signed  ${span(group, 0)} /s`);
+    console.log(
+      `group commit, 64 producers, pre-signed  ${span(
+        group.map((g) => g.rate),
+        0,
+      )} /s, ${span(group.map((g) => g.cpu))} µs/entry CPU`,
+    );
     console.log(`raw Ed25519 sign, node:crypto           ${span(sign, 0)} /s`);
-    console.log(`ratio per round                         ${group.map((g, i) => (g / sign[i]!).toFixed(2)).join(' ')}`);
+    console.log(
+      `ratio per round                         ${group.map((g, i) => (g.rate / sign[i]!).toFixed(2)).join(' ')}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
