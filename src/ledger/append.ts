@@ -27,6 +27,7 @@ import type { EntryKind, ProjectedColumns } from './entry.js';
 import type { Ledger } from './open.js';
 import type { RawLedgerEntry } from './schema.js';
 import { TreeAppender } from './tree.js';
+import type { RecentSubtrees } from './tree.js';
 
 export interface AppendRequest {
   receipt: Receipt;
@@ -123,7 +124,22 @@ export function prepareEntry(request: AppendRequest): PreparedEntry {
   };
 }
 
-/** Prepared statements for one connection; the append itself is `appendPrepared`. */
+/**
+ * What the appends of one write transaction learn from each other: the head, each session's last
+ * seq and the Merkle subtrees the previous append left, all of which the next append would
+ * otherwise read back. Made by `EntryInserter.batch()` for one transaction and dropped with it:
+ * after a rollback it describes rows the file no longer holds. An append updates it only once all
+ * its rows are written, so a refused duplicate leaves it as it was.
+ */
+export class AppendBatch {
+  /** The last entry appended in this transaction; undefined until the first one. */
+  head: { seq: number; entryHash: string } | undefined = undefined;
+  /** Last seq of each session appended to in this transaction. */
+  readonly sessionHeads = new Map<string, number>();
+  constructor(readonly subtrees: RecentSubtrees) {}
+}
+
+/** Prepared statements for one connection; the append itself is `insertLinked`. */
 export class EntryInserter {
   private readonly head: Database.Statement<[], { seq: number; entry_hash: string }>;
   private readonly exists: Database.Statement<[string], { one: number }>;
@@ -210,18 +226,33 @@ export class EntryInserter {
     for (const g of grantsOf(receipt)) this.countGrant.run(g.capabilityId, g.grantIndex, row.kernel_key);
   }
 
+  /** State shared by the appends of one write transaction; create it inside the transaction. */
+  batch(): AppendBatch {
+    return new AppendBatch(this.tree.recentSubtrees());
+  }
+
   /**
-   * Links and inserts one entry. Must run inside a write transaction. A duplicate receipt is
-   * refused before anything is written, so a batch can skip it without a savepoint.
+   * Links and inserts one entry. Must run inside a write transaction; `batch`, if given, was made
+   * for that same transaction (the link trigger still checks every link against the file). A
+   * duplicate receipt is refused before anything is written, so a batch can skip it without a savepoint.
    */
-  insertLinked(entry: PreparedEntry): AppendResult {
+  insertLinked(entry: PreparedEntry, batch?: AppendBatch): AppendResult {
     if (this.exists.get(entry.receiptId) !== undefined) {
       throw new ChioError('CHIO-LEDGER-DUPLICATE-RECEIPT', `receipt ${entry.receiptId} is already in the ledger`);
     }
-    const head = this.head.get();
-    const seq = (head?.seq ?? 0) + 1;
-    const prevHash = head?.entry_hash ?? GENESIS_PREV_HASH;
-    const sessionPrevSeq = entry.sessionId === null ? null : (this.sessionHead.get(entry.sessionId)?.seq ?? null);
+    let seq: number;
+    let prevHash: string;
+    if (batch?.head !== undefined) {
+      seq = batch.head.seq + 1;
+      prevHash = batch.head.entryHash;
+    } else {
+      const head = this.head.get();
+      seq = (head?.seq ?? 0) + 1;
+      prevHash = head?.entry_hash ?? GENESIS_PREV_HASH;
+    }
+    const sessionId = entry.sessionId;
+    const sessionPrevSeq =
+      sessionId === null ? null : (batch?.sessionHeads.get(sessionId) ?? this.sessionHead.get(sessionId)?.seq ?? null);
     const hash = entryHash({
       seq,
       prevHash,
@@ -250,12 +281,16 @@ export class EntryInserter {
       c.tenantId,
       entry.producer,
     );
-    this.tree.appended(seq, hash);
+    this.tree.appended(seq, hash, batch?.subtrees);
     if (entry.sessionId !== null)
       this.upsertSession.run({ sessionId: entry.sessionId, seq, timestamp: c.timestamp, entryHash: hash });
     if (entry.revokes !== undefined) this.revoke.run(entry.revokes, c.kernelKey, seq, c.timestamp);
     for (const g of entry.grants) this.countGrant.run(g.capabilityId, g.grantIndex, c.kernelKey);
     if (entry.releases !== undefined) this.release.run(entry.releases);
+    if (batch !== undefined) {
+      batch.head = { seq, entryHash: hash };
+      if (sessionId !== null) batch.sessionHeads.set(sessionId, seq);
+    }
     return { seq, receiptId: entry.receiptId, entryHash: hash, prevHash, sessionId: entry.sessionId, sessionPrevSeq };
   }
 }

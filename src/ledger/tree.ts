@@ -82,6 +82,26 @@ export class LedgerTree {
   }
 }
 
+/**
+ * The subtree each level last completed, as the appends of one write transaction computed them.
+ * The left sibling an append needs at each level is exactly that subtree, so the appends after the
+ * first of a batch read no row. Kept only for the transaction it was made for: after a rollback
+ * those subtrees are gone from the file while this would still hold them.
+ */
+export class RecentSubtrees {
+  private readonly latest: Array<{ index: number; hash: Uint8Array } | undefined> = [];
+  constructor(private readonly stored: SubtreeReader) {}
+
+  readonly read: SubtreeReader = (level, index) => {
+    const recent = this.latest[level];
+    return recent !== undefined && recent.index === index ? recent.hash : this.stored(level, index);
+  };
+
+  record(level: number, index: number, hash: Uint8Array): void {
+    this.latest[level] = { index, hash };
+  }
+}
+
 /** Stores the subtrees an append completes. Must run inside the append's write transaction. */
 export class TreeAppender {
   private readonly tree: LedgerTree;
@@ -92,11 +112,21 @@ export class TreeAppender {
     this.insert = db.prepare('INSERT INTO merkle_subtrees (level, idx, hash) VALUES (?, ?, ?)');
   }
 
-  /** After entry `seq` (hash `entryHashHex`) was inserted. */
-  appended(seq: number, entryHashHex: string): void {
-    for (const s of completedSubtrees(seq - 1, entryLeafHash(entryHashHex), this.tree.read)) {
-      if (s.level > 0) this.insert.run(s.level, s.index, Buffer.from(s.hash));
+  /** A cache for the appends of one write transaction (`appended`'s `recent`). */
+  recentSubtrees(): RecentSubtrees {
+    return new RecentSubtrees(this.tree.read);
+  }
+
+  /** After entry `seq` (hash `entryHashHex`) was inserted; `recent` belongs to this transaction. */
+  appended(seq: number, entryHashHex: string, recent?: RecentSubtrees): void {
+    const subtrees = completedSubtrees(seq - 1, entryLeafHash(entryHashHex), recent?.read ?? this.tree.read);
+    for (const s of subtrees) {
+      // better-sqlite3 copies a bound blob, so a view of the hash's bytes is enough.
+      if (s.level > 0)
+        this.insert.run(s.level, s.index, Buffer.from(s.hash.buffer, s.hash.byteOffset, s.hash.byteLength));
     }
+    // Recorded once every row is written: a fault above rolls the transaction back with its cache.
+    if (recent !== undefined) for (const s of subtrees) recent.record(s.level, s.index, s.hash);
   }
 }
 

@@ -47,8 +47,10 @@ export function commitOps(
 ): OpOutcome[] {
   const run = () =>
     ledger.db
-      .transaction(() =>
-        ops.map((op): OpOutcome => {
+      .transaction(() => {
+        // Made inside the transaction, so a retried or rolled-back batch never reuses its heads.
+        const batch = inserter.batch();
+        return ops.map((op): OpOutcome => {
           if (op.kind === 'reserve') {
             const outcome = reserveInTransaction(ledger, op.reservation);
             return outcome instanceof ChioError
@@ -56,13 +58,15 @@ export function commitOps(
               : { ok: true, kind: 'reserve', outcome };
           }
           try {
-            return { ok: true, kind: 'append', result: inserter.insertLinked(op.entry) };
+            return { ok: true, kind: 'append', result: inserter.insertLinked(op.entry, batch) };
           } catch (e) {
-            if (!(e instanceof ChioError)) throw e;
+            // Only the duplicate is refused before anything is written; any other error (a corrupt
+            // subtree read after the row went in) is a fault that takes the whole batch back.
+            if (!(e instanceof ChioError) || e.code !== 'CHIO-LEDGER-DUPLICATE-RECEIPT') throw e;
             return { ok: false, error: e };
           }
-        }),
-      )
+        });
+      })
       .immediate();
   if (reservationSync === 'full' || ops.some((op) => op.kind === 'append')) return run();
   return withoutFsync(ledger, run);

@@ -40,7 +40,12 @@ export async function appendAny(ledger: AnyLedger, requests: AppendRequest[]): P
   const entries = requests.map(prepareEntry);
   const inserter = new EntryInserter(ledger);
   try {
-    return ledger.db.transaction(() => entries.map((e) => inserter.insertLinked(e))).immediate();
+    return ledger.db
+      .transaction(() => {
+        const batch = inserter.batch();
+        return entries.map((e) => inserter.insertLinked(e, batch));
+      })
+      .immediate();
   } catch (e) {
     throw appendFailed(e);
   }
