@@ -25,7 +25,6 @@ import {
   fromHex,
   hashCanonical,
   merkleLeafHash,
-  NULL_CONTENT_HASH,
   sha256Hex,
   signCheckpoint,
   signerFromSeed,
@@ -49,7 +48,8 @@ import { generateCertificate } from '../src/projections/certificate/index.js';
 import { proveInclusion } from '../src/projections/checkpoints/index.js';
 import { exportEvidence, verifyEvidenceBundle } from '../src/projections/evidence/index.js';
 import { canonicalMembers, signedText, signReceipt } from '../src/receipt/index.js';
-import type { Receipt, ReceiptDraft } from '../src/receipt/index.js';
+import type { Receipt } from '../src/receipt/index.js';
+import { draft } from './drafts.js';
 
 export interface BenchRow {
   name: string;
@@ -62,34 +62,6 @@ export interface BenchRow {
 const signer = signerFromSeed(fromHex('41'.repeat(32)));
 const POLICY = hashCanonical({ bench: 'checkpoints' });
 const PROOF_GOAL_US = 1000; // the product's goal: an inclusion proof in under 1 ms at 1,000,000 entries
-
-/** bench/run.ts's receipt draft: an allowed read, every fourth a denied write. */
-function draft(i: number): ReceiptDraft {
-  const deny = i % 4 === 3;
-  return {
-    timestamp: 1_790_000_000 + i,
-    capability_id: 'cap-0190f0c2-8d5b-7cc0-9e3a-5b1f2a8d9c41',
-    tool_server: 'filesystem',
-    tool_name: deny ? 'write_file' : 'read_text_file',
-    action: { parameters: { path: `/home/dev/project/src/module-${i % 97}.ts`, encoding: 'utf-8' } },
-    decision: deny
-      ? { verdict: 'deny', reason: 'path matches a forbidden pattern: **/.env', guard: 'forbidden-path' }
-      : { verdict: 'allow' },
-    receipt_kind: 'mediated_decision',
-    boundary_class: 'prevent',
-    tool_origin: 'caller_executed',
-    redaction_mode: 'none',
-    content_hash: deny ? NULL_CONTENT_HASH : hashCanonical({ text: `contents ${i}` }),
-    policy_hash: POLICY,
-    evidence: [
-      { guard_name: 'forbidden-path', verdict: !deny },
-      { guard_name: 'path-allowlist', verdict: true },
-      { guard_name: 'secret-leak', verdict: true },
-    ],
-    metadata: { request_id: `req-${i}` },
-    trust_level: 'mediated',
-  };
-}
 
 /** Runs `op` for about `ms` milliseconds after a warm-up; operations per second. */
 function rate(ms: number, op: (i: number) => unknown): number {
@@ -127,7 +99,7 @@ class SyntheticLedger {
   constructor(dir: string) {
     this.path = join(dir, 'tree.sqlite');
     const real = openLedger(this.path);
-    appendReceiptSync(real, { receipt: signReceipt(draft(0), signer, { nonce: 'tree-0' }), sessionId: 'real' });
+    appendReceiptSync(real, { receipt: signReceipt(draft(0, POLICY), signer, { nonce: 'tree-0' }), sessionId: 'real' });
     real.close();
     this.setup = openLedger(this.path, { synchronous: 'NORMAL', create: false });
     // Setup speed only: a statement journal on disk (the links trigger can abort each insert) cost
@@ -443,7 +415,7 @@ export async function checkpointFigures(progress: (m: string) => void = (m) => c
         rootHash: new Uint8Array(32).fill(7),
       }),
     );
-    const sample = signReceipt(draft(1), signer, { nonce: 'sample' });
+    const sample = signReceipt(draft(1, POLICY), signer, { nonce: 'sample' });
     const message = new TextEncoder().encode(signedText(canonicalMembers(sample)));
     const sig = toHex(signer.sign(message));
     const in33 = new Uint8Array(33);
@@ -501,7 +473,9 @@ export async function checkpointFigures(progress: (m: string) => void = (m) => c
     rows.push(...treeFigures(t, t.head, lim, true));
     t.setup.close();
 
-    const receipts = Array.from({ length: 10_000 }, (_, i) => signReceipt(draft(i), signer, { nonce: `ck-${i}` }));
+    const receipts = Array.from({ length: 10_000 }, (_, i) =>
+      signReceipt(draft(i, POLICY), signer, { nonce: `ck-${i}` }),
+    );
     rows.push(...(await appendFigures(dir, receipts, lim)));
     rows.push(...(await evidenceFigures(dir, receipts, lim)));
     progress(`checkpoints: module took ${fmt((performance.now() - started) / 1000, 1)} s`);

@@ -22,8 +22,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalMembers, signedText, signReceipt } from '../src/receipt/index.js';
-import type { Receipt, ReceiptDraft } from '../src/receipt/index.js';
-import { fromHex, hashCanonical, NULL_CONTENT_HASH, signerFromSeed } from '../src/crypto/index.js';
+import type { Receipt } from '../src/receipt/index.js';
+import { fromHex, signerFromSeed } from '../src/crypto/index.js';
 import {
   commitOps,
   EntryInserter,
@@ -35,40 +35,12 @@ import {
   TreeAppender,
 } from '../src/ledger/index.js';
 import type { Ledger, PreparedEntry, WriteOp } from '../src/ledger/index.js';
+import { draft } from './drafts.js';
 
 const signer = signerFromSeed(fromHex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60'));
-const POLICY = hashCanonical({ bench: true });
 const BATCH = 64;
 const PRODUCERS = 64;
 const PER_PRODUCER = 400;
-
-/** The receipts of bench/run.ts: one in four a deny, none naming a grant (so countGrant never runs). */
-function draft(i: number): ReceiptDraft {
-  const deny = i % 4 === 3;
-  return {
-    timestamp: 1_790_000_000 + i,
-    capability_id: 'cap-0190f0c2-8d5b-7cc0-9e3a-5b1f2a8d9c41',
-    tool_server: 'filesystem',
-    tool_name: deny ? 'write_file' : 'read_text_file',
-    action: { parameters: { path: `/home/dev/project/src/module-${i % 97}.ts`, encoding: 'utf-8' } },
-    decision: deny
-      ? { verdict: 'deny', reason: 'path matches a forbidden pattern: **/.env', guard: 'forbidden-path' }
-      : { verdict: 'allow' },
-    receipt_kind: 'mediated_decision',
-    boundary_class: 'prevent',
-    tool_origin: 'caller_executed',
-    redaction_mode: 'none',
-    content_hash: deny ? NULL_CONTENT_HASH : hashCanonical({ text: `contents ${i}` }),
-    policy_hash: POLICY,
-    evidence: [
-      { guard_name: 'forbidden-path', verdict: !deny },
-      { guard_name: 'path-allowlist', verdict: true },
-      { guard_name: 'secret-leak', verdict: true },
-    ],
-    metadata: { request_id: `req-${i}` },
-    trust_level: 'mediated',
-  };
-}
 
 const now = () => process.hrtime.bigint();
 const us = (ns: bigint, n: number) => Number(ns) / 1000 / n;

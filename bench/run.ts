@@ -25,8 +25,6 @@ import { join } from 'node:path';
 import {
   canonicalJson,
   fromHex,
-  hashCanonical,
-  NULL_CONTENT_HASH,
   referenceEd25519,
   signerFromSeed,
   toHex,
@@ -49,7 +47,7 @@ import {
   signReceipt,
   signReceiptAsync,
 } from '../src/receipt/index.js';
-import type { Receipt, ReceiptDraft } from '../src/receipt/index.js';
+import type { Receipt } from '../src/receipt/index.js';
 import { verifyCapability } from '../src/capability/index.js';
 import { guards, Kernel } from '../src/kernel/index.js';
 import { certificateFigures } from './certificates.js';
@@ -59,37 +57,10 @@ import { mcpEdgeFigures } from './mcp-edge.js';
 import { acpEdgeFigures, acpProxyFigures } from './acp.js';
 import { profileFigures } from './profile.js';
 import { postgresFigures } from './postgres.js';
+import { draft } from './drafts.js';
 
 const SEED = fromHex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60');
 const signer = signerFromSeed(SEED);
-const POLICY = hashCanonical({ bench: true });
-
-function draft(i: number): ReceiptDraft {
-  const deny = i % 4 === 3;
-  return {
-    timestamp: 1_790_000_000 + i,
-    capability_id: 'cap-0190f0c2-8d5b-7cc0-9e3a-5b1f2a8d9c41',
-    tool_server: 'filesystem',
-    tool_name: deny ? 'write_file' : 'read_text_file',
-    action: { parameters: { path: `/home/dev/project/src/module-${i % 97}.ts`, encoding: 'utf-8' } },
-    decision: deny
-      ? { verdict: 'deny', reason: 'path matches a forbidden pattern: **/.env', guard: 'forbidden-path' }
-      : { verdict: 'allow' },
-    receipt_kind: 'mediated_decision',
-    boundary_class: 'prevent',
-    tool_origin: 'caller_executed',
-    redaction_mode: 'none',
-    content_hash: deny ? NULL_CONTENT_HASH : hashCanonical({ text: `contents ${i}` }),
-    policy_hash: POLICY,
-    evidence: [
-      { guard_name: 'forbidden-path', verdict: !deny },
-      { guard_name: 'path-allowlist', verdict: true },
-      { guard_name: 'secret-leak', verdict: true },
-    ],
-    metadata: { request_id: `req-${i}` },
-    trust_level: 'mediated',
-  };
-}
 
 /** Runs `op` repeatedly for about `ms` milliseconds; returns operations per second. */
 function rate(ms: number, op: (i: number) => void): number {

@@ -4,11 +4,11 @@
 import { Agent, request } from 'node:http';
 import type { ClientRequest } from 'node:http';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { Kernel } from '../../src/kernel/index.js';
 import { childProcesses } from '../helpers/children.js';
 import { CHIO_BIN } from '../helpers/cli.js';
-import { SLOW_MCP_SERVER, sleep } from '../helpers/http-edge.js';
+import { SLOW_MCP_SERVER, sleep, startHttpEdge } from '../helpers/http-edge.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const children = childProcesses();
@@ -55,39 +55,30 @@ describe('HTTP servers keep idle connections open for reuse', () => {
   it('chio serve and chio mcp serve-http answer on a connection reused after 6 s idle', async () => {
     const db = join(dir, 'keep-alive.sqlite');
     await Kernel.open({ ledgerPath: db, seed: new Uint8Array(32).fill(9), checkpoints: false }).close();
-    const [api, edge] = await Promise.all([
-      children.start(
-        [
-          CHIO_BIN,
-          'serve',
-          '--listen',
-          '127.0.0.1:0',
-          '--receipt-db',
-          db,
-          '--service-token',
-          'keep-alive-token-0123456789',
-        ],
-        /audit API at (\S+)/,
-      ),
-      children.start(
-        [
-          CHIO_BIN,
-          'mcp',
-          'serve-http',
-          '--listen',
-          '127.0.0.1:0',
-          '--receipt-db',
-          join(dir, 'edge.sqlite'),
-          '--',
-          process.execPath,
-          SLOW_MCP_SERVER,
-        ],
-        /MCP over Streamable HTTP at (\S+)/,
-      ),
+    const api = await children.start(
+      [
+        CHIO_BIN,
+        'serve',
+        '--listen',
+        '127.0.0.1:0',
+        '--receipt-db',
+        db,
+        '--service-token',
+        'keep-alive-token-0123456789',
+      ],
+      /audit API at (\S+)/,
+    );
+    const edge = await startHttpEdge([
+      '--receipt-db',
+      join(dir, 'edge.sqlite'),
+      '--',
+      process.execPath,
+      SLOW_MCP_SERVER,
     ]);
+    onTestFinished(() => edge.stop());
     const [onApi, onEdge] = await Promise.all([
       idleThenReuse(new URL('v1/ledger/head', api.match[1]!), 'GET'),
-      idleThenReuse(new URL(edge.match[1]!), 'POST'),
+      idleThenReuse(edge.url, 'POST'),
     ]);
     // Without the bearer token the API answers 401, both times, on one socket.
     expect(onApi).toEqual([
