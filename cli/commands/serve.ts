@@ -13,7 +13,7 @@ import { closeAnyLedger, openAnyLedger, shownLocation } from '../../src/ledger/p
 import type { CertificateSigner } from '../../src/projections/certificate/index.js';
 import { explorerSite } from '../../src/projections/explorer/index.js';
 import { auditApi } from '../../src/projections/query/index.js';
-import { applyServerTimeouts } from '../../src/wire/index.js';
+import { applyServerTimeouts, closeServer } from '../../src/wire/index.js';
 import type { GlobalArgs } from '../options.js';
 import { readTextFile } from '../options.js';
 
@@ -121,8 +121,7 @@ export const serveCommand: CommandModule<GlobalArgs, ServeArgs> = {
         process.once('SIGTERM', resolve);
       });
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      await closeServer(server);
       await closeAnyLedger(ledger);
     }
   },

@@ -18,7 +18,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Kernel } from '../../kernel/index.js';
-import { applyServerTimeouts } from '../../wire/index.js';
+import { applyServerTimeouts, closeServer } from '../../wire/index.js';
 import { BoundedEventStore } from './event-store.js';
 import { HttpSessions, sessionLimits, TOO_MANY_SESSIONS } from './http-sessions.js';
 import { INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND } from './jsonrpc.js';
@@ -278,7 +278,7 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
     sessions: () => sessions.size,
     close: async () => {
       sessions.closeAll();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
     },
   };
 }
