@@ -55,25 +55,27 @@ async function idleThenReuse(url: URL, method: string): Promise<Array<{ status: 
   }
 }
 
+/** A ledger the real kernel created, served by `chio serve` as a real process (its token is never sent: 401s). */
+async function auditApi(db: string): Promise<{ url: string; child: ChildProcess }> {
+  await Kernel.open({ ledgerPath: db, seed: new Uint8Array(32).fill(9), checkpoints: false }).close();
+  const args = [
+    'serve',
+    '--listen',
+    '127.0.0.1:0',
+    '--receipt-db',
+    db,
+    '--service-token',
+    'keep-alive-token-0123456789',
+  ];
+  const started = await children.start([CHIO_BIN, ...args], /audit API at (\S+)/);
+  return { url: started.match[1]!, child: started.child };
+}
+
 describe('HTTP servers keep idle connections open for reuse', () => {
   const dir = tempDir();
 
   it('chio serve and chio mcp serve-http answer on a connection reused after 6 s idle', async () => {
-    const db = join(dir, 'keep-alive.sqlite');
-    await Kernel.open({ ledgerPath: db, seed: new Uint8Array(32).fill(9), checkpoints: false }).close();
-    const api = await children.start(
-      [
-        CHIO_BIN,
-        'serve',
-        '--listen',
-        '127.0.0.1:0',
-        '--receipt-db',
-        db,
-        '--service-token',
-        'keep-alive-token-0123456789',
-      ],
-      /audit API at (\S+)/,
-    );
+    const api = await auditApi(join(dir, 'keep-alive.sqlite'));
     const edge = await startHttpEdge([
       '--receipt-db',
       join(dir, 'edge.sqlite'),
@@ -83,7 +85,7 @@ describe('HTTP servers keep idle connections open for reuse', () => {
     ]);
     onTestFinished(() => edge.stop());
     const [onApi, onEdge] = await Promise.all([
-      idleThenReuse(new URL('v1/ledger/head', api.match[1]!), 'GET'),
+      idleThenReuse(new URL('v1/ledger/head', api.url), 'GET'),
       idleThenReuse(edge.url, 'POST'),
     ]);
     // Without the bearer token the API answers 401, both times, on one socket.
@@ -123,22 +125,8 @@ describe('HTTP servers shut down promptly whatever their clients do', () => {
   const dir = tempDir();
 
   it('chio serve exits within seconds of SIGTERM with a silent half-request and an idle kept-alive connection open', async () => {
-    const db = join(dir, 'shutdown.sqlite');
-    await Kernel.open({ ledgerPath: db, seed: new Uint8Array(32).fill(9), checkpoints: false }).close();
-    const api = await children.start(
-      [
-        CHIO_BIN,
-        'serve',
-        '--listen',
-        '127.0.0.1:0',
-        '--receipt-db',
-        db,
-        '--service-token',
-        'keep-alive-token-0123456789',
-      ],
-      /audit API at (\S+)/,
-    );
-    const url = new URL('v1/ledger/head', api.match[1]!);
+    const api = await auditApi(join(dir, 'shutdown.sqlite'));
+    const url = new URL('v1/ledger/head', api.url);
     const silent = await silentClient(url);
     const agent = new Agent({ keepAlive: true, maxSockets: 1, timeout: 60_000 });
     expect((await send(agent, url, 'GET')).status).toBe(401);
