@@ -5,7 +5,7 @@
 export { openLedger } from './open.js';
 export type { Ledger, OpenLedgerOptions, SynchronousMode } from './open.js';
 export { CHIO_APPLICATION_ID, LEDGER_SCHEMA_VERSION } from './migrate.js';
-export { appendReceiptSync, prepareEntry, EntryInserter, AppendBatch } from './append.js';
+export { appendReceiptSync, prepareEntry, EntryInserter } from './append.js';
 export type { AppendRequest, AppendResult, PreparedEntry } from './append.js';
 export { LedgerWriter } from './writer.js';
 export type { LedgerWriterOptions, LedgerWriterStats } from './writer.js';
@@ -49,7 +49,7 @@ export type { GrantKey } from './entry.js';
 export type { EntryKind } from './entry.js';
 export { ledgerEntries, ledgerSessions, revokedCapabilities, grantUsage, pendingCalls } from './schema.js';
 export type { LedgerEntryRow, LedgerSessionRow, RawLedgerEntry } from './schema.js';
-export { LedgerTree, TreeAppender, RecentSubtrees, entryLeafHash, rebuildMerkleSubtrees } from './tree.js';
+export { LedgerTree, TreeAppender, entryLeafHash, rebuildMerkleSubtrees } from './tree.js';
 export { createCheckpoint, latestCheckpoint, listCheckpoints, ledgerOrigin } from './checkpoints.js';
 export type { StoredCheckpoint, CheckpointOptions, CheckpointOutcome } from './checkpoints.js';
 export { appendToAnchorFile, readAnchorFile, splitAnchorText } from './anchors.js';
