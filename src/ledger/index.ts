@@ -8,6 +8,8 @@ export { CHIO_APPLICATION_ID, LEDGER_SCHEMA_VERSION } from './migrate.js';
 export { appendReceiptSync, prepareEntry, EntryInserter } from './append.js';
 export type { AppendRequest, AppendResult, PreparedEntry } from './append.js';
 export { LedgerWriter } from './writer.js';
+export { WalBackfiller } from './wal-backfill.js';
+export type { WalBackfillStats } from './wal-backfill.js';
 export type { LedgerWriterOptions, LedgerWriterStats } from './writer.js';
 export { verifyChain } from './verify-chain.js';
 export type { ChainVerdict, ChainCheck, ChainHead, VerifyChainOptions } from './verify-chain.js';

@@ -20,6 +20,7 @@ import type { Ledger, OpenLedgerOptions } from './open.js';
 import type { CallReservation, ReserveOutcome } from './reservations.js';
 import { commitOps, faultFor } from './write-ops.js';
 import type { OpOutcome, ReservationSync, WriteOp } from './write-ops.js';
+import { WalBackfiller } from './wal-backfill.js';
 import { ThreadCommitter } from './writer-thread-client.js';
 
 /** Commits one batch; may finish later (another thread). Throws/rejects only for a fault. */
@@ -39,6 +40,11 @@ export interface LedgerWriterOptions {
   maxBatch?: number;
   /** How a commit that holds only reservations reaches the disk (write-ops.ts ReservationSync); default `full`. */
   reservationSync?: ReservationSync;
+  /**
+   * Whether a writer committing on this thread hands SQLite's WAL checkpoints to a thread of its
+   * own once it has committed a few batches (wal-backfill.ts); default true.
+   */
+  walBackfill?: boolean;
 }
 
 export interface LedgerWriterStats {
@@ -49,19 +55,32 @@ export interface LedgerWriterStats {
   largestBatch: number;
 }
 
+/** Commits after which a writer hands SQLite's WAL checkpoints to a thread (wal-backfill.ts). */
+const BACKFILL_AFTER_COMMITS = 32;
+
 class SameThreadCommitter implements BatchCommitter {
   private readonly inserter: EntryInserter;
+  private commits = 0;
+  backfiller: WalBackfiller | undefined;
   constructor(
     private readonly ledger: Ledger,
     private readonly reservationSync: ReservationSync,
+    private readonly backfill: boolean,
   ) {
     if (ledger.readonly) throw new ChioError('CHIO-LEDGER-APPEND-FAILED', 'the ledger was opened read-only');
     this.inserter = new EntryInserter(ledger);
   }
   commit(ops: readonly WriteOp[]): OpOutcome[] {
-    return commitOps(this.ledger, this.inserter, ops, this.reservationSync);
+    const outcomes = commitOps(this.ledger, this.inserter, ops, this.reservationSync);
+    if (this.backfiller !== undefined) this.backfiller.committed();
+    // Started only once a writer has committed a few times: a short-lived one (a CLI command, a
+    // test) never pays for the thread.
+    else if (this.backfill && ++this.commits === BACKFILL_AFTER_COMMITS) this.backfiller = new WalBackfiller(this.ledger);
+    return outcomes;
   }
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.backfiller?.close();
+  }
 }
 
 export class LedgerWriter {
@@ -78,7 +97,10 @@ export class LedgerWriter {
   constructor(ledger: Ledger, options?: LedgerWriterOptions);
   constructor(committer: BatchCommitter, options?: LedgerWriterOptions);
   constructor(target: Ledger | BatchCommitter, options: LedgerWriterOptions = {}) {
-    this.committer = 'commit' in target ? target : new SameThreadCommitter(target, options.reservationSync ?? 'full');
+    this.committer =
+      'commit' in target
+        ? target
+        : new SameThreadCommitter(target, options.reservationSync ?? 'full', options.walBackfill ?? true);
     this.maxBatch = options.maxBatch ?? 512;
   }
 
@@ -90,6 +112,11 @@ export class LedgerWriter {
     const { maxBatch: _maxBatch, reservationSync, ...openOptions } = options;
     const committer = await ThreadCommitter.start(path, openOptions, reservationSync);
     return new LedgerWriter(committer, { maxBatch: options.maxBatch ?? 32 });
+  }
+
+  /** The thread taking SQLite's WAL checkpoints off this writer's commits, once started (wal-backfill.ts). */
+  get walBackfiller(): WalBackfiller | undefined {
+    return this.committer instanceof SameThreadCommitter ? this.committer.backfiller : undefined;
   }
 
   /**
