@@ -48,14 +48,19 @@ export class WalBackfiller {
   private readonly worker: Worker;
   private running = false;
   private ended = false;
-  private readonly exited: Promise<void>;
+  /** Resolves when the thread has ended (closed, failed, or terminated). */
+  readonly exited: Promise<void>;
 
   /** Starts the thread for `ledger`'s file; the writer's commits checkpoint as before until it is ready. */
   constructor(
     private readonly ledger: Ledger,
     intervalMs = INTERVAL_MS,
   ) {
-    const data: BackfillThreadData = { path: ledger.path, counters: this.counters.buffer as SharedArrayBuffer, intervalMs };
+    const data: BackfillThreadData = {
+      path: ledger.path,
+      counters: this.counters.buffer as SharedArrayBuffer,
+      intervalMs,
+    };
     this.worker = new Worker(WORKER_URL, { workerData: data });
     this.worker.unref(); // never keeps a process alive: the work it skips is redone by the next COMMIT
     this.worker.on('message', (msg: FromBackfillThread) => {

@@ -75,7 +75,8 @@ class SameThreadCommitter implements BatchCommitter {
     if (this.backfiller !== undefined) this.backfiller.committed();
     // Started only once a writer has committed a few times: a short-lived one (a CLI command, a
     // test) never pays for the thread.
-    else if (this.backfill && ++this.commits === BACKFILL_AFTER_COMMITS) this.backfiller = new WalBackfiller(this.ledger);
+    else if (this.backfill && ++this.commits === BACKFILL_AFTER_COMMITS)
+      this.backfiller = new WalBackfiller(this.ledger);
     return outcomes;
   }
   async close(): Promise<void> {

@@ -2,6 +2,7 @@
 //   node append-worker.mjs <db> <worker-id> batch <count>   append <count> receipts, 8 in flight, then print "done"
 //   node append-worker.mjs <db> <worker-id> crash [thread]  append forever, one at a time; print each id once its append resolved
 //                                                           (thread: through the writer thread, LedgerWriter.onThread)
+//                                                           prints "backfilling" once the WAL backfill thread has made a pass
 import { LedgerWriter, openLedger } from '../../dist/src/index.js';
 import { workerReceipt, workerSession } from './worker-receipts.mjs';
 
@@ -27,10 +28,15 @@ if (mode === 'batch') {
   ledger.close();
   process.stdout.write('done\n');
 } else if (mode === 'crash') {
+  let backfilling = false;
   for (let i = 0; ; i++) {
     const r = receipt(i);
     await writer.append({ receipt: r, sessionId: session(i), producer: 'crash-worker' });
     process.stdout.write(`${r.id}\n`); // pipes are synchronous on Linux: written before the next append starts
+    if (!backfilling && (writer.walBackfiller?.stats.passes ?? 0) > 0) {
+      backfilling = true;
+      process.stdout.write('backfilling\n');
+    }
   }
 } else {
   throw new Error(`unknown mode ${mode}`);
