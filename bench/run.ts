@@ -108,9 +108,11 @@ async function groupAppend(
   perProducer: number,
   sign: (k: number) => Receipt | Promise<Receipt>,
   onThread = false,
+  walBackfill = true,
 ): Promise<{ rate: number; writer: LedgerWriter }> {
   const ledger = onThread ? null : openLedger(path);
-  const writer = ledger === null ? await LedgerWriter.onThread(path) : new LedgerWriter(ledger);
+  const writer =
+    ledger === null ? await LedgerWriter.onThread(path, { walBackfill }) : new LedgerWriter(ledger, { walBackfill });
   const rate = await timed(async () => {
     await Promise.all(
       Array.from({ length: 64 }, async (_, p) => {
@@ -215,6 +217,21 @@ async function main(): Promise<void> {
       'node sign',
       nodeSign,
       `ledger only; ${fmt(writer.stats.appended / writer.stats.commits)}/commit`,
+    );
+    // The same with SQLite's WAL checkpoints left inside COMMIT, as before wal-backfill.ts.
+    const inCommit = await groupAppend(
+      join(dir, 'presigned-ckpt.sqlite'),
+      perProducer,
+      (k) => presigned[k]!,
+      false,
+      false,
+    );
+    row(
+      '  … WAL checkpoints inside COMMIT (no backfill thread)',
+      inCommit.rate,
+      'node sign',
+      nodeSign,
+      `backfill thread: ${fmt(r / inCommit.rate)}× this`,
     );
     const t = await groupAppend(join(dir, 'presigned-thread.sqlite'), perProducer, (k) => presigned[k]!, true);
     row(

@@ -46,8 +46,9 @@ export class ThreadCommitter {
     path: string,
     options: OpenLedgerOptions,
     reservationSync: ReservationSync = 'full',
+    walBackfill = true,
   ): Promise<ThreadCommitter> {
-    const worker = new Worker(WORKER_URL, { workerData: { path, options, reservationSync } });
+    const worker = new Worker(WORKER_URL, { workerData: { path, options, reservationSync, walBackfill } });
     return new Promise((resolve, reject) => {
       const onMessage = (msg: FromWriterThread) => {
         worker.off('error', onError);

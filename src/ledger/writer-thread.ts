@@ -1,16 +1,16 @@
 /**
  * The writer thread: owns one connection to the ledger and commits the batches it is handed, in
- * the order they arrive, each in one synchronous `BEGIN IMMEDIATE` transaction (commitOps).
+ * the order they arrive, each in one synchronous `BEGIN IMMEDIATE` transaction (commitOps, through
+ * the same committer as a writer on the main thread, WAL backfill thread included).
  * The main thread keeps working while this one waits for fsync.
  * Owns: nothing but the loop. Must not import kernel, edges or cli.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChioError } from '../errors.js';
-import { EntryInserter } from './append.js';
 import { openLedger } from './open.js';
 import type { Ledger, OpenLedgerOptions } from './open.js';
-import { commitOps } from './write-ops.js';
 import type { ReservationSync } from './write-ops.js';
+import { SameThreadCommitter } from './writer.js';
 import type { FromWriterThread, ToWriterThread, WireError } from './writer-thread-protocol.js';
 
 const port = parentPort;
@@ -24,15 +24,17 @@ function toWire(e: unknown): WireError {
 
 const send = (msg: FromWriterThread) => port.postMessage(msg);
 
-function serve(ledger: Ledger, inserter: EntryInserter, reservationSync: ReservationSync): void {
+function serve(ledger: Ledger, committer: SameThreadCommitter): void {
   port!.on('message', (msg: ToWriterThread) => {
     if (msg.type === 'close') {
-      ledger.close();
-      port!.close();
+      void committer.close().then(() => {
+        ledger.close();
+        port!.close();
+      });
       return;
     }
     try {
-      const outcomes = commitOps(ledger, inserter, msg.ops, reservationSync);
+      const outcomes = committer.commit(msg.ops);
       send({
         type: 'committed',
         id: msg.id,
@@ -44,14 +46,15 @@ function serve(ledger: Ledger, inserter: EntryInserter, reservationSync: Reserva
   });
 }
 
-const { path, options, reservationSync } = workerData as {
+const { path, options, reservationSync, walBackfill } = workerData as {
   path: string;
   options: OpenLedgerOptions;
   reservationSync: ReservationSync;
+  walBackfill: boolean;
 };
 try {
   const ledger = openLedger(path, { ...options, readonly: false });
-  serve(ledger, new EntryInserter(ledger), reservationSync);
+  serve(ledger, new SameThreadCommitter(ledger, reservationSync, walBackfill));
   send({ type: 'ready' });
 } catch (e) {
   send({ type: 'fault', error: toWire(e) }); // the thread then ends: nothing keeps it alive

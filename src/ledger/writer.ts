@@ -58,14 +58,15 @@ export interface LedgerWriterStats {
 /** Commits after which a writer hands SQLite's WAL checkpoints to a thread (wal-backfill.ts). */
 const BACKFILL_AFTER_COMMITS = 32;
 
-class SameThreadCommitter implements BatchCommitter {
+/** Commits through one connection on the calling thread (also the writer thread's, writer-thread.ts). */
+export class SameThreadCommitter implements BatchCommitter {
   private readonly inserter: EntryInserter;
   private commits = 0;
   backfiller: WalBackfiller | undefined;
   constructor(
     private readonly ledger: Ledger,
-    private readonly reservationSync: ReservationSync,
-    private readonly backfill: boolean,
+    private readonly reservationSync: ReservationSync = 'full',
+    private readonly backfill = true,
   ) {
     if (ledger.readonly) throw new ChioError('CHIO-LEDGER-APPEND-FAILED', 'the ledger was opened read-only');
     this.inserter = new EntryInserter(ledger);
@@ -110,8 +111,8 @@ export class LedgerWriter {
    * Smaller batches (default 32) keep two in flight: one committing while the next is signed.
    */
   static async onThread(path: string, options: LedgerWriterOptions & OpenLedgerOptions = {}): Promise<LedgerWriter> {
-    const { maxBatch: _maxBatch, reservationSync, ...openOptions } = options;
-    const committer = await ThreadCommitter.start(path, openOptions, reservationSync);
+    const { maxBatch: _maxBatch, reservationSync, walBackfill, ...openOptions } = options;
+    const committer = await ThreadCommitter.start(path, openOptions, reservationSync, walBackfill);
     return new LedgerWriter(committer, { maxBatch: options.maxBatch ?? 32 });
   }
 
