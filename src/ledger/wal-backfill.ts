@@ -62,7 +62,6 @@ export class WalBackfiller {
       intervalMs,
     };
     this.worker = new Worker(WORKER_URL, { workerData: data });
-    this.worker.unref(); // never keeps a process alive: the work it skips is redone by the next COMMIT
     this.worker.on('message', (msg: FromBackfillThread) => {
       if (msg.type === 'ready' && !this.ended) this.setAutocheckpoint(BACKSTOP_AUTOCHECKPOINT, true);
       else if (msg.type === 'fault') this.stopped();
@@ -74,6 +73,9 @@ export class WalBackfiller {
         resolve();
       }),
     );
+    // Never keeps a process alive: the work it skips is redone by the next COMMIT. (After the
+    // listeners: adding a 'message' listener refs the worker again.)
+    this.worker.unref();
   }
 
   /** Called by the writer after each commit (one atomic add). */

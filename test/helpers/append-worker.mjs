@@ -3,6 +3,8 @@
 //   node append-worker.mjs <db> <worker-id> crash [thread]  append forever, one at a time; print each id once its append resolved
 //                                                           (thread: through the writer thread, LedgerWriter.onThread)
 //                                                           prints "backfilling" once the WAL backfill thread has made a pass
+//   node append-worker.mjs <db> <worker-id> unclosed <count>  append <count> receipts one at a time, print "appended" once
+//                                                           the WAL backfill thread runs, and end without closing anything
 import { LedgerWriter, openLedger } from '../../dist/src/index.js';
 import { workerReceipt, workerSession } from './worker-receipts.mjs';
 
@@ -38,6 +40,10 @@ if (mode === 'batch') {
       process.stdout.write('backfilling\n');
     }
   }
+} else if (mode === 'unclosed') {
+  for (let i = 0; i < Number(countArg); i++) await writer.append({ receipt: receipt(i), sessionId: session(i) });
+  while (!writer.walBackfiller?.stats.running) await new Promise((r) => setTimeout(r, 10));
+  process.stdout.write('appended\n'); // the process must now end by itself: nothing of the ledger keeps it alive
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

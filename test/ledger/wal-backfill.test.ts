@@ -105,6 +105,26 @@ describe('WAL backfill thread', () => {
     ledger.close();
   }, 20_000);
 
+  it('a process that ends without closing its writer exits: the thread never keeps it alive', async () => {
+    const db = freshPath();
+    const child = spawn(process.execPath, [WORKER, db, '9', 'unclosed', '100'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      child.on('close', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: 'appended\n', stderr: '' });
+    const ledger = openLedger(db, { readonly: true });
+    expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 100 });
+    ledger.close();
+  }, 30_000);
+
   it('SIGKILL while the thread copies the log: every id printed after its append resolved is in the ledger, and the chain verifies', async () => {
     for (let round = 0; round < 3; round++) {
       const db = freshPath();
