@@ -76,12 +76,20 @@ export class SameThreadCommitter implements BatchCommitter {
     if (this.backfiller !== undefined) this.backfiller.committed();
     // Started only once a writer has committed a few times: a short-lived one (a CLI command, a
     // test) never pays for the thread.
-    else if (this.backfill && ++this.commits === BACKFILL_AFTER_COMMITS)
-      this.backfiller = new WalBackfiller(this.ledger);
+    else if (this.backfill && ++this.commits === BACKFILL_AFTER_COMMITS) this.startBackfill();
     return outcomes;
   }
   async close(): Promise<void> {
     await this.backfiller?.close();
+  }
+
+  private startBackfill(): void {
+    try {
+      this.backfiller = new WalBackfiller(this.ledger);
+    } catch {
+      // No thread (a worker could not be created): checkpoints stay inside COMMIT. Never an error
+      // of the batch that just committed, whose appends are durable.
+    }
   }
 }
 
