@@ -18,10 +18,10 @@ import type Database from 'better-sqlite3';
 import { readMigrationFiles } from './drizzle.js';
 import type { MigrationMeta } from 'drizzle-orm/migrator';
 import { ChioError } from '../errors.js';
+import { CHIO_APPLICATION_ID } from './application-id.js';
 import { rebuildMerkleSubtrees } from './tree.js';
 
-/** 'Chio' in ASCII: SQLite header bytes 68–71 (https://sqlite.org/fileformat.html §1.3.17). */
-export const CHIO_APPLICATION_ID = 0x4368696f;
+export { CHIO_APPLICATION_ID };
 
 /**
  * From src/ledger/ and from dist/src/ledger/ alike, ../../migrations is the folder drizzle-kit

@@ -15,7 +15,7 @@
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { CHIO_APPLICATION_ID } from './migrate.js';
+import { CHIO_APPLICATION_ID } from './application-id.js';
 import type { BackfillThreadData, FromBackfillThread } from './wal-backfill.js';
 
 const port = parentPort;
