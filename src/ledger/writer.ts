@@ -62,7 +62,7 @@ const BACKFILL_AFTER_COMMITS = 32;
 export class SameThreadCommitter implements BatchCommitter {
   private readonly inserter: EntryInserter;
   private commits = 0;
-  backfiller: WalBackfiller | undefined;
+  private thread: WalBackfiller | undefined;
   constructor(
     private readonly ledger: Ledger,
     private readonly reservationSync: ReservationSync = 'full',
@@ -73,19 +73,24 @@ export class SameThreadCommitter implements BatchCommitter {
   }
   commit(ops: readonly WriteOp[]): OpOutcome[] {
     const outcomes = commitOps(this.ledger, this.inserter, ops, this.reservationSync);
-    if (this.backfiller !== undefined) this.backfiller.committed();
+    if (this.thread !== undefined) this.thread.committed();
     // Started only once a writer has committed a few times: a short-lived one (a CLI command, a
     // test) never pays for the thread.
     else if (this.backfill && ++this.commits === BACKFILL_AFTER_COMMITS) this.startBackfill();
     return outcomes;
   }
   async close(): Promise<void> {
-    await this.backfiller?.close();
+    await this.thread?.close();
+  }
+
+  /** The thread taking SQLite's WAL checkpoints off these commits, once started. */
+  get backfiller(): WalBackfiller | undefined {
+    return this.thread;
   }
 
   private startBackfill(): void {
     try {
-      this.backfiller = new WalBackfiller(this.ledger);
+      this.thread = new WalBackfiller(this.ledger);
     } catch {
       // No thread (a worker could not be created): checkpoints stay inside COMMIT. Never an error
       // of the batch that just committed, whose appends are durable.
