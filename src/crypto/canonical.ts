@@ -1,11 +1,15 @@
 /**
- * RFC 8785 JSON Canonicalization Scheme (JCS), wrapped once.
+ * RFC 8785 JSON Canonicalization Scheme (JCS): the text that is hashed and signed.
  *
- * Owns: the only call into `canonicalize`. Must not import anything outside src/crypto.
+ * Owns: serialising a JSON value to its canonical text, and refusing what has none.
+ * Must not import anything outside src/crypto.
  *
- * `canonicalize` implements RFC 8785 itself, but it silently drops `undefined` members, honours
+ * The text is written in one walk (`serialize`): members sorted by their names' UTF-16 code units
+ * (RFC 8785 §3.2.3, what Array.prototype.sort does on strings), strings and finite numbers exactly
+ * as JSON.stringify writes them (§3.2.2.2, §3.2.2.3). The `canonicalize` package (the reference
+ * the tests compare every random value against) silently drops `undefined` members, honours
  * `toJSON` (a Date becomes a string) and accepts any integer-valued double. Signed bytes must mean
- * one thing in every language, so before calling it we walk the value and refuse:
+ * one thing in every language, so the walk refuses:
  *  - anything that is not a JSON value: undefined, functions, symbols, bigint, class instances
  *    (Date, Map, Buffer, …), objects with `toJSON`, sparse arrays, cycles;
  *  - strings with lone surrogates (RFC 8785 §3.2.2.2 requires well-formed Unicode);
@@ -15,7 +19,6 @@
  * Inputs here are often attacker-controlled (tool parameters, receipts read from files), so the
  * walk is bounded in depth and reports the JSON path of the first offending value.
  */
-import canonicalize from 'canonicalize';
 import { ChioError } from '../errors.js';
 
 /** Deep enough for any real tool parameters; shallow enough that the walk can never exhaust the stack. */
@@ -107,10 +110,67 @@ export function canonicalJson(value: unknown): string {
     if (!value.isWellFormed()) refuse([], 'string contains a lone surrogate');
     return JSON.stringify(value);
   }
+  try {
+    return serialize(value, 0);
+  } catch (e) {
+    if (e !== NOT_CANONICAL) throw e;
+  }
+  // The walk only knows that something was refused; `check` walks again, keeping the JSON path,
+  // and throws the refusal with its path and reason (a cycle, which the walk meets as nesting
+  // beyond MAX_JSON_DEPTH, is reported as the cycle it is).
   assertCanonicalizable(value);
-  const text = canonicalize(value);
-  if (text === undefined) refuse([], 'value has no JSON form');
-  return text;
+  return refuse([], 'value has no canonical JSON form');
+}
+
+/** Thrown inside `serialize` (never escapes `canonicalJson`): the value has no canonical text. */
+const NOT_CANONICAL: unique symbol = Symbol('not canonical');
+
+/**
+ * The canonical text of a value, checked as it is written: the same refusals as `check`, without
+ * the JSON path (rebuilt by `check` only when something is refused). No set of ancestors: a cycle
+ * nests without end and is refused at MAX_JSON_DEPTH. Each member is read once, so a getter (not
+ * that JSON.parse makes any) cannot show the check one value and the text another.
+ */
+function serialize(value: unknown, depth: number): string {
+  switch (typeof value) {
+    case 'string':
+      if (!value.isWellFormed()) throw NOT_CANONICAL;
+      return JSON.stringify(value);
+    case 'number':
+      if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) throw NOT_CANONICAL;
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      throw NOT_CANONICAL;
+  }
+  if (value === null) return 'null';
+  if (depth >= MAX_JSON_DEPTH) throw NOT_CANONICAL;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) throw NOT_CANONICAL;
+      if (i > 0) out += ',';
+      out += serialize(value[i], depth + 1);
+    }
+    return `${out}]`;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) throw NOT_CANONICAL;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') throw NOT_CANONICAL;
+  if (Object.getOwnPropertySymbols(value).length > 0) throw NOT_CANONICAL;
+  const names = Object.keys(value).sort();
+  let out = '{';
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const prefix = memberPrefix(name);
+    if (prefix === undefined) throw NOT_CANONICAL;
+    if (i > 0) out += ',';
+    out += prefix + serialize((value as Record<string, unknown>)[name], depth + 1);
+  }
+  return `${out}}`;
 }
 
 /** RFC 8785 canonical JSON as UTF-8 bytes (the form that is hashed and signed). */
@@ -131,7 +191,8 @@ export function joinCanonicalMembers(members: ReadonlyMap<string, string>, exclu
   for (const name of names) {
     if (exclude?.has(name) === true) continue;
     if (out.length > 1) out += ',';
-    out += memberPrefix(name) + members.get(name)!;
+    const prefix = memberPrefix(name) ?? refuse([], 'member name contains a lone surrogate');
+    out += prefix + members.get(name)!;
   }
   return `${out}}`;
 }
@@ -139,10 +200,11 @@ export function joinCanonicalMembers(members: ReadonlyMap<string, string>, exclu
 // `"name":` for the member names seen so far: receipts reuse the same few dozen names.
 const PREFIX_CACHE_LIMIT = 1024;
 const prefixes = new Map<string, string>();
-function memberPrefix(name: string): string {
+/** `"name":`, or undefined for a name with a lone surrogate (RFC 8785 §3.2.2.2: no canonical text). */
+function memberPrefix(name: string): string | undefined {
   let prefix = prefixes.get(name);
   if (prefix === undefined) {
-    if (!name.isWellFormed()) refuse([], 'member name contains a lone surrogate');
+    if (!name.isWellFormed()) return undefined;
     prefix = `${JSON.stringify(name)}:`;
     if (prefixes.size < PREFIX_CACHE_LIMIT) prefixes.set(name, prefix);
   }

@@ -1,6 +1,6 @@
-// canonicalJson (a checking walk, a fast path for strings, then the `canonicalize` package) accepts
-// every random JSON value that JCS can carry losslessly, with the package's own RFC 8785 text, and
-// refuses exactly the others (integers beyond 2^53-1, lone surrogates): the checks over-refuse
+// canonicalJson (one walk that checks and writes RFC 8785 text) accepts every random JSON value
+// that JCS can carry losslessly, with the same text as the `canonicalize` package, and refuses
+// exactly the others (integers beyond 2^53-1, lone surrogates): the checks over-refuse
 // nothing a tool could legitimately send.
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';

@@ -1,5 +1,6 @@
 // The append skips re-verification only for the very receipt objects this process's signer
-// returned (object identity, sign.ts); any other object — however it was made — is verified in full.
+// returned (a private field only sign.ts can add); any other object — however it was made — is
+// verified in full.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appendReceiptSync, openLedger, verifyChain } from '../../src/ledger/index.js';
@@ -56,5 +57,26 @@ describe('append of receipts not produced by this signer', () => {
     expect(body).not.toContain('/etc/shadow');
     expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: 1 });
     ledger.close();
+  });
+
+  it('the mark of a receipt signed here is invisible to its members and lost by every copy', () => {
+    const a = signReceipt(allowDraft(4), testSigner, { nonce: 'd' });
+    expect(trustedBodyText(a)).toBe(JSON.stringify(JSON.parse(trustedBodyText(a)!)));
+    // Nothing a walk over the object can see: its own keys are exactly the receipt's members.
+    expect(Reflect.ownKeys(a).sort()).toEqual(Object.keys(JSON.parse(trustedBodyText(a)!)).sort());
+    expect(Object.getOwnPropertySymbols(a)).toEqual([]);
+    for (const copy of [
+      { ...a },
+      Object.assign({}, a),
+      structuredClone(a),
+      JSON.parse(JSON.stringify(a)),
+      Object.create(Object.getPrototypeOf(a), Object.getOwnPropertyDescriptors(a)),
+      new Proxy(a, {}),
+    ]) {
+      expect(trustedBodyText(copy as Receipt)).toBeUndefined();
+    }
+    // Not an object at all (a caller that passed garbage): nothing, no throw.
+    expect(trustedBodyText(null as unknown as Receipt)).toBeUndefined();
+    expect(trustedBodyText('receipt' as unknown as Receipt)).toBeUndefined();
   });
 });
