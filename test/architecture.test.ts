@@ -124,7 +124,7 @@ describe('architecture', () => {
     expect(toCli).toEqual([]);
   });
 
-  it('@noble/* is imported only in src/crypto, and canonicalize (a dev dependency: the tests\' JCS reference) nowhere', () => {
+  it("@noble/* is imported only in src/crypto, and canonicalize (a dev dependency: the tests' JCS reference) nowhere", () => {
     const all = [...srcFiles, ...files('cli')];
     const offending = all.flatMap((f) =>
       imports(f)
