@@ -57,6 +57,19 @@ function commandWord(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * yargs renders the whole help text of a command each time it runs one (usage.cacheHelpMessage),
+ * in case the handler asks for it later; this CLI never does (`.fail` throws and `reportError`
+ * prints the error), and the rendering took ~30 ms of every start. Left as it is if yargs ever
+ * stops having the method.
+ */
+function skipHelpCache(cli: unknown): void {
+  const usage = (cli as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: unknown } } })
+    .getInternalMethods?.()
+    ?.getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
+}
+
 export async function main(argv: string[]): Promise<void> {
   const word = commandWord(argv);
   // A known command loads its own module; anything else (help, a typo) loads them all, so yargs
@@ -87,6 +100,7 @@ export async function main(argv: string[]): Promise<void> {
     .fail((message, error) => {
       throw error ?? new ChioError('CHIO-CLI-USAGE', message);
     });
+  skipHelpCache(cli);
   await cli.parseAsync();
 }
 
