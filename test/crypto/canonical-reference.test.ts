@@ -44,4 +44,10 @@ describe('canonicalJson refuses exactly the lossy JSON values', () => {
     expect(canonicalJson(value)).toBe(canonicalize(value));
     expect(canonicalJson(value)).toBe('{"a":{"A":"x","é":[1.5,0,4.5e-9,5e-7]},"\u{1F600}":1,"\uFB33":2}');
   });
+
+  it('same text for members an attacker names after prototypes (a parsed "__proto__" is a member like any other)', () => {
+    const value = JSON.parse('{"b":2,"__proto__":{"a":1},"c":[{"__proto__":null,"constructor":"x"}]}') as unknown;
+    expect(canonicalJson(value)).toBe(canonicalize(value));
+    expect(canonicalJson(value)).toBe('{"__proto__":{"a":1},"b":2,"c":[{"__proto__":null,"constructor":"x"}]}');
+  });
 });
