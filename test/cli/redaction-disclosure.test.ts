@@ -7,15 +7,16 @@ import { createHash, createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, fromHex, signerFromSeed } from '../../src/crypto/index.js';
 import { appendReceiptSync, openLedger } from '../../src/ledger/index.js';
 import { signReceipt } from '../../src/receipt/index.js';
 import type { Receipt } from '../../src/receipt/index.js';
-import { chio, CHIO_BIN, errorCode } from '../helpers/cli.js';
+import { chio, errorCode } from '../helpers/cli.js';
 import { freshPgDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
+import { governedMcpTransport } from '../helpers/mcp-serve.js';
 
 const MARKER_SERVER = new URL('../helpers/marker-mcp-server.mjs', import.meta.url).pathname;
 /** The attacker's word list; the real password is in it, at neither end. */
@@ -80,25 +81,12 @@ const policyFile = (name: string, redaction: unknown) => {
 };
 
 function serve(db: string, args: string[]): StdioClientTransport {
-  return new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      CHIO_BIN,
-      'mcp',
-      'serve',
-      '--receipt-db',
-      db,
-      '--kernel-seed-file',
-      seed,
-      '--server-id',
-      'marker',
-      ...args,
-      '--',
-      process.execPath,
-      MARKER_SERVER,
-      markers,
-    ],
-    stderr: 'pipe',
+  return governedMcpTransport({
+    db,
+    seedFile: seed,
+    serverId: 'marker',
+    flags: args,
+    upstream: [process.execPath, MARKER_SERVER, markers],
   });
 }
 

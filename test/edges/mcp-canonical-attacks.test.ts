@@ -7,11 +7,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
-import { chio, CHIO_BIN } from '../helpers/cli.js';
+import { chio } from '../helpers/cli.js';
+import { connectGovernedMcp } from '../helpers/mcp-serve.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const RECORDING_SERVER = new URL('../helpers/recording-mcp-server.mjs', import.meta.url).pathname;
@@ -51,25 +51,10 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 beforeAll(async () => {
   writeFileSync(log, '');
   expect(chio(['keys', 'generate', '--out', seed, '--pub-out', pub]).status).toBe(0);
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      CHIO_BIN,
-      'mcp',
-      'serve',
-      '--receipt-db',
-      db,
-      '--kernel-seed-file',
-      seed,
-      '--',
-      process.execPath,
-      RECORDING_SERVER,
-      log,
-    ],
-    stderr: 'pipe',
-  });
-  client = new Client({ name: 'canonical-attacks', version: '1.0.0' }, { capabilities: {} });
-  await client.connect(transport);
+  client = await connectGovernedMcp(
+    { db, seedFile: seed, upstream: [process.execPath, RECORDING_SERVER, log] },
+    'canonical-attacks',
+  );
 });
 
 afterAll(async () => {

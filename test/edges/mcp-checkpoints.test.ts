@@ -5,12 +5,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { kernelKeyFiles } from '../helpers/acp-proxy-ledger.js';
-import { chio, CHIO_BIN } from '../helpers/cli.js';
+import { chio } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { governedMcpTransport } from '../helpers/mcp-serve.js';
 
 const require = createRequire(import.meta.url);
 const FS_SERVER = join(
@@ -29,28 +29,12 @@ describe('chio mcp serve checkpoints', () => {
     const keys = kernelKeyFiles(dir, 'f1');
     const db = join(dir, 'receipts.sqlite');
     const anchor = join(dir, 'anchor.txt');
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        CHIO_BIN,
-        'mcp',
-        'serve',
-        '--receipt-db',
-        db,
-        '--kernel-seed-file',
-        keys.seedFile,
-        '--checkpoint-every',
-        '3',
-        '--anchor-file',
-        anchor,
-        '--server-id',
-        'fs',
-        '--',
-        process.execPath,
-        FS_SERVER,
-        root,
-      ],
-      stderr: 'pipe',
+    const transport = governedMcpTransport({
+      db,
+      seedFile: keys.seedFile,
+      serverId: 'fs',
+      flags: ['--checkpoint-every', '3', '--anchor-file', anchor],
+      upstream: [process.execPath, FS_SERVER, root],
     });
     const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
     await client.connect(transport);

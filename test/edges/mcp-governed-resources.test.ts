@@ -11,8 +11,9 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashCanonical } from '../../src/crypto/index.js';
 import { openLedger } from '../../src/ledger/index.js';
-import { chio, CHIO_BIN } from '../helpers/cli.js';
+import { chio } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { governedMcpTransport } from '../helpers/mcp-serve.js';
 
 const SERVER = fileURLToPath(new URL('../helpers/resource-mcp-server.mjs', import.meta.url));
 const dir = tempDir();
@@ -27,23 +28,12 @@ async function connect(transport: StdioClientTransport): Promise<Client> {
 }
 const upstream = (log: string) => [process.execPath, SERVER, log];
 const edge = (db: string, log: string, policy?: string) =>
-  new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      CHIO_BIN,
-      'mcp',
-      'serve',
-      '--receipt-db',
-      db,
-      '--kernel-seed-file',
-      seed,
-      '--server-id',
-      'res',
-      ...(policy === undefined ? [] : ['--policy', policy]),
-      '--',
-      ...upstream(log),
-    ],
-    stderr: 'pipe',
+  governedMcpTransport({
+    db,
+    seedFile: seed,
+    serverId: 'res',
+    flags: [...(policy === undefined ? [] : ['--policy', policy])],
+    upstream: [...upstream(log)],
   });
 const asked = (log: string): Array<Record<string, unknown>> =>
   existsSync(log)

@@ -4,8 +4,7 @@
 // upstream; every harmless call reaches it and is allowed. The ledger verifies under the kernel key.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createCorpusWorkspace,
@@ -14,7 +13,8 @@ import {
   materialize,
 } from '../../src/kernel/guards/corpus/index.js';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
-import { chio, CHIO_BIN } from '../helpers/cli.js';
+import { chio } from '../helpers/cli.js';
+import { connectGovernedMcp } from '../helpers/mcp-serve.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CORPUS_SERVER = new URL('../helpers/corpus-mcp-server.mjs', import.meta.url).pathname;
@@ -43,28 +43,10 @@ beforeAll(async () => {
   writeFileSync(log, '');
   expect(chio(['keys', 'generate', '--out', seed, '--pub-out', pub]).status).toBe(0);
   // Started in the workspace: the upstream's working directory is the base for relative paths.
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      CHIO_BIN,
-      'mcp',
-      'serve',
-      '--receipt-db',
-      db,
-      '--kernel-seed-file',
-      seed,
-      '--server-id',
-      'corpus',
-      '--',
-      process.execPath,
-      CORPUS_SERVER,
-      log,
-    ],
-    cwd: ws,
-    stderr: 'pipe',
-  });
-  client = new Client({ name: 'corpus-test', version: '1.0.0' }, { capabilities: {} });
-  await client.connect(transport);
+  client = await connectGovernedMcp(
+    { db, seedFile: seed, serverId: 'corpus', upstream: [process.execPath, CORPUS_SERVER, log], cwd: ws },
+    'corpus-test',
+  );
 });
 
 afterAll(async () => {

@@ -7,13 +7,12 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { createCorpusWorkspace } from '../../src/kernel/guards/corpus/index.js';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
-import { CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { governedMcpTransport } from '../helpers/mcp-serve.js';
 
 const require = createRequire(import.meta.url);
 const FS_SERVER = join(
@@ -38,24 +37,7 @@ describe('relative paths through chio mcp serve', () => {
     const db = join(dir, 'receipts.sqlite');
     const client = new Client({ name: 'relative-test', version: '1.0.0' }, { capabilities: {} });
     await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [
-          CHIO_BIN,
-          'mcp',
-          'serve',
-          '--receipt-db',
-          db,
-          '--server-id',
-          'fs',
-          '--',
-          process.execPath,
-          FS_SERVER,
-          ws,
-        ],
-        cwd: elsewhere,
-        stderr: 'pipe',
-      }),
+      governedMcpTransport({ db, serverId: 'fs', upstream: [process.execPath, FS_SERVER, ws], cwd: elsewhere }),
     );
     try {
       for (const path of ['notes', 'cfg/credentials', 'keyring/id_rsa', './notes', 'src/../notes']) {
@@ -112,22 +94,7 @@ describe('relative paths through chio mcp serve', () => {
       return { roots };
     });
     await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [
-          CHIO_BIN,
-          'mcp',
-          'serve',
-          '--receipt-db',
-          join(dir, 'r.sqlite'),
-          '--',
-          process.execPath,
-          CORPUS_SERVER,
-          log,
-        ],
-        cwd,
-        stderr: 'pipe',
-      }),
+      governedMcpTransport({ db: join(dir, 'r.sqlite'), upstream: [process.execPath, CORPUS_SERVER, log], cwd }),
     );
     try {
       await expect.poll(() => asked).toBe(1);

@@ -6,12 +6,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
 import { kernelKeyFiles } from '../helpers/acp-proxy-ledger.js';
-import { chio, CHIO_BIN } from '../helpers/cli.js';
+import { chio } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { governedMcpTransport } from '../helpers/mcp-serve.js';
 
 const require = createRequire(import.meta.url);
 const FS_SERVER = join(
@@ -32,25 +32,12 @@ async function edge(
   db: string,
   extra: string[],
 ): Promise<{ client: Client; read: () => Promise<{ isError: boolean; text: string }> }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      CHIO_BIN,
-      'mcp',
-      'serve',
-      '--receipt-db',
-      db,
-      '--kernel-seed-file',
-      edgeKey.seedFile,
-      ...extra,
-      '--server-id',
-      'fs',
-      '--',
-      process.execPath,
-      FS_SERVER,
-      root,
-    ],
-    stderr: 'pipe',
+  const transport = governedMcpTransport({
+    db,
+    seedFile: edgeKey.seedFile,
+    serverId: 'fs',
+    flags: [...extra],
+    upstream: [process.execPath, FS_SERVER, root],
   });
   const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport);

@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
 import { CHIO_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { governedMcpTransport } from '../helpers/mcp-serve.js';
 
 const require = createRequire(import.meta.url);
 const FS_SERVER = join(
@@ -26,23 +26,7 @@ describe('chio mcp serve wrapping server-filesystem', () => {
     writeFileSync(join(root, 'notes.txt'), 'hello from the workspace\n');
     writeFileSync(join(root, '.env'), 'SECRET=1\n');
     const db = join(dir, 'receipts.sqlite');
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        CHIO_BIN,
-        'mcp',
-        'serve',
-        '--receipt-db',
-        db,
-        '--server-id',
-        'fs',
-        '--',
-        process.execPath,
-        FS_SERVER,
-        root,
-      ],
-      stderr: 'pipe',
-    });
+    const transport = governedMcpTransport({ db, serverId: 'fs', upstream: [process.execPath, FS_SERVER, root] });
     const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
     await client.connect(transport);
 
@@ -97,13 +81,7 @@ describe('the upstream crashing mid-call', () => {
     const db = join(dir, 'crash.sqlite');
     const upstream = new URL('../helpers/crashing-mcp-server.mjs', import.meta.url).pathname;
     const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--', process.execPath, upstream],
-        stderr: 'pipe',
-      }),
-    );
+    await client.connect(governedMcpTransport({ db, upstream: [process.execPath, upstream] }));
     expect((await client.callTool({ name: 'echo', arguments: { text: 'before' } })).content).toEqual([
       { type: 'text', text: 'before' },
     ]);
@@ -137,23 +115,7 @@ describe('chio mcp serve wrapping server-everything', () => {
     const db = join(tempDir(), 'everything.sqlite');
     const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
     await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [
-          CHIO_BIN,
-          'mcp',
-          'serve',
-          '--receipt-db',
-          db,
-          '--server-id',
-          'everything',
-          '--',
-          process.execPath,
-          everything,
-          'stdio',
-        ],
-        stderr: 'pipe',
-      }),
+      governedMcpTransport({ db, serverId: 'everything', upstream: [process.execPath, everything, 'stdio'] }),
     );
     const caps = client.getServerCapabilities() as Record<string, unknown>;
     expect(Object.keys(caps)).toEqual(
@@ -239,13 +201,7 @@ describe('notifications through the edge (server-everything)', () => {
     const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
     const logs: unknown[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--', process.execPath, everything(), 'stdio'],
-        stderr: 'pipe',
-      }),
-    );
+    await client.connect(governedMcpTransport({ db, upstream: [process.execPath, everything(), 'stdio'] }));
     await client.setLoggingLevel('debug');
     await client.callTool({ name: 'toggle-simulated-logging', arguments: {} });
     // The upstream logs once at once and then every 5 s; allow for a loaded machine.

@@ -7,13 +7,13 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
 import { ledgerRows } from '../helpers/any-ledger.js';
-import { chio, CHIO_BIN } from '../helpers/cli.js';
+import { chio } from '../helpers/cli.js';
 import { freshPgDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
+import { governedMcpTransport } from '../helpers/mcp-serve.js';
 
 const MARKER_SERVER = new URL('../helpers/marker-mcp-server.mjs', import.meta.url).pathname;
 const BLOCKING_WORKER = new URL('../helpers/blocking-kernel-worker.mjs', import.meta.url).pathname;
@@ -110,26 +110,12 @@ describe.each(backends)('SIGKILL between dispatch and receipt, on %s', (backend,
       const pub = join(dir, 'kernel.pub');
       expect(chio(['keys', 'generate', '--out', seed, '--pub-out', pub]).status).toBe(0);
       const serve = () =>
-        new StdioClientTransport({
-          command: process.execPath,
-          args: [
-            CHIO_BIN,
-            'mcp',
-            'serve',
-            '--receipt-db',
-            db,
-            '--kernel-seed-file',
-            seed,
-            '--server-id',
-            'marker',
-            '--reservation-sync',
-            sync,
-            '--',
-            process.execPath,
-            MARKER_SERVER,
-            markers,
-          ],
-          stderr: 'pipe',
+        governedMcpTransport({
+          db,
+          seedFile: seed,
+          serverId: 'marker',
+          flags: ['--reservation-sync', sync],
+          upstream: [process.execPath, MARKER_SERVER, markers],
         });
 
       const transport = serve();
