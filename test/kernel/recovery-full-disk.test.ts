@@ -19,15 +19,15 @@ import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
 import { Kernel } from '../../src/kernel/index.js';
 import type { ToolServerConnection } from '../../src/kernel/index.js';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
 import type { Ledger } from '../../src/ledger/index.js';
-import { chio, CHIO_BIN } from '../helpers/cli.js';
+import { chio } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { governedMcpTransport } from '../helpers/mcp-serve.js';
 
 const require = createRequire(import.meta.url);
 const FS_SERVER = join(
@@ -124,25 +124,7 @@ describe('a nearly full filesystem under the ledger', () => {
     expect(chio(['keys', 'generate', '--out', seed, '--pub-out', pub]).status).toBe(0);
     const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
     await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [
-          CHIO_BIN,
-          'mcp',
-          'serve',
-          '--receipt-db',
-          db,
-          '--kernel-seed-file',
-          seed,
-          '--server-id',
-          'fs',
-          '--',
-          process.execPath,
-          FS_SERVER,
-          root,
-        ],
-        stderr: 'pipe',
-      }),
+      governedMcpTransport({ db, seedFile: seed, serverId: 'fs', upstream: [process.execPath, FS_SERVER, root] }),
     );
     const write = (name: string) =>
       client.callTool({
