@@ -12,6 +12,7 @@
  *                (capability check, guards) beside the signing it has to do anyway
  *   checkpoints  checkpoints, inclusion proofs at 1,000,000 entries, appends with checkpointing on
  *                and off, evidence bundles (bench/checkpoints.ts, with its own raw limits)
+ *   cli start    `chio` commands exec to exit beside `node -e 0` (bench/cli-start.ts)
  *   postgres     1, 4 and 16 producer processes on PostgreSQL beside SQLite, chain verify on each
  *                (bench/postgres.ts, on a throwaway server; beside a bare commit on that server)
  * A goal row is followed by its bound where one can be measured (bench/bounds.ts): the pieces of
@@ -61,6 +62,7 @@ import { profileFigures } from './profile.js';
 import { postgresFigures } from './postgres.js';
 import { inSeries, loneCommitLatency, withCommits } from './bounds.js';
 import { draft } from './drafts.js';
+import { cliStartFigures } from './cli-start.js';
 
 const SEED = fromHex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60');
 const signer = signerFromSeed(SEED);
@@ -572,6 +574,9 @@ async function main(): Promise<void> {
 
   // Checkpoints, inclusion proofs and evidence bundles, each beside limits measured in that module.
   for (const r of await checkpointFigures()) row(r.name, r.value, r.beside, r.limit, r.note);
+
+  // The command line: exec to exit, beside Node starting with nothing to load (bench/cli-start.ts).
+  for (const r of cliStartFigures()) row(r.name, r.value, r.beside, r.limit, r.note);
 
   // The ledger on PostgreSQL beside SQLite: producer processes, and verification (bench/postgres.ts).
   for (const r of await postgresFigures(nodeVerify)) row(r.name, r.value, r.beside, r.limit, r.note ?? '');

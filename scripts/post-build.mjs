@@ -3,15 +3,16 @@
 // web explorer's page, stylesheet and bundled uPlot beside its compiled scripts (dist/explorer), and
 // bundles the ledger's two doors to drizzle-orm (src/ledger/drizzle.ts, src/ledger/pg/drizzle.ts) in
 // place, their shared core in one chunk beside them: a ledger command then loads 3 modules of
-// drizzle's instead of 112, which Node 22 and 24 make costly (the doors' comments say why).
+// drizzle's instead of 112, which Node 22 and 24 make costly (the doors' comments say why); last,
+// bundles the command line (scripts/bundle-cli.mjs).
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
+import { bundleCli } from './bundle-cli.mjs';
 
 rmSync('dist/migrations', { recursive: true, force: true });
 cpSync('migrations', 'dist/migrations', { recursive: true });
 rmSync('dist/migrations-pg', { recursive: true, force: true });
 cpSync('migrations-pg', 'dist/migrations-pg', { recursive: true });
-chmodSync('dist/cli/main.js', 0o755);
 
 const web = 'src/projections/explorer/web';
 for (const file of ['index.html', 'style.css', 'favicon.svg']) copyFileSync(`${web}/${file}`, `dist/explorer/${file}`);
@@ -54,3 +55,7 @@ writeFileSync(
 );
 // tsc's source maps describe the files before bundling.
 for (const f of ['drizzle.js.map', 'pg/drizzle.js.map']) rmSync(`${ledgerOut}/${f}`, { force: true });
+
+// Last: the command line, bundled in place from the files above (scripts/bundle-cli.mjs says why).
+await bundleCli();
+chmodSync('dist/cli/main.js', 0o755);

@@ -134,6 +134,15 @@ describe('architecture', () => {
     expect(offending).toEqual([]);
   });
 
+  it('no module of src/ or cli/ is imported for its side effects alone (the CLI bundle drops unused modules)', () => {
+    // scripts/bundle-cli.mjs marks our compiled modules free of side effects, so a command's chunks
+    // leave out every module whose exports it does not use: `import './x.js'` would be dropped.
+    const bare = [...srcFiles, ...files('cli')].filter((f) =>
+      /^\s*import\s*['"]\.[^'"]*['"]/m.test(readFileSync(f, 'utf8')),
+    );
+    expect(bare).toEqual([]);
+  });
+
   it('projections never import the append path, on either ledger', () => {
     const offending = srcFiles
       .filter((f) => area(f) === 'src/projections')

@@ -13,7 +13,7 @@ import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { ChioError, EXIT } from '../../src/errors.js';
 import { readInputText } from '../../src/input-file.js';
-import { RedactionKey } from '../../src/kernel/index.js';
+import { RedactionKey } from '../../src/kernel/redaction-key.js';
 import { findEntry, listEntries } from '../../src/ledger/index.js';
 import type { EntryFilter, EntryPage } from '../../src/ledger/index.js';
 import {
