@@ -191,10 +191,14 @@ export function joinCanonicalMembers(members: ReadonlyMap<string, string>, exclu
   for (const name of names) {
     if (exclude?.has(name) === true) continue;
     if (out.length > 1) out += ',';
-    const prefix = memberPrefix(name) ?? refuse([], 'member name contains a lone surrogate');
-    out += prefix + members.get(name)!;
+    out += canonicalMember(name, members.get(name)!);
   }
   return `${out}}`;
+}
+
+/** `"name":text` of one member whose value's canonical text is `text`. Throws for a lone-surrogate name. */
+export function canonicalMember(name: string, text: string): string {
+  return (memberPrefix(name) ?? refuse([], 'member name contains a lone surrogate')) + text;
 }
 
 // `"name":` for the member names seen so far: receipts reuse the same few dozen names.

@@ -6,6 +6,7 @@ export {
   canonicalJson,
   canonicalBytes,
   assertCanonicalizable,
+  canonicalMember,
   joinCanonicalMembers,
   MAX_JSON_DEPTH,
 } from './canonical.js';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { canonicalJson, sha256Hex, toHex } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
-import { actionText, bodyText, canonicalMembers, computeReceiptId, signedText } from './encode.js';
+import { actionText, canonicalMembers, ReceiptTextParts } from './encode.js';
 import { describeIssues, ReceiptDraftSchema } from './schema.js';
 import type { Receipt, ReceiptDraft } from './schema.js';
 import { semanticViolation } from './semantics.js';
@@ -78,8 +78,10 @@ function freezeReceipt(receipt: Receipt): Receipt {
 /** Everything up to the signature: validated, hashed, id computed, bytes to sign ready. */
 interface PendingReceipt {
   unsigned: Record<string, unknown>;
-  members: Map<string, string>;
+  parts: ReceiptTextParts;
   id: string;
+  /** The id member's canonical text. */
+  idText: string;
   signed: string;
 }
 
@@ -126,19 +128,18 @@ function prepare(draft: ReceiptDraft, publicKeyHex: string, options: SignOptions
     metadata: { ...d.metadata, [SIGNING_NONCE_KEY]: nonce },
     kernel_key: publicKeyHex,
   };
-  const { action: _action, ...rest } = unsigned;
-  const members = canonicalMembers(rest);
+  const members = canonicalMembers(unsigned, 'action');
   members.set('action', actionText(parameterHash, parametersText));
-  const id = computeReceiptId(members);
-  members.set('id', JSON.stringify(id));
-  return { unsigned, members, id, signed: signedText(members) };
+  const parts = new ReceiptTextParts(members);
+  const id = sha256Hex(parts.idInput);
+  const idText = JSON.stringify(id);
+  return { unsigned, parts, id, idText, signed: parts.signed(idText) };
 }
 
 function finish(pending: PendingReceipt, signature: Uint8Array): Receipt {
   const signatureHex = toHex(signature);
-  pending.members.set('signature', JSON.stringify(signatureHex));
   const receipt = { ...pending.unsigned, id: pending.id, signature: signatureHex } as Receipt;
-  SignedHere.stamp(receipt, bodyText(pending.members));
+  SignedHere.stamp(receipt, pending.parts.body(pending.idText, JSON.stringify(signatureHex)));
   return freezeReceipt(receipt);
 }
 

@@ -6,7 +6,7 @@
  */
 import { isHex, sha256Hex, verifySignature } from '../crypto/index.js';
 import { isChioError } from '../errors.js';
-import { bodyText, computeReceiptId, receiptMembers, signedText } from './encode.js';
+import { ReceiptTextParts, receiptMembers } from './encode.js';
 import { describeIssues, ReceiptSchema } from './schema.js';
 import type { Receipt } from './schema.js';
 import { semanticViolation } from './semantics.js';
@@ -52,7 +52,8 @@ export function verifyReceipt(input: unknown, options: VerifyReceiptOptions = {}
     if (isChioError(e)) return fail('canonical', e.message, receipt.id);
     throw e;
   }
-  const id = computeReceiptId(members);
+  const parts = new ReceiptTextParts(members);
+  const id = sha256Hex(parts.idInput);
   if (id !== receipt.id)
     return fail('id', `id ${receipt.id} does not match the content (recomputed ${id})`, receipt.id);
   const violation = semanticViolation(receipt);
@@ -60,7 +61,9 @@ export function verifyReceipt(input: unknown, options: VerifyReceiptOptions = {}
   if (options.trustedKernelKeys !== undefined && !options.trustedKernelKeys.has(receipt.kernel_key)) {
     return fail('kernel_key', `kernel_key ${receipt.kernel_key} is not a trusted kernel key`, receipt.id);
   }
-  const signed = signedText(members);
+  // The schema requires id and signature: both members are there.
+  const idText = members.get('id')!;
+  const signed = parts.signed(idText);
   if (options.signatures !== false && !verifySignature(receipt.kernel_key, signed, receipt.signature)) {
     return fail('signature', `signature does not verify under kernel_key ${receipt.kernel_key}`, receipt.id);
   }
@@ -77,5 +80,5 @@ export function verifyReceipt(input: unknown, options: VerifyReceiptOptions = {}
       );
     }
   }
-  return { ok: true, receipt, id, body: bodyText(members), signed };
+  return { ok: true, receipt, id, body: parts.body(idText, members.get('signature')!), signed };
 }
