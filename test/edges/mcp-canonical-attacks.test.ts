@@ -2,7 +2,7 @@
 // through the real `chio mcp serve` (a child process) in front of a real MCP server that records
 // every call it receives, by the real MCP SDK client. Arguments JCS cannot carry without loss
 // (integers beyond 2^53-1, lone surrogates in a value or a member name, nesting beyond 128) are
-// refused with the JSON path named and never reach the upstream; a `__proto__` member changes no
+// refused as invalid params with the JSON path named and never reach the upstream; a `__proto__` member changes no
 // prototype; what a receipt records is exactly what the upstream received, hashed as signed.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -80,11 +80,15 @@ describe('arguments shaped against the canonical form, through chio mcp serve', 
       /cannot canonicalize \$\.d(\[0\]){127}: nesting deeper than 128 levels/,
     ],
   ])(
-    '%s: refused with CHIO-CRYPTO-NOT-CANONICAL naming the path; the upstream never sees it',
+    '%s: invalid params (-32602) with CHIO-CRYPTO-NOT-CANONICAL naming the path; the upstream never sees it',
     async (_name, args, message) => {
       const before = receipts().length;
       await expect(client.callTool({ name: 'record', arguments: args })).rejects.toThrow(
-        expect.objectContaining({ message: expect.stringMatching(/CHIO-CRYPTO-NOT-CANONICAL/) }),
+        expect.objectContaining({
+          code: -32602,
+          message: expect.stringMatching(/CHIO-CRYPTO-NOT-CANONICAL/),
+          data: expect.objectContaining({ code: 'CHIO-CRYPTO-NOT-CANONICAL', path: expect.stringMatching(/^\$\./) }),
+        }),
       );
       await expect(client.callTool({ name: 'record', arguments: args })).rejects.toThrow(message);
       expect(upstreamCalls()).toEqual([]);

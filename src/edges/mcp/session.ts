@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CapabilityToken } from '../../capability/index.js';
-import { generateSeed, signerFromSeed } from '../../crypto/index.js';
+import { assertCanonicalizable, generateSeed, signerFromSeed } from '../../crypto/index.js';
 import type { Ed25519Signer } from '../../crypto/index.js';
 import { isChioError } from '../../errors.js';
 import type { Kernel, ToolCallRequest } from '../../kernel/index.js';
@@ -65,6 +65,28 @@ const PromptParamsSchema = z
   .passthrough();
 /** JSON-RPC code of a governed method the kernel denied (the code of the edge's `unknown tool`). */
 export const GOVERNED_DENIED = INVALID_PARAMS;
+
+/**
+ * Tool arguments that RFC 8785 cannot carry losslessly (an integer beyond 2^53−1, a lone
+ * surrogate, nesting beyond 128 levels; attacker-controlled) cannot be put in a receipt, so the
+ * call never runs and nothing is recorded: the client sent invalid params (JSON-RPC -32602), the
+ * edge had no internal error. Looked at only once a call has failed on canonical JSON (the hot path
+ * walks the arguments no more than before), and only the arguments: a failure on anything else,
+ * such as an upstream's output, is answered as it was.
+ */
+function invalidArguments(e: unknown, args: unknown): RpcError | undefined {
+  if (!isChioError(e) || e.code !== 'CHIO-CRYPTO-NOT-CANONICAL') return undefined;
+  try {
+    assertCanonicalizable(args);
+    return undefined;
+  } catch (refusal) {
+    if (!isChioError(refusal)) return undefined;
+    return new RpcError(INVALID_PARAMS, `${refusal.code}: ${refusal.message}`, {
+      code: refusal.code,
+      ...refusal.details,
+    });
+  }
+}
 const CancelledParamsSchema = z
   .object({ requestId: z.union([z.string(), z.number()]).optional(), reason: z.string().optional() })
   .passthrough();
@@ -464,6 +486,8 @@ export class McpSession {
       : undefined;
     try {
       return await this.governedCall(target, p.arguments ?? {}, String(req.id), controller.signal, onProgress, onChunk);
+    } catch (e) {
+      throw invalidArguments(e, p.arguments ?? {}) ?? e;
     } finally {
       this.inFlight.delete(req.id);
     }
