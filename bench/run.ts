@@ -60,12 +60,14 @@ import { mcpEdgeFigures } from './mcp-edge.js';
 import { acpEdgeFigures, acpProxyFigures } from './acp.js';
 import { profileFigures } from './profile.js';
 import { postgresFigures } from './postgres.js';
-import { inSeries, loneCommitLatency, withCommits } from './bounds.js';
+import { inSeries, loneCommitLatency, syncLatency, withCommits } from './bounds.js';
 import { draft } from './drafts.js';
 import { cliStartFigures } from './cli-start.js';
 
 const SEED = fromHex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60');
 const signer = signerFromSeed(SEED);
+/** Idle time before each spaced commit: about a dispatch, the time between a lone call's reservation and its receipt. */
+const SPACING_MS = 1;
 
 /** Runs `op` repeatedly for about `ms` milliseconds; returns operations per second. */
 function rate(ms: number, op: (i: number) => void): number {
@@ -205,16 +207,37 @@ async function main(): Promise<void> {
     ledger.close();
   }
   // What one durable commit costs here, each timed alone: the unit of the latency goals below.
-  const lone = loneCommitLatency(
-    join(dir, 'lone.sqlite'),
-    Array.from({ length: 550 }, (_, i) => signReceipt(draft(i), signer, { nonce: `lone-${i}` })),
-  );
+  // Back to back, then spaced as one governed call in flight spaces its two commits (a dispatch
+  // apart, ~1 ms here): this disk syncs several times faster when a sync follows another at once,
+  // so the spaced figure is the one the bounds of calls made one at a time use.
+  const loneReceipts = (tag: string) =>
+    Array.from({ length: 550 }, (_, i) => signReceipt(draft(i), signer, { nonce: `${tag}-${i}` }));
+  const lone = await loneCommitLatency(join(dir, 'lone.sqlite'), loneReceipts('lone'));
+  const spaced = await loneCommitLatency(join(dir, 'spaced.sqlite'), loneReceipts('spaced'), SPACING_MS);
+  const syncNow = await syncLatency(join(dir, 'sync.bin'), 500);
+  const syncSpaced = await syncLatency(join(dir, 'sync-spaced.bin'), 500, SPACING_MS);
+  const p = (l: { p50ms: number; p90ms: number }) => `p50 ${l.p50ms.toFixed(2)} ms, p90 ${l.p90ms.toFixed(2)} ms`;
   row(
-    'a lone durable commit (one receipt, FULL), p50',
-    1000 / lone.p50ms,
+    'the disk: one 4 KiB page written and fdatasynced, back to back, p50',
+    1000 / syncNow.p50ms,
     '(limit)',
     undefined,
-    `p50 ${lone.p50ms.toFixed(2)} ms, p90 ${lone.p90ms.toFixed(2)} ms`,
+    p(syncNow),
+  );
+  row(
+    `  … ${SPACING_MS} ms idle before each, p50`,
+    1000 / syncSpaced.p50ms,
+    'back to back',
+    1000 / syncNow.p50ms,
+    p(syncSpaced),
+  );
+  row('a lone durable commit (one receipt, FULL), back to back, p50', 1000 / lone.p50ms, '(limit)', undefined, p(lone));
+  row(
+    `  … ${SPACING_MS} ms idle before each (as a lone governed call's), p50`,
+    1000 / spaced.p50ms,
+    'back to back',
+    1000 / lone.p50ms,
+    p(spaced),
   );
 
   const perProducer = 400;
@@ -472,14 +495,15 @@ async function main(): Promise<void> {
       `p50 ${governed.p50ms.toFixed(2)} ms, p99 ${governed.p99ms.toFixed(2)} ms`,
     );
     // The goal allows one durable commit beside the direct call; a governed call makes two (its
-    // reservation before the tool runs, its receipt before the answer), each a lone commit here.
-    const floor = withCommits(1000 / direct.p50ms, 2, lone.p50ms);
+    // reservation before the tool runs, its receipt before the answer), each a lone commit spaced
+    // by the dispatch between them.
+    const floor = withCommits(1000 / direct.p50ms, 2, spaced.p50ms);
     row(
-      '  bound: direct p50 + two lone durable commits',
+      '  bound: direct p50 + two spaced lone durable commits',
       floor,
       'direct',
       direct.perSecond,
-      `p50 ${(1000 / floor).toFixed(2)} ms; goal p50 ≤ ${(direct.p50ms + lone.p50ms + 0.3).toFixed(2)} ms (direct + one commit + 0.3)`,
+      `p50 ${(1000 / floor).toFixed(2)} ms; goal p50 ≤ ${(direct.p50ms + lone.p50ms + 0.3).toFixed(2)} ms (direct + one back-to-back commit + 0.3), ${(direct.p50ms + spaced.p50ms + 0.3).toFixed(2)} ms with a spaced one`,
     );
     row('MCP tools/call direct, 16 in flight', direct.sixteenInFlight, '(limit)');
     row(
@@ -527,8 +551,8 @@ async function main(): Promise<void> {
     row('ACP session/list_capabilities round trips (wire, no kernel)', edge.wire, '(limit)');
     row('ACP tool/invoke through the edge (governed, receipt)', edge.invoke, 'wire', edge.wire, 'goal ≥ 0.5');
     row(
-      '  bound: a wire round trip + two lone durable commits',
-      withCommits(edge.wire, 2, lone.p50ms),
+      '  bound: a wire round trip + two spaced lone durable commits',
+      withCommits(edge.wire, 2, spaced.p50ms),
       'wire',
       edge.wire,
       'the reservation and the receipt, one call in flight',
