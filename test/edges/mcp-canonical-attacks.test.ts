@@ -2,13 +2,15 @@
 // through the real `chio mcp serve` (a child process) in front of a real MCP server that records
 // every call it receives, by the real MCP SDK client. Arguments JCS cannot carry without loss
 // (integers beyond 2^53-1, lone surrogates in a value or a member name, nesting beyond 128) are
-// refused as invalid params with the JSON path named and never reach the upstream; a `__proto__` member changes no
+// refused as invalid params with the JSON path named (task-augmented calls too, before a task exists)
+// and never reach the upstream; a `__proto__` member changes no
 // prototype; what a receipt records is exactly what the upstream received, hashed as signed.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
 import { chio } from '../helpers/cli.js';
 import { connectGovernedMcp } from '../helpers/mcp-serve.js';
@@ -96,6 +98,29 @@ describe('arguments shaped against the canonical form, through chio mcp serve', 
       expect(receipts()).toHaveLength(before);
     },
   );
+
+  it('a task-augmented call with such arguments is refused the same way before any task exists; the upstream never sees it', async () => {
+    const before = receipts().length;
+    const any = z.object({}).passthrough();
+    const tasks = async () =>
+      ((await client.request({ method: 'tasks/list', params: {} }, any)) as { tasks: unknown[] }).tasks;
+    const tasksBefore = (await tasks()).length;
+    await expect(
+      client.request(
+        { method: 'tools/call', params: { name: 'record', arguments: { s: 'a\ud800b' }, task: { ttl: 60_000 } } },
+        any,
+      ),
+    ).rejects.toThrow(
+      expect.objectContaining({
+        code: -32602,
+        message: expect.stringMatching(/cannot canonicalize \$\.s: string contains a lone surrogate/),
+        data: expect.objectContaining({ code: 'CHIO-CRYPTO-NOT-CANONICAL', path: '$.s' }),
+      }),
+    );
+    expect(await tasks()).toHaveLength(tasksBefore);
+    expect(upstreamCalls()).toEqual([]);
+    expect(receipts()).toHaveLength(before);
+  });
 
   it('a __proto__ member changes no prototype; the receipt records exactly what the upstream received', async () => {
     const args = JSON.parse('{"__proto__":{"path":"/etc/shadow"},"constructor":{"prototype":1},"a":"b"}') as Record<

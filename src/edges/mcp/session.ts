@@ -76,6 +76,11 @@ export const GOVERNED_DENIED = INVALID_PARAMS;
  */
 function invalidArguments(e: unknown, args: unknown): RpcError | undefined {
   if (!isChioError(e) || e.code !== 'CHIO-CRYPTO-NOT-CANONICAL') return undefined;
+  return nonCanonicalArguments(args);
+}
+
+/** The -32602 answer for tool arguments RFC 8785 cannot carry; undefined when it can carry them. */
+function nonCanonicalArguments(args: unknown): RpcError | undefined {
   try {
     assertCanonicalizable(args);
     return undefined;
@@ -464,6 +469,10 @@ export class McpSession {
     // The product's documented wire answer is exactly {code: -32602, message: "unknown tool"}.
     if (target === undefined) throw new RpcError(INVALID_PARAMS, 'unknown tool', { name: p.name });
     if (p.task !== undefined) {
+      // Arguments no receipt could carry are refused here, before a task exists, as for a plain
+      // call (one more walk of them, on this rarer path only).
+      const refusal = nonCanonicalArguments(p.arguments ?? {});
+      if (refusal !== undefined) throw refusal;
       // Task-augmented: answer with the working task now; the governed call runs in the background.
       const requestId = `${String(req.id)}-task`;
       return {
