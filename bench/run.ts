@@ -573,7 +573,7 @@ async function main(): Promise<void> {
       p.updatesProxied,
       '1 commit',
       oneCommitEach,
-      'each update waits for its own signed, committed receipt',
+      'above 1: updates judged while earlier receipts commit share their fsyncs (each still forwarded after its own)',
     );
   }
 
