@@ -7,7 +7,7 @@
  *    back to back, and spaced as a governed call spaces them (`gapMs` idle before each: a lone
  *    call's reservation and receipt are a dispatch apart, and its receipt and the next call's
  *    reservation a round trip apart). On this VM's virtio disk a sync that follows another at once
- *    is ~3 times cheaper than one issued a millisecond later, so the spaced figure is the one a
+ *    costs a half to a third of one issued a millisecond later, so the spaced figure is the one a
  *    lone call can reach;
  *  - the disk's own sync (`syncLatency`): one 4 KiB page overwritten and `fdatasync`ed, no SQLite,
  *    back to back and spaced the same way;

