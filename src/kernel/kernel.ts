@@ -8,26 +8,31 @@
  * receipt's append settles the reservation. A reservation whose receipt was never written is
  * settled by recovery (recovery.ts) with an `incomplete` receipt: at `Kernel.open`, and after this
  * process's next successful append when one of its own appends failed.
- * The ledger is an SQLite file (`Kernel.open`) or PostgreSQL (`Kernel.connect`): store.ts.
+ * The ledger is an SQLite file (`Kernel.open`) or PostgreSQL (`Kernel.connect`): store.ts. The
+ * checks up to the reservation are authorize.ts, running the tool dispatch.ts, and the options,
+ * request and response shapes kernel-types.ts.
  * Owns: that order. Imports crypto, receipt, capability, ledger; must not import edges or cli.
  */
 import { randomUUID } from 'node:crypto';
-import { issueCapability as issueToken, verifyCapability } from '../capability/index.js';
+import { issueCapability as issueToken } from '../capability/index.js';
 import type { CapabilityToken, Scope, ToolGrant } from '../capability/index.js';
 import { readInputFile } from '../input-file.js';
-import { canonicalJson, generateSeed, hashCanonical, parseSeed, sha256Hex, signerFromSeed } from '../crypto/index.js';
+import { generateSeed, hashCanonical, parseSeed, signerFromSeed } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { stamp } from '../stage-profile.js';
 import { ANCESTOR_GRANTS_KEY } from '../ledger/index.js';
-import type { BudgetKey, ReservationSync } from '../ledger/index.js';
-import { ancestorBudgetKeys } from './budgets.js';
-import type { Checkpointer, CheckpointSchedule } from './checkpointer.js';
+import { authorizeCall } from './authorize.js';
+import type { Authorization, AuthorizeContext } from './authorize.js';
+import type { Checkpointer } from './checkpointer.js';
+import { dispatchCall } from './dispatch.js';
+import type { KernelOptions, ToolCallPreview, ToolCallRequest, ToolCallResponse } from './kernel-types.js';
+export type { KernelOptions, ToolCallPreview, ToolCallRequest, ToolCallResponse } from './kernel-types.js';
 import type { AppendResult } from '../ledger/index.js';
 import { isPostgresUrl } from '../ledger/pg/open.js';
 import { signReceipt, signReceiptAsync } from '../receipt/index.js';
-import type { GuardEvidence, Receipt, ReceiptDraft } from '../receipt/index.js';
-import { buildGuards, runGuards } from './guards/index.js';
+import type { Receipt, ReceiptDraft } from '../receipt/index.js';
+import { buildGuards } from './guards/index.js';
 import type { Guard } from './guards/index.js';
 import { defaultPolicy } from './policy.js';
 import type { LoadedPolicy } from './policy.js';
@@ -49,118 +54,9 @@ import type { OwnFailure, RecoveryReport } from './recovery.js';
 import { openSqliteStore } from './store.js';
 import type { KernelStore } from './store.js';
 import { openPgStore } from './store-pg.js';
-import { findTool } from './tool-server.js';
 import { requireRedactionKey, resolveRedactionKey } from './redaction-key.js';
 import type { RedactionKey } from './redaction-key.js';
-import type { InvokeContext, ToolServerConnection } from './tool-server.js';
-
-export interface KernelOptions {
-  /** The receipt ledger: an SQLite file (created if missing), or a postgres:// URL (with `Kernel.connect`). */
-  ledgerPath: string;
-  /** 32-byte Ed25519 seed; generated when neither this nor `seedFile` is given (`keyGenerated` then says so). */
-  seed?: Uint8Array;
-  /** A seed file as `chio keys generate` writes it (64 hex characters). */
-  seedFile?: string;
-  policy?: LoadedPolicy;
-  /** Producer label on the ledger entries. */
-  producer?: string;
-  /**
-   * How reservations reach the disk before a tool runs: `full` (default) fsyncs each commit and
-   * survives a power loss; `normal` survives the process dying but not a power loss, and saves
-   * one fsync per call (the receipt's commit makes the reservation durable). Receipts are always
-   * committed synchronous=FULL, and so is a reservation that shares its commit with a receipt.
-   */
-  reservationSync?: ReservationSync;
-  /** Clock in Unix seconds (tests). */
-  clock?: () => number;
-  /**
-   * Directories the tool servers resolve relative paths against (an MCP upstream's directories, its
-   * working directory). With the policy's `path_base`, each relative path argument is judged
-   * against every one of them; with none, a relative path argument is denied.
-   */
-  pathBases?: readonly string[];
-  /**
-   * Other kernel keys (hex) whose receipts this kernel counts towards budgets and revocations (other
-   * producers sharing the ledger). Its own key always counts; a receipt signed by any other key
-   * moves no budget and revokes nothing.
-   */
-  trustedKernelKeys?: readonly string[];
-  /**
-   * Signed checkpoints of the ledger while this kernel appends (DESIGN §10): every `everyEntries`
-   * (default 1000) entries, every `everySeconds` (default 60) while the ledger grows, and at close;
-   * each new note is also appended to `anchorFile`. `false`: none.
-   */
-  checkpoints?: CheckpointSchedule | false;
-  /** Where the kernel reports what it cannot do without failing a call (a checkpoint not made). Default: stderr. */
-  log?: (message: string) => void;
-  /**
-   * The operator's redaction key (32 bytes), or a file holding it (64 hex characters): salts the
-   * parameter_hash of redacted receipts. Required when the policy redacts and the kernel governs
-   * calls: `registerToolServer` refuses (CHIO-REDACTION-KEY-REQUIRED) rather than generate a key
-   * whose salts no one could ever disclose. Revocations and recovery need no key.
-   */
-  redactionKey?: Uint8Array | RedactionKey;
-  redactionKeyFile?: string;
-}
-
-export interface ToolCallRequest {
-  capability: unknown;
-  /** Public key of the agent making the call. */
-  caller: string;
-  serverId: string;
-  toolName: string;
-  arguments: unknown;
-  /**
-   * The producer's id for the call (a JSON-RPC id, a task id), recorded in the receipt's metadata
-   * (`chio_request_id`). Never trusted as unique: the kernel gives every call its own id, which is
-   * the receipt's signing nonce and the reservation's key.
-   */
-  requestId?: string;
-  sessionId?: string;
-  /** Use the server's `invokeStream` when it has one. */
-  stream?: boolean;
-  signal?: AbortSignal;
-  /** Receives the tool's progress while it runs. */
-  onProgress?: InvokeContext['onProgress'];
-  /** Receives each streamed chunk as it arrives (with `stream: true`). */
-  onChunk?: InvokeContext['onChunk'];
-  /** More bases for relative paths, for this call only (the MCP roots a client declared). */
-  pathBases?: readonly string[];
-  /**
-   * The connection to `serverId` that serves this call, when it is not one registered with the
-   * kernel: an MCP edge session's own upstream connection (its tool list depends on the client's
-   * capabilities and changes with the upstream's list). Its manifest must name `serverId`; the
-   * checks judge the call against that manifest exactly as for a registered server.
-   */
-  toolServer?: ToolServerConnection;
-}
-
-/** The parts of a call the checks look at. */
-export type ToolCallPreview = Pick<
-  ToolCallRequest,
-  'capability' | 'caller' | 'serverId' | 'toolName' | 'arguments' | 'pathBases' | 'toolServer'
->;
-
-type Authorization =
-  | { ok: false; reason: string; guard: string; evidence: GuardEvidence[] }
-  | {
-      ok: true;
-      server: ToolServerConnection;
-      capabilityId: string;
-      candidates: Array<{ index: number; limit: number | undefined; ancestors: BudgetKey[] }>;
-      evidence: GuardEvidence[];
-    };
-
-export type ToolCallResponse =
-  | { ok: true; output: unknown; receipt: Receipt; entry: AppendResult }
-  | {
-      ok: false;
-      verdict: 'deny' | 'incomplete' | 'cancelled';
-      reason: string;
-      guard?: string;
-      receipt: Receipt;
-      entry: AppendResult;
-    };
+import type { ToolServerConnection } from './tool-server.js';
 
 function readSeedFile(path: string): Uint8Array {
   try {
@@ -177,6 +73,8 @@ export class Kernel {
   readonly policy: LoadedPolicy;
   private readonly servers = new Map<string, ToolServerConnection>();
   private readonly guards: Guard[];
+  /** What `authorize` reads (the servers map is this kernel's own, so later registrations count). */
+  private readonly checks: AuthorizeContext;
   /** This process incarnation, as pending_calls.owner records it (owner.ts). */
   private readonly self = currentOwner();
   private readonly owner = formatOwner(this.self);
@@ -221,6 +119,14 @@ export class Kernel {
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.producer = options.producer ?? 'kernel';
     this.checkpointer = store.checkpointer;
+    this.checks = {
+      servers: this.servers,
+      store,
+      issuerKeyHex: this.publicKeyHex,
+      trustedKernelKeys: this.trustedKernelKeys,
+      guards: this.guards,
+      pathBases: this.pathBases,
+    };
   }
 
   /** The key and redaction key every open resolves before the ledger is touched. */
@@ -393,89 +299,8 @@ export class Kernel {
    * The checks of DESIGN §7 before anything is reserved: tool known → capability → budget →
    * revocation → guards. Pure reads; nothing is signed or written.
    */
-  private async authorize(request: ToolCallPreview, now: number): Promise<Authorization> {
-    const server = request.toolServer ?? this.servers.get(request.serverId);
-    if (
-      server === undefined ||
-      server.manifest.server_id !== request.serverId ||
-      findTool(server.manifest, request.toolName) === undefined
-    ) {
-      return {
-        ok: false,
-        reason: `unknown tool ${request.serverId}/${request.toolName}`,
-        guard: 'kernel',
-        evidence: [],
-      };
-    }
-    const cap = verifyCapability(request.capability, {
-      target: {
-        serverId: request.serverId,
-        toolName: request.toolName,
-        operation: 'invoke',
-        arguments: request.arguments ?? {},
-      },
-      caller: request.caller,
-      trustedIssuers: new Set([this.publicKeyHex]),
-      now,
-    });
-    if (!cap.ok)
-      return {
-        ok: false,
-        reason: `capability ${cap.check}: ${cap.reason}`,
-        guard: 'capability',
-        evidence: [{ guard_name: 'capability', verdict: false, details: cap.check }],
-      };
-    // Budget (DESIGN §7 order: capability → budget → revocation → guards): the first covering grant
-    // with invocations left. Checked here so the deny names the budget; re-checked atomically when
-    // the call is reserved, which also proves the ledger takes writes before the tool runs.
-    // A grant has room when it and every ancestor grant it narrows (budgets.ts) have invocations left.
-    const grants = cap.grantIndexes.map((index) => ({
-      index,
-      limit: cap.token.scope.grants[index]!.max_invocations,
-      ancestors: ancestorBudgetKeys(cap.token, index),
-    }));
-    let exhausted = '';
-    const candidates: typeof grants = [];
-    covering: for (const g of grants) {
-      for (const k of [{ capabilityId: cap.token.id, grantIndex: g.index, maxInvocations: g.limit }, ...g.ancestors]) {
-        if (k.maxInvocations === undefined) continue;
-        const used = await this.store.invocationsUsed(k.capabilityId, k.grantIndex, this.trustedKernelKeys);
-        if (used >= k.maxInvocations) {
-          exhausted ||= `${k.capabilityId === cap.token.id ? '' : `ancestor ${k.capabilityId} `}grant ${k.grantIndex} has used ${used} of ${k.maxInvocations} invocations`;
-          continue covering;
-        }
-      }
-      candidates.push(g);
-    }
-    if (candidates.length === 0) {
-      return {
-        ok: false,
-        reason: `budget exhausted: ${exhausted}`,
-        guard: 'budget',
-        evidence: [{ guard_name: 'budget', verdict: false, details: exhausted }],
-      };
-    }
-    const revoked = await this.store.firstRevoked([cap.token.id, ...cap.ancestorIds], this.trustedKernelKeys);
-    if (revoked !== undefined) {
-      return {
-        ok: false,
-        reason: `capability ${revoked === cap.token.id ? 'is' : `ancestor ${revoked} is`} revoked`,
-        guard: 'revocation',
-        evidence: [{ guard_name: 'revocation', verdict: false, details: revoked }],
-      };
-    }
-    const pathBases =
-      request.pathBases === undefined || request.pathBases.length === 0
-        ? this.pathBases
-        : [...this.pathBases, ...request.pathBases];
-    const guards = runGuards(
-      this.guards,
-      { serverId: request.serverId, toolName: request.toolName, arguments: request.arguments ?? {} },
-      { pathBases },
-    );
-    if (guards.verdict === 'deny')
-      return { ok: false, reason: guards.reason, guard: guards.guard, evidence: guards.evidence };
-    return { ok: true, server, capabilityId: cap.token.id, candidates, evidence: guards.evidence };
+  private authorize(request: ToolCallPreview, now: number): Promise<Authorization> {
+    return authorizeCall(this.checks, request, now);
   }
 
   /**
@@ -546,7 +371,7 @@ export class Kernel {
       const outcome =
         request.signal?.aborted === true
           ? { kind: 'cancelled' as const, reason: 'cancelled by the caller before dispatch' }
-          : await this.dispatch(auth.server, request, {
+          : await dispatchCall(auth.server, request, {
               ...(request.signal === undefined ? {} : { signal: request.signal }),
               ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
               ...(request.onChunk === undefined ? {} : { onChunk: request.onChunk }),
@@ -622,35 +447,6 @@ export class Kernel {
         ? {}
         : { metadata: { [REQUEST_ID_KEY]: recordedRequestId(request.requestId) } }),
     };
-  }
-
-  private async dispatch(server: ToolServerConnection, request: ToolCallRequest, context: InvokeContext) {
-    try {
-      if (request.stream === true && server.invokeStream !== undefined) {
-        const chunks: unknown[] = [];
-        let chunkHashes: string[] | undefined = [];
-        let totalBytes = 0;
-        for await (const chunk of server.invokeStream(request.toolName, request.arguments ?? {}, context)) {
-          // One canonicalization per chunk: its size here, its H(chunk.data) carried to the receipt
-          // (a chunk without data is sized as null but never hashed as one: the receipt refuses it).
-          const text = canonicalJson(chunk.data ?? null);
-          totalBytes += Buffer.byteLength(text, 'utf8');
-          if (chunk.data === undefined) chunkHashes = undefined;
-          else chunkHashes?.push(sha256Hex(text));
-          context.onChunk?.(chunk.data, chunks.length);
-          chunks.push(chunk.data);
-        }
-        return { kind: 'stream' as const, chunks, totalBytes, ...(chunkHashes === undefined ? {} : { chunkHashes }) };
-      }
-      const output = await server.invoke(request.toolName, request.arguments ?? {}, context);
-      // An output JCS cannot represent is a tool failure, not a receipt failure. The canonical
-      // form is needed once: its hash is the receipt's content_hash (carried, not recomputed).
-      const contentHash = hashCanonical(output ?? null);
-      return { kind: 'output' as const, output, contentHash };
-    } catch (e) {
-      if (request.signal?.aborted === true) return { kind: 'cancelled' as const, reason: 'cancelled by the caller' };
-      return { kind: 'failed' as const, reason: `tool error: ${(e as Error)?.message ?? String(e)}` };
-    }
   }
 
   private async finish(
