@@ -10,12 +10,13 @@
  * isError; every tools/call result carries its receipt id in `_meta`. resources/read,
  * resources/subscribe and prompts/get are governed calls too (the method is the tool name on the
  * upstream's server id); their denial is a JSON-RPC error and the upstream is never asked.
- * Owns: MCP method semantics. Imports the kernel; must not import cli.
+ * Owns: MCP method semantics (the shapes of their params: params.ts). Imports the kernel; must not
+ * import cli.
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { CapabilityToken } from '../../capability/index.js';
-import { assertCanonicalizable, generateSeed, signerFromSeed } from '../../crypto/index.js';
+import { generateSeed, signerFromSeed } from '../../crypto/index.js';
 import type { Ed25519Signer } from '../../crypto/index.js';
 import { isChioError } from '../../errors.js';
 import type { Kernel, ToolCallRequest } from '../../kernel/index.js';
@@ -42,6 +43,16 @@ import {
   SESSION_NOT_INITIALIZED,
 } from './jsonrpc.js';
 import type { JsonRpcRequest, RequestId } from './jsonrpc.js';
+import {
+  CallToolParamsSchema,
+  CancelledParamsSchema,
+  invalidArguments,
+  ListParamsSchema,
+  nonCanonicalArguments,
+  PromptParamsSchema,
+  ResourceParamsSchema,
+  TaskIdParamsSchema,
+} from './params.js';
 import { ClientRoots } from './roots.js';
 import { TaskStore } from './tasks.js';
 import { observedRelay } from './relay-observations.js';
@@ -49,52 +60,8 @@ import { McpToolTable } from './tools.js';
 import type { Target } from './tools.js';
 import type { UpstreamClientSide, UpstreamMcpServer } from './upstream.js';
 
-const CallToolParamsSchema = z
-  .object({
-    name: z.string().min(1),
-    arguments: z.record(z.string(), z.unknown()).optional(),
-    task: z.object({ ttl: z.number().int().nonnegative().optional() }).passthrough().optional(),
-  })
-  .passthrough();
-const TaskIdParamsSchema = z.object({ taskId: z.string().min(1) }).passthrough();
-const ListParamsSchema = z.object({ cursor: z.string().optional() }).passthrough();
-// Governed methods' params (attacker-controlled): only what the kernel judges is relayed.
-const ResourceParamsSchema = z.object({ uri: z.string().min(1) }).passthrough();
-const PromptParamsSchema = z
-  .object({ name: z.string().min(1), arguments: z.record(z.string(), z.string()).optional() })
-  .passthrough();
 /** JSON-RPC code of a governed method the kernel denied (the code of the edge's `unknown tool`). */
 export const GOVERNED_DENIED = INVALID_PARAMS;
-
-/**
- * Tool arguments that RFC 8785 cannot carry losslessly (an integer beyond 2^53−1, a lone
- * surrogate, nesting beyond 128 levels; attacker-controlled) cannot be put in a receipt, so the
- * call never runs and nothing is recorded: the client sent invalid params (JSON-RPC -32602), the
- * edge had no internal error. Looked at only once a call has failed on canonical JSON (the hot path
- * walks the arguments no more than before), and only the arguments: a failure on anything else,
- * such as an upstream's output, is answered as it was.
- */
-function invalidArguments(e: unknown, args: unknown): RpcError | undefined {
-  if (!isChioError(e) || e.code !== 'CHIO-CRYPTO-NOT-CANONICAL') return undefined;
-  return nonCanonicalArguments(args);
-}
-
-/** The -32602 answer for tool arguments RFC 8785 cannot carry; undefined when it can carry them. */
-function nonCanonicalArguments(args: unknown): RpcError | undefined {
-  try {
-    assertCanonicalizable(args);
-    return undefined;
-  } catch (refusal) {
-    if (!isChioError(refusal)) return undefined;
-    return new RpcError(INVALID_PARAMS, `${refusal.code}: ${refusal.message}`, {
-      code: refusal.code,
-      ...refusal.details,
-    });
-  }
-}
-const CancelledParamsSchema = z
-  .object({ requestId: z.union([z.string(), z.number()]).optional(), reason: z.string().optional() })
-  .passthrough();
 
 export {
   ERROR_REGISTRY,
