@@ -31,8 +31,28 @@ export function reportError(e: unknown): void {
   process.exitCode = error.exitCode;
 }
 
+let stdoutWatched = false;
+let stdoutClosed = false;
+
+/**
+ * Writes data to stdout. A reader that goes away early (`chio receipt list | head`) closes the
+ * pipe: Node ignores SIGPIPE and reports EPIPE as an 'error' event, which would end the command
+ * with a stack trace. The rest of the output is dropped instead and the command finishes, so its
+ * exit code is still its verdict (what `set -o pipefail` shows). Any other stdout fault is thrown.
+ */
+export function writeOut(text: string): void {
+  if (!stdoutWatched) {
+    stdoutWatched = true;
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      stdoutClosed = true;
+    });
+  }
+  if (!stdoutClosed) process.stdout.write(text);
+}
+
 export function out(line: string): void {
-  process.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
+  writeOut(line.endsWith('\n') ? line : `${line}\n`);
 }
 
 export function outJson(value: unknown): void {

@@ -22,7 +22,7 @@ import {
 import type { ExternalNote, TreeVerdict } from '../../src/projections/checkpoints/index.js';
 import type { GlobalArgs } from '../options.js';
 import { parseFlag, readTextFile } from '../options.js';
-import { outJson } from '../output.js';
+import { outJson, writeOut } from '../output.js';
 import { z } from 'zod';
 
 function signerFrom(seedFile: string) {
@@ -141,7 +141,7 @@ const checkpoint: CommandModule<GlobalArgs, CheckpointArgs> = {
         created: r.created,
         note: r.checkpoint.note,
       });
-    else process.stdout.write(r.checkpoint.note);
+    else writeOut(r.checkpoint.note);
   },
 };
 

@@ -1,11 +1,12 @@
 // The chio CLI as a user runs it: real binary, real files; data on stdout, DESIGN §8 errors on stderr, exit codes 0/1/2.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendReceiptSync, openLedger } from '../../src/ledger/index.js';
 import { verifyReceipt } from '../../src/receipt/index.js';
-import { chio, errorCode } from '../helpers/cli.js';
+import { CHIO_BIN, chio, errorCode } from '../helpers/cli.js';
 import { makeForeignFiles } from '../helpers/foreign-files.js';
 import { mixedReceipt, testSigner } from '../helpers/receipts.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -298,5 +299,26 @@ describe('usage', () => {
       head: { seq: 12 },
       kernelKeys: { [testSigner.publicKeyHex]: 12 },
     });
+  });
+});
+
+describe('a reader that closes stdout early (`chio … | head -1`)', () => {
+  /** Runs chio with its stdout a pipe whose read end is closed before chio writes a byte. */
+  const closedReader = (args: string[]) =>
+    new Promise<{ status: number | null; stderr: string }>((done) => {
+      const child = spawn(process.execPath, [CHIO_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      child.on('close', (status) => done({ status, stderr }));
+    });
+
+  it('ends the command quietly with its own exit code: 0 for a listing, 1 for a failed verification', async () => {
+    const listing = await closedReader(['receipt', 'list', '--receipt-db', db]);
+    expect(listing).toEqual({ status: 0, stderr: 'next_cursor=none total_count=12\n' });
+    const tampered = join(dir, 'pipe-bad.json');
+    writeFileSync(tampered, JSON.stringify({ ...receipts[1], tool_name: 'rm_rf' }));
+    expect(await closedReader(['receipt', 'verify', tampered])).toEqual({ status: 1, stderr: '' });
+    expect(await closedReader(['ledger', 'verify', '--receipt-db', db])).toEqual({ status: 0, stderr: '' });
   });
 });
