@@ -5,7 +5,7 @@
 //                                                           prints "backfilling" once the WAL backfill thread has made a pass
 //   node append-worker.mjs <db> <worker-id> unclosed <count>  append <count> receipts one at a time, print "appended" once
 //                                                           the WAL backfill thread runs, and end without closing anything
-import { LedgerWriter, openLedger } from '../../dist/src/index.js';
+import { LedgerWriter, openLedger } from '../../dist/src/ledger/index.js';
 import { workerReceipt, workerSession } from './worker-receipts.mjs';
 
 const [db, workerId, mode, countArg] = process.argv.slice(2);

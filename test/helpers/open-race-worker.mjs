@@ -7,7 +7,7 @@
 //           prints {"ok":true,"entries":n}
 // Any error prints {"ok":false,"code":…,"message":…}.
 import { randomUUID } from 'node:crypto';
-import { openLedger, verifyChain } from '../../dist/src/index.js';
+import { openLedger, verifyChain } from '../../dist/src/ledger/index.js';
 import { Kernel } from '../../dist/src/kernel/index.js';
 
 const [db, mode, id] = process.argv.slice(2);

@@ -1,7 +1,8 @@
 // The receipts and sessions of the producer processes in the multi-process tests
 // (append-worker.mjs on SQLite, pg-append-worker.mjs on PostgreSQL): signed by one kernel key
 // (seed 7s), one per (worker, i), unique by their nonce. Uses the built library (dist/).
-import { hashCanonical, signerFromSeed, signReceipt } from '../../dist/src/index.js';
+import { hashCanonical, signerFromSeed } from '../../dist/src/crypto/index.js';
+import { signReceipt } from '../../dist/src/receipt/index.js';
 
 const signer = signerFromSeed(new Uint8Array(32).fill(7));
 
