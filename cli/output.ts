@@ -24,31 +24,42 @@ export function toChioError(e: unknown): ChioError {
 /** Prints the error and sets the exit code; the process then ends once stdout has drained. */
 export function reportError(e: unknown): void {
   const error = toChioError(e);
-  process.stderr.write(renderError(error));
+  writeErr(renderError(error));
   if (error.code === 'CHIO-INTERNAL' && process.env.CHIO_DEBUG !== undefined && e instanceof Error) {
-    process.stderr.write(`${e.stack ?? ''}\n`);
+    writeErr(`${e.stack ?? ''}\n`);
   }
   process.exitCode = error.exitCode;
 }
 
-let stdoutWatched = false;
-let stdoutClosed = false;
+/** The standard streams a reader has closed (EPIPE); see `writeOut`. */
+const closedStreams = new Set<NodeJS.WriteStream>();
+const watchedStreams = new Set<NodeJS.WriteStream>();
+
+function writeTo(stream: NodeJS.WriteStream, text: string): void {
+  if (!watchedStreams.has(stream)) {
+    watchedStreams.add(stream);
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      closedStreams.add(stream);
+    });
+  }
+  if (!closedStreams.has(stream)) stream.write(text);
+}
 
 /**
  * Writes data to stdout. A reader that goes away early (`chio receipt list | head`) closes the
  * pipe: Node ignores SIGPIPE and reports EPIPE as an 'error' event, which would end the command
- * with a stack trace. The rest of the output is dropped instead and the command finishes, so its
- * exit code is still its verdict (what `set -o pipefail` shows). Any other stdout fault is thrown.
+ * with a stack trace and exit code 1. The rest of the output is dropped instead and the command
+ * finishes, so its exit code is still its verdict (what `set -o pipefail` shows). Any other fault
+ * of the stream is thrown.
  */
 export function writeOut(text: string): void {
-  if (!stdoutWatched) {
-    stdoutWatched = true;
-    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code !== 'EPIPE') throw e;
-      stdoutClosed = true;
-    });
-  }
-  if (!stdoutClosed) process.stdout.write(text);
+  writeTo(process.stdout, text);
+}
+
+/** Writes to stderr (errors, counts, progress), dropping what a closed pipe cannot take, as `writeOut`. */
+export function writeErr(text: string): void {
+  writeTo(process.stderr, text);
 }
 
 export function out(line: string): void {

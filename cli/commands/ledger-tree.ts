@@ -22,7 +22,7 @@ import {
 import type { ExternalNote, TreeVerdict } from '../../src/projections/checkpoints/index.js';
 import type { GlobalArgs } from '../options.js';
 import { parseFlag, readTextFile } from '../options.js';
-import { outJson, writeOut } from '../output.js';
+import { outJson, writeErr, writeOut } from '../output.js';
 import { z } from 'zod';
 
 function signerFrom(seedFile: string) {
@@ -127,7 +127,7 @@ const checkpoint: CommandModule<GlobalArgs, CheckpointArgs> = {
       }
     }
     if (!r.created && r.checkpoint.signerKey !== signer.publicKeyHex) {
-      process.stderr.write(
+      writeErr(
         `chio: the latest checkpoint already covers all ${r.checkpoint.treeSize} entries and was signed by ${r.checkpoint.signerKey}, not by this key; it is printed unchanged\n`,
       );
     }

@@ -21,7 +21,7 @@ import { verifyReceipt } from '../../src/receipt/index.js';
 import type { GlobalArgs } from '../options.js';
 import { asArray, parseFlag, parseTime, trustedKeys } from '../options.js';
 import { checkDisclosureCommand, discloseSaltCommand, redactionKeyCommand } from './receipt-disclosure.js';
-import { isoTime, out, outJson, setExit, table } from '../output.js';
+import { isoTime, out, outJson, setExit, table, writeErr } from '../output.js';
 
 interface ListArgs extends GlobalArgs {
   'tool-server'?: string;
@@ -68,7 +68,7 @@ const list: CommandModule<GlobalArgs, ListArgs> = {
         ? await listEntriesPg(ledger, filter, { limit, cursor })
         : listEntries(ledger, filter, { limit, cursor });
       for (const entry of page.entries) out(entry.body);
-      process.stderr.write(`next_cursor=${page.nextCursor ?? 'none'} total_count=${page.totalCount}\n`);
+      writeErr(`next_cursor=${page.nextCursor ?? 'none'} total_count=${page.totalCount}\n`);
     } finally {
       await closeAnyLedger(ledger);
     }

@@ -10,7 +10,7 @@
 import type { QueryArrayConfig } from 'pg';
 import { ChioError } from '../../src/errors.js';
 import { openPgLedger, pgSnapshot } from '../../src/ledger/pg/index.js';
-import { out, outJson } from '../output.js';
+import { out, outJson, writeErr } from '../output.js';
 
 /** SQLSTATE 25006 read_only_sql_transaction, 42501 insufficient_privilege: a write refused. */
 const WRITE_REFUSED = new Set(['25006', '42501']);
@@ -52,7 +52,7 @@ export async function sqlOnPostgres(url: string, query: string, json: boolean): 
         outJson(Object.fromEntries(columns.map((c, i) => [c, row[i] instanceof Uint8Array ? cell(row[i]) : row[i]])));
       else out(row.map(cell).join('\t'));
     }
-    if (!json) process.stderr.write(`(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})\n`);
+    if (!json) writeErr(`(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})\n`);
   } finally {
     await ledger.close();
   }

@@ -8,7 +8,7 @@ import type { CommandModule } from 'yargs';
 import { ChioError } from '../../src/errors.js';
 import { openLedger } from '../../src/ledger/index.js';
 import type { GlobalArgs } from '../options.js';
-import { out, outJson } from '../output.js';
+import { out, outJson, writeErr } from '../output.js';
 
 interface SqlArgs extends GlobalArgs {
   query: string;
@@ -75,7 +75,7 @@ export const sqlCommand: CommandModule<GlobalArgs, SqlArgs> = {
       } catch (e) {
         throw new ChioError('CHIO-CLI-SQL-ERROR', (e as Error).message, { cause: e });
       }
-      if (!args.json) process.stderr.write(`(${count} row${count === 1 ? '' : 's'})\n`);
+      if (!args.json) writeErr(`(${count} row${count === 1 ? '' : 's'})\n`);
     } finally {
       ledger.close();
     }

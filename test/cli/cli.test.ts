@@ -302,14 +302,15 @@ describe('usage', () => {
   });
 });
 
-describe('a reader that closes stdout early (`chio … | head -1`)', () => {
-  /** Runs chio with its stdout a pipe whose read end is closed before chio writes a byte. */
-  const closedReader = (args: string[]) =>
+describe('a reader that closes the pipe early (`chio … | head -1`, `2>&1 | head -1`)', () => {
+  /** Runs chio with its stdout (and stderr, with `both`) a pipe whose read end is closed before chio writes a byte. */
+  const closedReader = (args: string[], both = false) =>
     new Promise<{ status: number | null; stderr: string }>((done) => {
       const child = spawn(process.execPath, [CHIO_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
       child.stdout.destroy();
+      if (both) child.stderr.destroy();
       let stderr = '';
-      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      if (!both) child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
       child.on('close', (status) => done({ status, stderr }));
     });
 
@@ -320,5 +321,13 @@ describe('a reader that closes stdout early (`chio … | head -1`)', () => {
     writeFileSync(tampered, JSON.stringify({ ...receipts[1], tool_name: 'rm_rf' }));
     expect(await closedReader(['receipt', 'verify', tampered])).toEqual({ status: 1, stderr: '' });
     expect(await closedReader(['ledger', 'verify', '--receipt-db', db])).toEqual({ status: 0, stderr: '' });
+  });
+
+  it('with stderr closed too, the exit code is still the verdict: 0 for a listing, 2 for a missing ledger', async () => {
+    expect((await closedReader(['receipt', 'list', '--receipt-db', db], true)).status).toBe(0);
+    expect((await closedReader(['sql', 'SELECT 1 AS one', '--receipt-db', db], true)).status).toBe(0);
+    const missing = join(dir, 'no-such-ledger.sqlite');
+    expect((await closedReader(['ledger', 'verify', '--receipt-db', missing], true)).status).toBe(2);
+    expect(existsSync(missing)).toBe(false);
   });
 });
