@@ -57,7 +57,7 @@ export function writeOut(text: string): void {
   writeTo(process.stdout, text);
 }
 
-/** Writes to stderr (errors, counts, progress), dropping what a closed pipe cannot take, as `writeOut`. */
+/** Writes to stderr (errors, counts), dropping what a closed pipe cannot take, as `writeOut`. */
 export function writeErr(text: string): void {
   writeTo(process.stderr, text);
 }
