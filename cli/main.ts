@@ -11,7 +11,7 @@ import { ChioError } from '../src/errors.js';
 import type { CommandModule } from 'yargs';
 import { DEFAULT_RECEIPT_DB } from './options.js';
 import type { GlobalArgs } from './options.js';
-import { reportError } from './output.js';
+import { out, reportError } from './output.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -71,6 +71,8 @@ function skipHelpCache(cli: unknown): void {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // `chio --version` alone needs no command module (yargs would print the same line).
+  if (argv.length === 1 && argv[0] === '--version') return out(version());
   const word = commandWord(argv);
   // A known command loads its own module; anything else (help, a typo) loads them all, so yargs
   // lists every command and names the unknown one as before.

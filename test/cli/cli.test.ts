@@ -291,6 +291,12 @@ describe('usage', () => {
     }
   });
 
+  it('--version prints the package version, alone and beside a command', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(chio(['--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' });
+    expect(chio(['ledger', '--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
   it('ledger stats reports counts and the head', () => {
     const r = chio(['ledger', 'stats', '--receipt-db', db, '--json']);
     expect(JSON.parse(r.stdout)).toMatchObject({
