@@ -9,13 +9,13 @@
  * settled by recovery (recovery.ts) with an `incomplete` receipt: at `Kernel.open`, and after this
  * process's next successful append when one of its own appends failed.
  * The ledger is an SQLite file (`Kernel.open`) or PostgreSQL (`Kernel.connect`): store.ts. The
- * checks up to the reservation are authorize.ts, running the tool dispatch.ts, and the options,
- * request and response shapes kernel-types.ts.
+ * checks up to the reservation are authorize.ts, running the tool dispatch.ts, what the kernel
+ * owes recovery recovery-duty.ts, and the options, request and response shapes kernel-types.ts.
  * Owns: that order. Imports crypto, receipt, capability, ledger; must not import edges or cli.
  */
 import { randomUUID } from 'node:crypto';
 import { issueCapability as issueToken } from '../capability/index.js';
-import type { CapabilityToken, Scope, ToolGrant } from '../capability/index.js';
+import type { CapabilityToken, Scope } from '../capability/index.js';
 import { readInputFile } from '../input-file.js';
 import { generateSeed, hashCanonical, parseSeed, signerFromSeed } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
@@ -34,7 +34,7 @@ import { signReceipt, signReceiptAsync } from '../receipt/index.js';
 import type { Receipt, ReceiptDraft } from '../receipt/index.js';
 import { buildGuards } from './guards/index.js';
 import type { Guard } from './guards/index.js';
-import { defaultPolicy } from './policy.js';
+import { defaultPolicy, defaultScope } from './policy.js';
 import type { LoadedPolicy } from './policy.js';
 import { currentOwner, formatOwner } from './owner.js';
 import {
@@ -51,6 +51,7 @@ export { REQUEST_ID_KEY } from './receipts.js';
 import type { CallFacts } from './receipts.js';
 import { reservationsInFlight } from './recovery.js';
 import type { OwnFailure, RecoveryReport } from './recovery.js';
+import { RecoveryDuty } from './recovery-duty.js';
 import { openSqliteStore } from './store.js';
 import type { KernelStore } from './store.js';
 import { openPgStore } from './store-pg.js';
@@ -78,13 +79,8 @@ export class Kernel {
   /** This process incarnation, as pending_calls.owner records it (owner.ts). */
   private readonly self = currentOwner();
   private readonly owner = formatOwner(this.self);
-  /** This process's reserved calls whose receipt append failed, until recovery settles them. */
-  private readonly failures = new Map<string, OwnFailure>();
-  /** Recovery has work it could not finish (an own append failed, or the ledger refused writes). */
-  private recoveryDue = false;
-  /** A recovery run on an asynchronous store, while it runs (never two at once). */
-  private settling: Promise<void> | undefined;
-  private recovery: RecoveryReport = { settled: [], left: [] };
+  /** What this kernel owes recovery, and the last run's report (recovery-duty.ts). */
+  private readonly recovery: RecoveryDuty;
   private readonly clock: () => number;
   private readonly producer: string;
   /** Bases for relative paths that hold for every call (KernelOptions.pathBases + the policy's path_base). */
@@ -119,6 +115,17 @@ export class Kernel {
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.producer = options.producer ?? 'kernel';
     this.checkpointer = store.checkpointer;
+    this.recovery = new RecoveryDuty((failures) =>
+      this.store.settle({
+        signer: this.signer,
+        self: this.self,
+        selfText: this.owner,
+        now: this.clock(),
+        producer: this.producer,
+        inFlight: (id) => reservationsInFlight.has(id),
+        failures,
+      }),
+    );
     this.checks = {
       servers: this.servers,
       store,
@@ -149,8 +156,7 @@ export class Kernel {
     // Calls of producers that died (or of this process's earlier kernels) without their receipt.
     // A ledger that refuses writes now does not stop the open: the rows wait, and the first
     // successful append of this kernel retries (`lastRecovery.error` says why).
-    kernel.recoveryDue = true;
-    void kernel.settleIfDue();
+    void kernel.recovery.settleIfDue();
     return kernel;
   }
 
@@ -168,8 +174,7 @@ export class Kernel {
       log: options.log ?? ((m: string) => void process.stderr.write(`${m}\n`)),
     });
     const kernel = new Kernel(signer, store, options, generated, redactionKey);
-    kernel.recoveryDue = true;
-    await kernel.settleIfDue();
+    await kernel.recovery.settleIfDue();
     return kernel;
   }
 
@@ -180,7 +185,7 @@ export class Kernel {
 
   /** What the last recovery run did: settled calls, rows left pending and why, the error that stopped it. `Kernel.open` runs the first. */
   get lastRecovery(): RecoveryReport {
-    return this.recovery;
+    return this.recovery.report;
   }
 
   /**
@@ -189,50 +194,7 @@ export class Kernel {
    * Live producers' calls, and other hosts' rows, are left alone (listed in the report).
    */
   settleUnrecordedCalls(): RecoveryReport | Promise<RecoveryReport> {
-    const report = this.store.settle({
-      signer: this.signer,
-      self: this.self,
-      selfText: this.owner,
-      now: this.clock(),
-      producer: this.producer,
-      inFlight: (id) => reservationsInFlight.has(id),
-      failures: this.failures,
-    });
-    const done = (r: RecoveryReport): RecoveryReport => {
-      if (r.error === undefined) this.failures.clear(); // settled, or settled by another process
-      this.recoveryDue = r.error !== undefined;
-      this.recovery = r;
-      return r;
-    };
-    return report instanceof Promise ? report.then(done) : done(report);
-  }
-
-  /**
-   * After a successful append: the ledger takes writes again, so settle what is owed. Never
-   * throws or rejects: the append that triggered it has committed, and its caller gets its answer.
-   * On an SQLite store it runs to the end before returning; on PostgreSQL one run at a time.
-   */
-  private settleIfDue(): void | Promise<void> {
-    if (!this.recoveryDue || this.settling !== undefined) return this.settling;
-    const failed = (e: unknown) => {
-      this.recovery = {
-        settled: [],
-        left: [],
-        error: new ChioError('CHIO-INTERNAL', `recovery failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }),
-      };
-    };
-    try {
-      const run = this.settleUnrecordedCalls();
-      if (!(run instanceof Promise)) return;
-      this.settling = run
-        .then(() => undefined, failed)
-        .finally(() => {
-          this.settling = undefined;
-        });
-      return this.settling;
-    } catch (e) {
-      failed(e);
-    }
+    return this.recovery.settle();
   }
 
   /**
@@ -263,22 +225,7 @@ export class Kernel {
    * registered servers and of `serverIds` (a session's own upstream connections) (DESIGN §7a).
    */
   defaultScope(serverIds: readonly string[] = []): Scope {
-    const budgets = this.policy.policy.budgets;
-    const withBudget = (g: ToolGrant): ToolGrant => ({
-      ...g,
-      ...(g.max_invocations === undefined && budgets.max_invocations !== undefined
-        ? { max_invocations: budgets.max_invocations }
-        : {}),
-      ...(g.max_total_cost === undefined && budgets.max_total_cost !== undefined
-        ? { max_total_cost: budgets.max_total_cost }
-        : {}),
-    });
-    const grants =
-      this.policy.policy.default_grants ??
-      [...new Set([...this.servers.keys(), ...serverIds])].map(
-        (id): ToolGrant => ({ server_id: id, tool_name: '*', operations: ['invoke'] }),
-      );
-    return { grants: grants.map(withBudget) };
+    return defaultScope(this.policy.policy, [...this.servers.keys(), ...serverIds]);
   }
 
   issueCapability(options: {
@@ -404,11 +351,10 @@ export class Kernel {
       // The tool was dispatched and its receipt is not in the ledger: the reservation stays, and
       // this process settles it as `incomplete` after its next successful append (or the next
       // Kernel.open does). The caller gets the error.
-      this.failures.set(requestId, {
+      this.recovery.owe(requestId, {
         detail: (e as Error)?.message ?? String(e),
         ...(toolOutcome === undefined ? {} : { toolOutcome }),
       });
-      this.recoveryDue = true;
       throw e;
     } finally {
       reservationsInFlight.delete(requestId);
@@ -545,15 +491,14 @@ export class Kernel {
 
   /** After an append of this kernel committed: settle what is owed, checkpoint when due. Never throws. */
   private afterAppend(entry: AppendResult): void {
-    void this.settleIfDue();
+    void this.recovery.settleIfDue();
     this.checkpointer?.appended(entry.seq);
   }
 
   async close(): Promise<void> {
     await this.store.flush();
     // A last try for this process's own unsettled calls; what still fails waits for the next open.
-    await this.settling;
-    await this.settleIfDue();
+    await this.recovery.drain();
     await this.store.close();
   }
 }

@@ -9,6 +9,7 @@ import { readInputText } from '../input-file.js';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { MonetaryAmountSchema, ToolGrantSchema } from '../capability/index.js';
+import type { Scope, ToolGrant } from '../capability/index.js';
 import { hashCanonical } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { describeIssues } from '../validation.js';
@@ -115,4 +116,25 @@ export function loadPolicy(path: string): LoadedPolicy {
 /** The policy in force when none is given: every default filled in. */
 export function defaultPolicy(): LoadedPolicy {
   return normalizePolicy({}, 'default policy');
+}
+
+/**
+ * The grants a session gets (DESIGN §7a): the policy's `default_grants`, else invoke on every tool
+ * of `serverIds`; the policy's budgets fill in each grant that names none of its own.
+ */
+export function defaultScope(policy: Policy, serverIds: Iterable<string>): Scope {
+  const budgets = policy.budgets;
+  const withBudget = (g: ToolGrant): ToolGrant => ({
+    ...g,
+    ...(g.max_invocations === undefined && budgets.max_invocations !== undefined
+      ? { max_invocations: budgets.max_invocations }
+      : {}),
+    ...(g.max_total_cost === undefined && budgets.max_total_cost !== undefined
+      ? { max_total_cost: budgets.max_total_cost }
+      : {}),
+  });
+  const grants =
+    policy.default_grants ??
+    [...new Set(serverIds)].map((id): ToolGrant => ({ server_id: id, tool_name: '*', operations: ['invoke'] }));
+  return { grants: grants.map(withBudget) };
 }
