@@ -26,7 +26,6 @@ import {
   initializeResult,
   InitializeParamsSchema,
   LATEST_PROTOCOL_VERSION,
-  RECEIPT_META_KEY,
   selectVersion,
   TOOL_CHUNK_NOTIFICATION,
   TOOL_STREAMING_KEY,
@@ -53,6 +52,7 @@ import {
   ResourceParamsSchema,
   TaskIdParamsSchema,
 } from './params.js';
+import { governedMethodResult, toolCallResult } from './governed-results.js';
 import { ClientRoots } from './roots.js';
 import { TaskStore } from './tasks.js';
 import { observedRelay } from './relay-observations.js';
@@ -60,8 +60,7 @@ import { McpToolTable } from './tools.js';
 import type { Target } from './tools.js';
 import type { UpstreamClientSide, UpstreamMcpServer } from './upstream.js';
 
-/** JSON-RPC code of a governed method the kernel denied (the code of the edge's `unknown tool`). */
-export const GOVERNED_DENIED = INVALID_PARAMS;
+export { GOVERNED_DENIED } from './governed-results.js';
 
 export {
   ERROR_REGISTRY,
@@ -397,7 +396,7 @@ export class McpSession {
    * resources/read, resources/subscribe, prompts/get: a governed call through the kernel (receipt
    * signed either way). Denied → JSON-RPC error GOVERNED_DENIED with the receipt in `data`, the
    * upstream never asked; an upstream error → its own code; allowed → the upstream's result plus
-   * our receipt in `_meta`. A method no upstream offers is −32601, as before.
+   * our receipt in `_meta` (governed-results.ts). A method no upstream offers is −32601.
    */
   private async governedMethod(req: JsonRpcRequest, args: Record<string, unknown>): Promise<unknown> {
     const target = this.tools.method(req.method);
@@ -410,24 +409,7 @@ export class McpSession {
     } finally {
       this.inFlight.delete(req.id);
     }
-    const receipt = { id: r.receipt.id, decision: r.receipt.decision?.verdict ?? null, seq: r.entry.seq };
-    if (!r.ok) {
-      if (r.verdict === 'deny') {
-        throw new RpcError(
-          GOVERNED_DENIED,
-          `denied: ${r.guard === undefined ? r.reason : `${r.reason} (${r.guard})`}`,
-          { decision: 'deny', reason: r.reason, guard: r.guard ?? null, [RECEIPT_META_KEY]: receipt },
-        );
-      }
-      // The upstream's own error (resource not found, …) keeps its code; the receipt says incomplete.
-      const upstream = /MCP error (-?\d+): (.*)$/s.exec(r.reason);
-      throw new RpcError(
-        upstream === null ? INTERNAL_ERROR : Number(upstream[1]),
-        upstream === null ? r.reason : upstream[2]!,
-        { [RECEIPT_META_KEY]: receipt },
-      );
-    }
-    return { ...(r.output as Record<string, unknown>), _meta: { [RECEIPT_META_KEY]: receipt } };
+    return governedMethodResult(r);
   }
 
   private async callTool(req: JsonRpcRequest): Promise<unknown> {
@@ -505,27 +487,6 @@ export class McpSession {
       // content_hash covers every chunk either way (DESIGN §4).
       ...(onChunk === undefined ? {} : { stream: true, onChunk }),
     });
-    const meta = {
-      [RECEIPT_META_KEY]: { id: r.receipt.id, decision: r.receipt.decision?.verdict ?? null, seq: r.entry.seq },
-    };
-    if (!r.ok)
-      return {
-        content: [{ type: 'text', text: r.guard === undefined ? r.reason : `${r.reason} (${r.guard})` }],
-        isError: true,
-        _meta: meta,
-      };
-    if (target.passthrough) return { ...(r.output as Record<string, unknown>), _meta: meta };
-    const structured =
-      onChunk !== undefined && Array.isArray(r.output)
-        ? { chunks: r.output }
-        : r.output !== null && typeof r.output === 'object' && !Array.isArray(r.output)
-          ? r.output
-          : { result: r.output ?? null };
-    return {
-      content: [{ type: 'text', text: JSON.stringify(r.output ?? null) }],
-      structuredContent: structured,
-      isError: false,
-      _meta: meta,
-    };
+    return toolCallResult(r, target.passthrough, onChunk !== undefined);
   }
 }
