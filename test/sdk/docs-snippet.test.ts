@@ -3,7 +3,7 @@
 // front of the real server-everything, and `chio serve` over the same ledger), and run by node
 // from inside the package, so `@chio-protocol/sdk` resolves as a user's install does.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -73,7 +73,9 @@ describe('the SDK snippet in docs/audit-api.md', () => {
     mkdirSync('.artifacts', { recursive: true });
     const file = join('.artifacts', `docs-snippet-${process.pid}.mjs`);
     writeFileSync(file, program);
+    // Inside the checkout, so that the snippet's `from 'chio'` resolves to this package; removed after.
     const r = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 30_000 });
+    rmSync(file, { force: true });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("name: 'echo'");
     const ledger = openLedger(db, { readonly: true });
