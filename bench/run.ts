@@ -9,7 +9,8 @@
  *                does, on its own thread or on the thread pool
  *   verify       full-chain verification: one thread, thread pool, and without signatures
  *   kernel       decisions per second on the allow and deny paths, and the kernel's own work
- *                (capability check, guards) beside the signing it has to do anyway
+ *                (capability check, guards) beside the signing it has to do anyway; the MCP rows'
+ *                echo call decided in-process 16 at a time (the bound of the edge at 16 in flight)
  *   checkpoints  checkpoints, inclusion proofs at 1,000,000 entries, appends with checkpointing on
  *                and off, evidence bundles (bench/checkpoints.ts, with its own raw limits)
  *   cli start    `chio` commands exec to exit beside `node -e 0` (bench/cli-start.ts)
@@ -243,6 +244,8 @@ async function main(): Promise<void> {
 
   const perProducer = 400;
   let ledgerAlone = 0;
+  /** Kernel decisions on the MCP rows' echo call, in-process, 16 in flight (the kernel section). */
+  let kernelEcho16 = 0;
   // The ledger alone: receipts signed beforehand, 64 producers appending through group commit.
   {
     const presigned = Array.from({ length: 64 * perProducer }, (_, k) =>
@@ -406,27 +409,42 @@ async function main(): Promise<void> {
         return { text: `contents of ${(args as { path: string }).path}` };
       },
     });
+    // The MCP rows' call (server-everything's echo) as an in-process tool: what the kernel's own
+    // work allows a governed MCP edge at the same concurrency.
+    kernel.registerToolServer({
+      manifest: {
+        schema: 'chio.manifest.v1',
+        server_id: 'everything',
+        name: 'bench',
+        version: '1',
+        tools: [{ name: 'echo', description: '', input_schema: {}, has_side_effects: false }],
+      },
+      async invoke(_tool, args) {
+        return { content: [{ type: 'text', text: `Echo: ${(args as { message: string }).message}` }] };
+      },
+    });
     const agent = signerFromSeed(fromHex('22'.repeat(32)));
     const capability = kernel.issueCapability({ subject: agent.publicKeyHex, ttlSeconds: 86_400 });
-    const decide = (path: string, total: number) =>
+    const decide = (serverId: string, toolName: string, args: Record<string, unknown>, total: number, inFlight = 64) =>
       timed(async () => {
         let next = 0;
         await Promise.all(
-          Array.from({ length: 64 }, async () => {
+          Array.from({ length: inFlight }, async () => {
             while (next++ < total)
               await kernel.evaluateToolCall({
                 capability,
                 caller: agent.publicKeyHex,
-                serverId: 'fs',
-                toolName: 'read_file',
-                arguments: { path },
+                serverId,
+                toolName,
+                arguments: args,
               });
           }),
         );
         return total;
       });
-    const allow = await decide('/home/dev/project/src/index.ts', 6400);
-    const deny = await decide('/home/dev/project/.env', 6400);
+    const allow = await decide('fs', 'read_file', { path: '/home/dev/project/src/index.ts' }, 6400);
+    const deny = await decide('fs', 'read_file', { path: '/home/dev/project/.env' }, 6400);
+    kernelEcho16 = await decide('everything', 'echo', { message: 'hello' }, 4000, 16);
     row('kernel decisions, allow path (all guards, dispatch, receipt)', allow, 'node sign', nodeSign, 'goal ≥ 0.5');
     row('kernel decisions, deny path (forbidden-path, receipt)', deny, 'node sign', nodeSign);
     const decisionOnly = rate(1500, () =>
@@ -536,6 +554,15 @@ async function main(): Promise<void> {
       'direct',
       direct.sixteenInFlight,
       'goal ≥ 0.5',
+    );
+    // A governed edge makes the kernel's decisions at the same concurrency, and relays as the null
+    // relay does: it can reach neither rate (the kernel's was measured with both cores to itself).
+    row(
+      '  bound: the kernel alone on the same call, in-process, 16 in flight',
+      Math.min(kernelEcho16, relayed.sixteenInFlight),
+      'direct',
+      direct.sixteenInFlight,
+      `kernel ${fmt(kernelEcho16)}/s, null relay ${fmt(relayed.sixteenInFlight)}/s: the lower; goal ≥ 0.5`,
     );
     const bridges = await httpBridgeFigures();
     row(
