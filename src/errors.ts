@@ -102,6 +102,12 @@ export const ERROR_CATALOGUE = {
     help: 'append only receipts as their signer produced them; run `chio receipt verify` on the receipt to see which check fails',
     exit: EXIT.badInput,
   },
+  'CHIO-RECEIPT-SIGNER-MISMATCH': {
+    summary:
+      'a signer that is not a seed of this process produced a signature that does not verify under the key it names',
+    help: "check that the signer's public key (64 lowercase hex characters) is the key its private half signs with",
+    exit: EXIT.badInput,
+  },
   'CHIO-CAPABILITY-INVALID': {
     summary: 'a capability token or scope could not be issued or delegated as asked',
     help: 'check the scope against the capability format (docs/kernel.md); a delegation may only narrow its parent',

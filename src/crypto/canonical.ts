@@ -11,7 +11,8 @@
  * `toJSON` (a Date becomes a string) and accepts any integer-valued double. Signed bytes must mean
  * one thing in every language, so the walk refuses:
  *  - anything that is not a JSON value: undefined, functions, symbols, bigint, class instances
- *    (Date, Map, Buffer, …), objects with `toJSON`, sparse arrays, cycles;
+ *    (Date, Map, Buffer, …) and arrays of another prototype, objects and arrays with `toJSON`
+ *    (JSON.stringify would send what it returns, not the members hashed here), sparse arrays, cycles;
  *  - strings with lone surrogates (RFC 8785 §3.2.2.2 requires well-formed Unicode);
  *  - non-finite numbers, and integers beyond 2^53−1 (RFC 7493 I-JSON §2.2: other languages
  *    parse them into int64/uint64 and re-serialise them differently; DESIGN §4 says such values go
@@ -74,6 +75,8 @@ function check(value: unknown, trail: Trail, ancestors: Set<object>): void {
   if (ancestors.has(value)) refuse(trail, 'circular reference');
   ancestors.add(value);
   if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) refuse(trail, 'array is not a plain JSON array');
+    if (typeof (value as { toJSON?: unknown }).toJSON === 'function') refuse(trail, 'array has a toJSON method');
     for (let i = 0; i < value.length; i++) {
       trail.push(i);
       if (!(i in value)) refuse(trail, 'sparse array hole');
@@ -149,6 +152,8 @@ function serialize(value: unknown, depth: number): string {
   if (value === null) return 'null';
   if (depth >= MAX_JSON_DEPTH) throw NOT_CANONICAL;
   if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) throw NOT_CANONICAL;
+    if (typeof (value as { toJSON?: unknown }).toJSON === 'function') throw NOT_CANONICAL;
     let out = '[';
     for (let i = 0; i < value.length; i++) {
       if (!(i in value)) throw NOT_CANONICAL;
@@ -201,8 +206,11 @@ export function canonicalMember(name: string, text: string): string {
   return (memberPrefix(name) ?? refuse([], 'member name contains a lone surrogate')) + text;
 }
 
-// `"name":` for the member names seen so far: receipts reuse the same few dozen names.
+// `"name":` for the member names seen so far: receipts reuse the same few dozen names. Only short
+// names are kept: member names of tool arguments are the agent's choice, and a cache of long ones
+// would keep megabytes of them alive for the life of the process.
 const PREFIX_CACHE_LIMIT = 1024;
+const PREFIX_CACHE_NAME_LENGTH = 64;
 const prefixes = new Map<string, string>();
 /** `"name":`, or undefined for a name with a lone surrogate (RFC 8785 §3.2.2.2: no canonical text). */
 function memberPrefix(name: string): string | undefined {
@@ -210,7 +218,7 @@ function memberPrefix(name: string): string | undefined {
   if (prefix === undefined) {
     if (!name.isWellFormed()) return undefined;
     prefix = `${JSON.stringify(name)}:`;
-    if (prefixes.size < PREFIX_CACHE_LIMIT) prefixes.set(name, prefix);
+    if (name.length <= PREFIX_CACHE_NAME_LENGTH && prefixes.size < PREFIX_CACHE_LIMIT) prefixes.set(name, prefix);
   }
   return prefix;
 }

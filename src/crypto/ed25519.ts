@@ -61,13 +61,19 @@ function assertSeed(seed: Uint8Array): void {
   }
 }
 
+const ownSigners = new WeakSet<object>();
+/** Whether `signer` came from signerFromSeed: its signatures are made by the key it names. */
+export function isSeedSigner(signer: object): boolean {
+  return ownSigners.has(signer);
+}
+
 /** A signer backed by a node:crypto KeyObject built once from the 32-byte seed. */
 export function signerFromSeed(seed: Uint8Array): Ed25519Signer {
   assertSeed(seed);
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
   const publicKeyHex = toHex(spki.subarray(SPKI_PREFIX.length));
-  return Object.freeze({
+  const signer: Ed25519Signer = Object.freeze({
     publicKeyHex,
     sign(message: Uint8Array | string): Uint8Array {
       const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
@@ -82,6 +88,8 @@ export function signerFromSeed(seed: Uint8Array): Ed25519Signer {
       });
     },
   });
+  ownSigners.add(signer);
+  return signer;
 }
 
 export function generateSeed(): Uint8Array {

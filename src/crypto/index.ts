@@ -23,6 +23,7 @@ export {
   SEED_BYTES,
   PUBLIC_KEY_BYTES,
   SIGNATURE_BYTES,
+  isSeedSigner,
 } from './ed25519.js';
 export type { Ed25519Signer } from './ed25519.js';
 export { toHex, fromHex, isHex } from './hex.js';

@@ -14,6 +14,7 @@ import { ChioError } from '../errors.js';
 import { trustedBodyText, verifyReceipt } from '../receipt/index.js';
 import type { Receipt } from '../receipt/index.js';
 import {
+  ANCESTOR_GRANTS_KEY,
   entryHash,
   GENESIS_PREV_HASH,
   grantsOf,
@@ -91,15 +92,23 @@ export function prepareEntry(request: AppendRequest): PreparedEntry {
   checkLabel('producer', producer);
   let receipt = request.receipt;
   let body = trustedBodyText(receipt);
-  if (body === undefined) {
+  if (body !== undefined) {
+    // The signer froze the containers it built (the receipt, its decision, metadata, evidence),
+    // not the caller's objects inside them: action.parameters and metadata values. The projections
+    // below read those only for a revocation (the capability it names) and for ancestor grants,
+    // so these two read the signed text; the rest read frozen members.
+    if (kindOf(receipt) === 'revocation' || receipt.metadata?.[ANCESTOR_GRANTS_KEY] !== undefined)
+      receipt = JSON.parse(body) as Receipt;
+  } else {
     const verdict = verifyReceipt(receipt);
     if (!verdict.ok) {
       throw new ChioError('CHIO-RECEIPT-UNVERIFIED', `receipt refused (${verdict.check}): ${verdict.message}`, {
         details: { check: verdict.check, issues: verdict.issues },
       });
     }
-    receipt = verdict.receipt;
     body = verdict.body;
+    // Projected from the text that verified, never from a second read of the caller's object.
+    receipt = JSON.parse(body) as Receipt;
   }
   const kind = kindOf(receipt);
   const revokes = revokedCapabilityOf(receipt);

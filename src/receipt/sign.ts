@@ -5,7 +5,7 @@
  * Must not import ledger, kernel, edges or cli.
  */
 import { randomUUID } from 'node:crypto';
-import { canonicalJson, sha256Hex, toHex } from '../crypto/index.js';
+import { canonicalJson, isSeedSigner, sha256Hex, toHex, verifySignature } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { actionText, canonicalMembers, ReceiptTextParts } from './encode.js';
@@ -72,6 +72,7 @@ function freezeReceipt(receipt: Receipt): Receipt {
   if (receipt.decision !== undefined) Object.freeze(receipt.decision);
   if (receipt.evidence !== undefined) for (const e of Object.freeze(receipt.evidence)) Object.freeze(e);
   if (receipt.metadata !== undefined) Object.freeze(receipt.metadata);
+  if (receipt.actor_chain !== undefined) Object.freeze(receipt.actor_chain);
   return Object.freeze(receipt);
 }
 
@@ -136,8 +137,19 @@ function prepare(draft: ReceiptDraft, publicKeyHex: string, options: SignOptions
   return { unsigned, parts, id, idText, signed: parts.signed(idText) };
 }
 
-function finish(pending: PendingReceipt, signature: Uint8Array): Receipt {
+function finish(pending: PendingReceipt, signature: Uint8Array, signer: Ed25519Signer): Receipt {
   const signatureHex = toHex(signature);
+  // A receipt stamped as signed here is appended without being verified again, so its signature
+  // must be made by the key it names. `signerFromSeed` signers are (the key is derived from the
+  // seed); any other signer (an HSM, a wrapper, a misconfigured rotation) is checked once here.
+  if (
+    !isSeedSigner(signer) &&
+    (!/^[0-9a-f]{64}$/.test(signer.publicKeyHex) || !verifySignature(signer.publicKeyHex, pending.signed, signatureHex))
+  )
+    throw new ChioError(
+      'CHIO-RECEIPT-SIGNER-MISMATCH',
+      `the signer's signature does not verify under the key it names (${JSON.stringify(String(signer.publicKeyHex).slice(0, 80))})`,
+    );
   const receipt = { ...pending.unsigned, id: pending.id, signature: signatureHex } as Receipt;
   SignedHere.stamp(receipt, pending.parts.body(pending.idText, JSON.stringify(signatureHex)));
   return freezeReceipt(receipt);
@@ -146,7 +158,7 @@ function finish(pending: PendingReceipt, signature: Uint8Array): Receipt {
 /** Signs on the calling thread. Throws CHIO-RECEIPT-* for an invalid draft. */
 export function signReceipt(draft: ReceiptDraft, signer: Ed25519Signer, options: SignOptions = {}): Receipt {
   const pending = prepare(draft, signer.publicKeyHex, options);
-  return finish(pending, signer.sign(pending.signed));
+  return finish(pending, signer.sign(pending.signed), signer);
 }
 
 /**
@@ -159,5 +171,5 @@ export async function signReceiptAsync(
   options: SignOptions = {},
 ): Promise<Receipt> {
   const pending = prepare(draft, signer.publicKeyHex, options);
-  return finish(pending, await signer.signAsync(pending.signed));
+  return finish(pending, await signer.signAsync(pending.signed), signer);
 }

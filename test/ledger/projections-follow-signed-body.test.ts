@@ -134,7 +134,7 @@ describe('the projections of an appended receipt follow its signed body', () => 
 describe('every receipt the ledger accepts verifies', () => {
   const otherSigner = signerFromSeed(new Uint8Array(32).fill(7));
 
-  it('a signer whose signatures are not made by the key it names cannot put receipts in the ledger', async () => {
+  it('a signer whose signatures are not made by the key it names is refused at signing (CHIO-RECEIPT-SIGNER-MISMATCH), and nothing reaches the ledger', async () => {
     const path = freshPath();
     const ledger = openLedger(path);
     // A misconfigured signer (say, a key rotation that updated the public key but not the private one).
@@ -143,33 +143,36 @@ describe('every receipt the ledger accepts verifies', () => {
       sign: (m) => otherSigner.sign(m),
       signAsync: (m) => otherSigner.signAsync(m),
     };
-    const attempts: Array<() => Promise<Receipt>> = [
-      async () => signReceipt(allowDraft(10), mismatched, { nonce: 'm-1' }),
-      () => signReceiptAsync(allowDraft(11), mismatched, { nonce: 'm-2' }),
-    ];
-    for (const attempt of attempts) {
-      try {
-        appendReceiptSync(ledger, { receipt: await attempt() });
-      } catch {
-        // refused at signing or at append: fine
-      }
-    }
+    expect(() => signReceipt(allowDraft(10), mismatched, { nonce: 'm-1' })).toThrow(
+      expect.objectContaining({ code: 'CHIO-RECEIPT-SIGNER-MISMATCH' }),
+    );
+    await expect(signReceiptAsync(allowDraft(11), mismatched, { nonce: 'm-2' })).rejects.toMatchObject({
+      code: 'CHIO-RECEIPT-SIGNER-MISMATCH',
+    });
+    // The same signer's receipt, once signed, is never taken as "signed here" by a ledger.
     expect(chainVerdict(ledger)).toEqual({ ok: true });
     ledger.close();
     expect(chio(['ledger', 'verify', '--receipt-db', path]).status).toBe(0);
   });
 
-  it('a signer that names its key in upper-case hex cannot put receipts in the ledger that fail the schema', () => {
-    const ledger = openLedger(freshPath());
+  it('a signer that names its key in upper-case hex is refused at signing: a kernel_key is 64 lowercase hex characters', () => {
     const shouting: Ed25519Signer = { ...testSigner, publicKeyHex: testSigner.publicKeyHex.toUpperCase() };
-    let receipt: Receipt | undefined;
-    try {
-      receipt = signReceipt(allowDraft(12), shouting, { nonce: 'u-1' });
-      appendReceiptSync(ledger, { receipt });
-    } catch {
-      // refused at signing or at append: fine
-    }
+    expect(() => signReceipt(allowDraft(12), shouting, { nonce: 'u-1' })).toThrow(
+      expect.objectContaining({ code: 'CHIO-RECEIPT-SIGNER-MISMATCH' }),
+    );
+  });
+
+  it('a signer from elsewhere that signs with the key it names signs receipts the ledger takes, and they verify', () => {
+    const path = freshPath();
+    const ledger = openLedger(path);
+    const wrapped: Ed25519Signer = {
+      publicKeyHex: testSigner.publicKeyHex,
+      sign: (m) => testSigner.sign(m),
+      signAsync: (m) => testSigner.signAsync(m),
+    };
+    appendReceiptSync(ledger, { receipt: signReceipt(allowDraft(13), wrapped, { nonce: 'w-1' }) });
     expect(chainVerdict(ledger)).toEqual({ ok: true });
     ledger.close();
+    expect(chio(['ledger', 'verify', '--receipt-db', path]).status).toBe(0);
   });
 });
