@@ -42,11 +42,11 @@ export const ToolGrantSchema = z.strictObject({
   /** A tool name, or "*" for every tool of the server. */
   tool_name: z.string().min(1),
   operations: z.array(OperationSchema).min(1),
-  constraints: z.array(ConstraintSchema).optional(),
-  max_invocations: count.optional(),
-  max_cost_per_invocation: MonetaryAmountSchema.optional(),
-  max_total_cost: MonetaryAmountSchema.optional(),
-  dpop_required: z.boolean().optional(),
+  constraints: z.array(ConstraintSchema).exactOptional(),
+  max_invocations: count.exactOptional(),
+  max_cost_per_invocation: MonetaryAmountSchema.exactOptional(),
+  max_total_cost: MonetaryAmountSchema.exactOptional(),
+  dpop_required: z.boolean().exactOptional(),
 });
 export type ToolGrant = z.infer<typeof ToolGrantSchema>;
 
@@ -70,7 +70,7 @@ const tokenFields = {
   issued_at: unixSeconds,
   expires_at: unixSeconds,
   /** For a delegated token: the id of the token it was delegated from (signed, so the chain cannot be re-parented). */
-  parent_id: z.string().optional(),
+  parent_id: z.string().exactOptional(),
   signature: hex128,
 };
 
@@ -84,6 +84,6 @@ export const CapabilityTokenSchema = z.strictObject({
    * The tokens this one was delegated from, root first, each without its own chain. Not covered by
    * the signature (each ancestor carries its own); bound through `parent_id`.
    */
-  delegation_chain: z.array(AncestorTokenSchema).max(MAX_DELEGATION_DEPTH).optional(),
+  delegation_chain: z.array(AncestorTokenSchema).max(MAX_DELEGATION_DEPTH).exactOptional(),
 });
 export type CapabilityToken = z.infer<typeof CapabilityTokenSchema>;

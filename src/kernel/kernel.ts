@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { issueCapability as issueToken } from '../capability/index.js';
 import type { CapabilityToken, Scope } from '../capability/index.js';
 import { readInputFile } from '../input-file.js';
-import { generateSeed, hashCanonical, parseSeed, signerFromSeed } from '../crypto/index.js';
+import { generateSeed, hashCanonical, parsePublicKeyHex, parseSeed, signerFromSeed } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { stamp } from '../stage-profile.js';
@@ -68,6 +68,25 @@ function readSeedFile(path: string): Uint8Array {
   }
 }
 
+/**
+ * The request the checks judge and the dispatch runs: each field read once, the arguments a copy
+ * of plain data (structuredClone reads every accessor once and refuses proxies and functions).
+ */
+function judgedRequest<T extends ToolCallPreview>(request: T): T {
+  const copy = { ...request };
+  if (copy.arguments !== undefined) {
+    try {
+      copy.arguments = structuredClone(copy.arguments);
+    } catch (e) {
+      throw new ChioError(
+        'CHIO-KERNEL-INVALID-REQUEST',
+        `the call's arguments are not plain data: ${(e as Error).message}`,
+      );
+    }
+  }
+  return copy;
+}
+
 export class Kernel {
   readonly publicKeyHex: string;
   readonly keyGenerated: boolean;
@@ -109,8 +128,10 @@ export class Kernel {
     this.policy = options.policy ?? defaultPolicy();
     this.guards = buildGuards(this.policy.policy.guards);
     this.pathBases = [...(options.pathBases ?? []), ...this.policy.policy.path_base];
+    // Each key as the ledger's kernel_key spells it (64 lowercase hex), or the open fails: a key
+    // that matches no receipt would silently let a co-producer's revocations count for nothing.
     this.trustedKernelKeys = [
-      ...new Set([signer.publicKeyHex, ...(options.trustedKernelKeys ?? []).map((k) => k.toLowerCase())]),
+      ...new Set([signer.publicKeyHex, ...(options.trustedKernelKeys ?? []).map(parsePublicKeyHex)]),
     ];
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.producer = options.producer ?? 'kernel';
@@ -139,6 +160,8 @@ export class Kernel {
   /** The key and redaction key every open resolves before the ledger is touched. */
   private static prepare(options: KernelOptions) {
     const redactionKey = resolveRedactionKey(options);
+    // Refused before the ledger is opened (the constructor reads them again, then valid).
+    for (const k of options.trustedKernelKeys ?? []) parsePublicKeyHex(k);
     const seed = options.seed ?? (options.seedFile === undefined ? undefined : readSeedFile(options.seedFile));
     return { redactionKey, generated: seed === undefined, signer: signerFromSeed(seed ?? generateSeed()) };
   }
@@ -258,11 +281,14 @@ export class Kernel {
   async previewToolCall(
     request: ToolCallPreview,
   ): Promise<{ ok: true } | { ok: false; reason: string; guard: string }> {
-    const a = await this.authorize(request, this.clock());
+    const a = await this.authorize(judgedRequest(request), this.clock());
     return a.ok ? { ok: true } : { ok: false, reason: a.reason, guard: a.guard };
   }
 
-  async evaluateToolCall(request: ToolCallRequest): Promise<ToolCallResponse> {
+  async evaluateToolCall(incoming: ToolCallRequest): Promise<ToolCallResponse> {
+    // Judged once: every later step reads this copy, never the caller's objects (which may be
+    // accessors or proxies, or be changed while the call awaits its checks).
+    const request = judgedRequest(incoming);
     // The kernel's own id for this call: the signing nonce and the reservation's key. Whatever the
     // client sends (a repeated JSON-RPC id, "7" and 7) it cannot make two calls share a receipt.
     stamp('parse');
@@ -279,6 +305,9 @@ export class Kernel {
     const auth = await this.authorize(request, now);
     facts.evidence = auth.evidence;
     if (!auth.ok) return deny(auth.reason, auth.guard);
+    // The receipt names (and the budget projection charges) the token that was verified, not
+    // whatever the presented object's `id` read as before verification.
+    facts.capabilityId = auth.capabilityId;
     stamp('authorize');
 
     // The reservation carries the receipt's facts (parameters already redacted), so recovery can

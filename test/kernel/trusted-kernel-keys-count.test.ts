@@ -1,7 +1,8 @@
 // A co-producer's key given in trustedKernelKeys counts: its revocations deny, its receipts use
 // budgets. A key given as the library user read it (a trailing newline from a key file, or
-// surrounding spaces) either counts like the key itself or the kernel refuses to open — it never
-// opens with a trusted key that silently matches nothing.
+// surrounding spaces) counts like the key itself; anything that is not a key is refused before the
+// ledger is opened — the kernel never runs with a trusted key that silently matches nothing.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromHex, signerFromSeed } from '../../src/crypto/index.js';
@@ -25,12 +26,7 @@ describe("a trusted co-producer's revocation counts", () => {
       const path = join(dir, `t-${++n}.sqlite`);
       const b = Kernel.open({ ledgerPath: path, seed: SEED_B });
       opened.push(b);
-      let a: Kernel;
-      try {
-        a = Kernel.open({ ledgerPath: path, seed: SEED_A, trustedKernelKeys: [`${b.publicKeyHex}${spelling}`] });
-      } catch {
-        return; // refused to open: acceptable
-      }
+      const a = Kernel.open({ ledgerPath: path, seed: SEED_A, trustedKernelKeys: [`${b.publicKeyHex}${spelling}`] });
       opened.push(a);
       a.registerToolServer(new CountingToolServer());
       const token = a.issueCapability({
@@ -46,6 +42,18 @@ describe("a trusted co-producer's revocation counts", () => {
         arguments: { path: '/workspace/a' },
       });
       expect(r.ok ? 'allowed' : r.guard).toBe('revocation');
+    });
+  }
+});
+
+describe('a trusted kernel key that is not a key', () => {
+  for (const bad of ['', 'not-a-key', '5b'.repeat(31), `${'5b'.repeat(32)}00`]) {
+    it(`${JSON.stringify(bad.length > 20 ? `${bad.slice(0, 8)}…(${bad.length} chars)` : bad)} is refused with CHIO-CRYPTO-BAD-KEY before the ledger file exists`, () => {
+      const path = join(dir, `bad-${++n}.sqlite`);
+      expect(() => Kernel.open({ ledgerPath: path, seed: SEED_A, trustedKernelKeys: [bad] })).toThrow(
+        expect.objectContaining({ code: 'CHIO-CRYPTO-BAD-KEY' }),
+      );
+      expect(existsSync(path)).toBe(false);
     });
   }
 });
