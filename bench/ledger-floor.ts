@@ -3,18 +3,20 @@
  * else. The rows of a ledger the group-commit writer built in the same run (entries, the Merkle
  * subtrees each entry completed, the sessions projection) are read back beforehand, then written
  * again into a fresh ledger file of the same schema (its link trigger, its indexes, its checks) by
- * the same INSERT statements, in `BEGIN IMMEDIATE … COMMIT` transactions of 64 at
+ * the ledger's own INSERT statements, in `BEGIN IMMEDIATE … COMMIT` transactions of 64 at
  * synchronous=FULL, with the WAL backfill thread running as the writer's does. What the ledger's
  * own JavaScript does per entry (checking and projecting the receipt, hashing the entry and its
  * subtrees, reading the heads, the producers' promises) is left out, so no writer of these rows
  * through better-sqlite3 can append them faster on this machine: the bound of the pre-signed row.
  * `bare` writes them into a table stripped of its link trigger and of every index but the unique
  * `receipt_id` one (the least any ledger of receipts needs): what a leaner schema could reach at most.
- * Owns: that replay. Imports the ledger's open and backfill thread only.
+ * Owns: that replay. Imports the ledger's open, backfill thread and statement texts only.
  */
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
+import { ENTRY_COLUMNS, INSERT_ENTRY_SQL, UPSERT_SESSION_SQL } from '../src/ledger/append.js';
 import { openLedger, WalBackfiller } from '../src/ledger/index.js';
+import { INSERT_SUBTREE_SQL } from '../src/ledger/tree.js';
 
 type EntryRow = unknown[];
 interface Subtree {
@@ -29,10 +31,6 @@ interface SessionParams {
   entryHash: string;
 }
 
-const ENTRY_COLUMNS =
-  'seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body, timestamp, capability_id, ' +
-  'tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer';
-
 /** The indexes of ledger_entries besides its primary key and the unique receipt_id (src/ledger/schema.ts). */
 const SECONDARY_INDEXES = [
   'ledger_entries_session_seq',
@@ -41,18 +39,6 @@ const SECONDARY_INDEXES = [
   'ledger_entries_capability',
   'ledger_entries_verdict_not_allow',
 ];
-
-/** The statements of src/ledger/append.ts and src/ledger/tree.ts, word for word. */
-const INSERT_ENTRY = `INSERT INTO ledger_entries (${ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-const INSERT_SUBTREE = 'INSERT INTO merkle_subtrees (level, idx, hash) VALUES (?, ?, ?)';
-const UPSERT_SESSION = `INSERT INTO ledger_sessions (session_id, first_seq, last_seq, entry_count, first_timestamp, last_timestamp, head_entry_hash)
-   VALUES (@sessionId, @seq, @seq, 1, @timestamp, @timestamp, @entryHash)
-   ON CONFLICT (session_id) DO UPDATE SET
-     last_seq = excluded.last_seq,
-     entry_count = entry_count + 1,
-     first_timestamp = min(first_timestamp, excluded.first_timestamp),
-     last_timestamp = max(last_timestamp, excluded.last_timestamp),
-     head_entry_hash = excluded.head_entry_hash`;
 
 /** The entries of `source` in seq order, the subtrees each one completed, its session upsert. */
 function readRows(source: string): Array<{ entry: EntryRow; subtrees: Subtree[]; session: SessionParams | null }> {
@@ -96,9 +82,9 @@ export async function sqliteFloor(source: string, target: string, bare = false, 
   try {
     for (let waited = 0; !backfiller.stats.running && waited < 2000; waited += 10) await sleep(10);
     const db = ledger.db;
-    const insertEntry = db.prepare(INSERT_ENTRY);
-    const insertSubtree = db.prepare(INSERT_SUBTREE);
-    const upsertSession = db.prepare(UPSERT_SESSION);
+    const insertEntry = db.prepare(INSERT_ENTRY_SQL);
+    const insertSubtree = db.prepare(INSERT_SUBTREE_SQL);
+    const upsertSession = db.prepare(UPSERT_SESSION_SQL);
     const write = db.transaction((from: number) => {
       for (const row of rows.slice(from, from + batch)) {
         insertEntry.run(row.entry);

@@ -148,6 +148,22 @@ export class AppendBatch {
   constructor(readonly subtrees: RecentSubtrees) {}
 }
 
+/** The columns of a ledger_entries row, in the order INSERT_ENTRY_SQL binds them. */
+export const ENTRY_COLUMNS =
+  'seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body, timestamp, capability_id, ' +
+  'tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer';
+/** One ledger_entries row (the link trigger checks it continues the chain). */
+export const INSERT_ENTRY_SQL = `INSERT INTO ledger_entries (${ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+/** The sessions projection after an entry of the session (@sessionId, @seq, @timestamp, @entryHash). */
+export const UPSERT_SESSION_SQL = `INSERT INTO ledger_sessions (session_id, first_seq, last_seq, entry_count, first_timestamp, last_timestamp, head_entry_hash)
+   VALUES (@sessionId, @seq, @seq, 1, @timestamp, @timestamp, @entryHash)
+   ON CONFLICT (session_id) DO UPDATE SET
+     last_seq = excluded.last_seq,
+     entry_count = entry_count + 1,
+     first_timestamp = min(first_timestamp, excluded.first_timestamp),
+     last_timestamp = max(last_timestamp, excluded.last_timestamp),
+     head_entry_hash = excluded.head_entry_hash`;
+
 /** Prepared statements for one connection; the append itself is `insertLinked`. */
 export class EntryInserter {
   private readonly head: Database.Statement<[], { seq: number; entry_hash: string }>;
@@ -166,21 +182,8 @@ export class EntryInserter {
     this.head = db.prepare('SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1');
     this.exists = db.prepare('SELECT 1 AS one FROM ledger_entries WHERE receipt_id = ?');
     this.sessionHead = db.prepare('SELECT max(seq) AS seq FROM ledger_entries WHERE session_id = ?');
-    this.insert = db.prepare(
-      `INSERT INTO ledger_entries (seq, kind, receipt_id, session_id, session_prev_seq, prev_hash, entry_hash, body,
-         timestamp, capability_id, tool_server, tool_name, verdict, receipt_kind, trust_level, kernel_key, tenant_id, producer)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.upsertSession = db.prepare(
-      `INSERT INTO ledger_sessions (session_id, first_seq, last_seq, entry_count, first_timestamp, last_timestamp, head_entry_hash)
-       VALUES (@sessionId, @seq, @seq, 1, @timestamp, @timestamp, @entryHash)
-       ON CONFLICT (session_id) DO UPDATE SET
-         last_seq = excluded.last_seq,
-         entry_count = entry_count + 1,
-         first_timestamp = min(first_timestamp, excluded.first_timestamp),
-         last_timestamp = max(last_timestamp, excluded.last_timestamp),
-         head_entry_hash = excluded.head_entry_hash`,
-    );
+    this.insert = db.prepare(INSERT_ENTRY_SQL);
+    this.upsertSession = db.prepare(UPSERT_SESSION_SQL);
     // The first revocation of a capability is the one that counts; later ones change nothing.
     // Projections are kept per signing key: a kernel counts only the keys it trusts (its own and
     // configured ones), so a receipt anyone could sign moves no budget and revokes nothing.

@@ -102,6 +102,9 @@ export class RecentSubtrees {
   }
 }
 
+/** One stored subtree: complete, level ≥ 1, its 32-byte hash (DESIGN §10). */
+export const INSERT_SUBTREE_SQL = 'INSERT INTO merkle_subtrees (level, idx, hash) VALUES (?, ?, ?)';
+
 /** Stores the subtrees an append completes. Must run inside the append's write transaction. */
 export class TreeAppender {
   private readonly tree: LedgerTree;
@@ -109,7 +112,7 @@ export class TreeAppender {
 
   constructor(db: Database.Database) {
     this.tree = new LedgerTree(db);
-    this.insert = db.prepare('INSERT INTO merkle_subtrees (level, idx, hash) VALUES (?, ?, ?)');
+    this.insert = db.prepare(INSERT_SUBTREE_SQL);
   }
 
   /** A cache for the appends of one write transaction (`appended`'s `recent`). */
@@ -137,7 +140,7 @@ export class TreeAppender {
  */
 export function rebuildMerkleSubtrees(db: Database.Database): number {
   db.prepare('DELETE FROM merkle_subtrees').run();
-  const insert = db.prepare('INSERT INTO merkle_subtrees (level, idx, hash) VALUES (?, ?, ?)');
+  const insert = db.prepare(INSERT_SUBTREE_SQL);
   const tree = new MemoryMerkleTree();
   let stored = 0;
   // Read in pages: better-sqlite3 runs no other statement on a connection while an iterator is open.
