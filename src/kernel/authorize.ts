@@ -4,9 +4,11 @@
  * invocations left, its ancestors' too) → revocation (the token and every ancestor) → guards.
  * Nothing is written: the budget is checked here so that a denial names it, and again, atomically,
  * when the call is reserved (kernel.ts).
- * Owns: that order of checks. Imports capability and the guards; must not import edges or cli.
+ * Owns: that order of checks, and the copy of a request they judge. Imports capability and the
+ * guards; must not import edges or cli.
  */
 import { verifyCapability } from '../capability/index.js';
+import { ChioError } from '../errors.js';
 import type { BudgetKey } from '../ledger/index.js';
 import type { GuardEvidence } from '../receipt/index.js';
 import { ancestorBudgetKeys } from './budgets.js';
@@ -16,6 +18,25 @@ import type { ToolCallPreview } from './kernel-types.js';
 import type { KernelStore } from './store.js';
 import { findTool } from './tool-server.js';
 import type { ToolServerConnection } from './tool-server.js';
+
+/**
+ * The request the checks judge and the dispatch runs: each field read once, the arguments a copy
+ * of plain data (structuredClone reads every accessor once and refuses proxies and functions).
+ */
+export function judgedRequest<T extends ToolCallPreview>(request: T): T {
+  const copy = { ...request };
+  if (copy.arguments !== undefined) {
+    try {
+      copy.arguments = structuredClone(copy.arguments);
+    } catch (e) {
+      throw new ChioError(
+        'CHIO-KERNEL-INVALID-REQUEST',
+        `the call's arguments are not plain data: ${(e as Error).message}`,
+      );
+    }
+  }
+  return copy;
+}
 
 export type Authorization =
   | { ok: false; reason: string; guard: string; evidence: GuardEvidence[] }

@@ -22,7 +22,7 @@ import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
 import { stamp } from '../stage-profile.js';
 import { ANCESTOR_GRANTS_KEY } from '../ledger/index.js';
-import { authorizeCall } from './authorize.js';
+import { authorizeCall, judgedRequest } from './authorize.js';
 import type { Authorization, AuthorizeContext } from './authorize.js';
 import type { Checkpointer } from './checkpointer.js';
 import { dispatchCall } from './dispatch.js';
@@ -66,25 +66,6 @@ function readSeedFile(path: string): Uint8Array {
     if (e instanceof ChioError) throw e;
     throw new ChioError('CHIO-CLI-IO', `cannot read kernel seed file ${path}: ${(e as Error).message}`, { cause: e });
   }
-}
-
-/**
- * The request the checks judge and the dispatch runs: each field read once, the arguments a copy
- * of plain data (structuredClone reads every accessor once and refuses proxies and functions).
- */
-function judgedRequest<T extends ToolCallPreview>(request: T): T {
-  const copy = { ...request };
-  if (copy.arguments !== undefined) {
-    try {
-      copy.arguments = structuredClone(copy.arguments);
-    } catch (e) {
-      throw new ChioError(
-        'CHIO-KERNEL-INVALID-REQUEST',
-        `the call's arguments are not plain data: ${(e as Error).message}`,
-      );
-    }
-  }
-  return copy;
 }
 
 export class Kernel {
