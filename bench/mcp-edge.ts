@@ -14,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { concurrentEchoCalls, sequentialEchoCalls } from './echo-calls.js';
+import { cpuPerCall } from './process-cpu.js';
+import type { CallCpu } from './process-cpu.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(
@@ -31,15 +33,22 @@ export interface RoundTrips {
   p99ms: number;
   /** Calls per second with 16 in flight. */
   sixteenInFlight: number;
+  /** CPU per call with 16 in flight: the client (this process), the process it started, that process's children. */
+  sixteenCpu: CallCpu;
 }
 
 async function measure(args: string[], calls: number): Promise<RoundTrips> {
   const client = new Client({ name: 'chio-bench', version: '1.0.0' }, { capabilities: {} });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
+  await client.connect(transport);
   const sequential = await sequentialEchoCalls(client, calls);
-  const sixteenInFlight = await concurrentEchoCalls(client, calls, 16);
+  // Four times as many calls in flight as one at a time: CPU is counted in ticks of 10 ms.
+  const concurrent = 4 * calls;
+  const { result: sixteenInFlight, cpu: sixteenCpu } = await cpuPerCall(transport.pid!, concurrent, () =>
+    concurrentEchoCalls(client, concurrent, 16),
+  );
   await client.close();
-  return { ...sequential, sixteenInFlight };
+  return { ...sequential, sixteenInFlight, sixteenCpu };
 }
 
 export async function mcpEdgeFigures(

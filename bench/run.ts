@@ -58,6 +58,8 @@ import { certificateFigures } from './certificates.js';
 import { checkpointFigures } from './checkpoints.js';
 import { httpBridgeFigures } from './http-bridges.js';
 import { mcpEdgeFigures } from './mcp-edge.js';
+import { totalUs } from './process-cpu.js';
+import type { CallCpu } from './process-cpu.js';
 import { acpEdgeFigures, acpProxyFigures } from './acp.js';
 import { profileFigures } from './profile.js';
 import { postgresFigures } from './postgres.js';
@@ -246,6 +248,8 @@ async function main(): Promise<void> {
   let ledgerAlone = 0;
   /** Kernel decisions on the MCP rows' echo call, in-process, 16 in flight (the kernel section). */
   let kernelEcho16 = 0;
+  /** CPU µs per decision of those (every thread of this process: signing on the pool, WAL backfill). */
+  let kernelEcho16CpuUs = 0;
   // The ledger alone: receipts signed beforehand, 64 producers appending through group commit.
   {
     const presigned = Array.from({ length: 64 * perProducer }, (_, k) =>
@@ -444,7 +448,12 @@ async function main(): Promise<void> {
       });
     const allow = await decide('fs', 'read_file', { path: '/home/dev/project/src/index.ts' }, 6400);
     const deny = await decide('fs', 'read_file', { path: '/home/dev/project/.env' }, 6400);
-    kernelEcho16 = await decide('everything', 'echo', { message: 'hello' }, 4000, 16);
+    {
+      const cpu = process.cpuUsage();
+      kernelEcho16 = await decide('everything', 'echo', { message: 'hello' }, 4000, 16);
+      const spent = process.cpuUsage(cpu);
+      kernelEcho16CpuUs = (spent.user + spent.system) / 4000;
+    }
     row('kernel decisions, allow path (all guards, dispatch, receipt)', allow, 'node sign', nodeSign, 'goal ≥ 0.5');
     row('kernel decisions, deny path (forbidden-path, receipt)', deny, 'node sign', nodeSign);
     const decisionOnly = rate(1500, () =>
@@ -563,6 +572,41 @@ async function main(): Promise<void> {
       'direct',
       direct.sixteenInFlight,
       `kernel ${fmt(kernelEcho16)}/s, null relay ${fmt(relayed.sixteenInFlight)}/s: the lower; goal ≥ 0.5`,
+    );
+    // Where the CPU of a call goes with 16 in flight, every core busy: the client (this process),
+    // the edge (or the relay) and the upstream, per call. A governed edge must do the null relay's
+    // work and the kernel's (its CPU per decision in-process, above): with the client and the
+    // upstream beside them, that CPU over every core bounds the calls per second.
+    const cpuNote = (c: CallCpu, middle = 'edge') =>
+      `CPU µs per call: client ${c.clientUs.toFixed(0)}, ${middle} ${c.edgeUs.toFixed(0)}${middle === 'edge' ? `, upstream ${c.upstreamUs.toFixed(0)}` : ''}; total ${totalUs(c).toFixed(0)}`;
+    const cores = cpus().length;
+    row(
+      '  CPU of a direct call, 16 in flight',
+      (cores * 1e6) / totalUs(direct.sixteenCpu),
+      'direct',
+      direct.sixteenInFlight,
+      `${cpuNote(direct.sixteenCpu, 'server')} (every core busy: calls/s)`,
+    );
+    row(
+      '  CPU of a relayed call, 16 in flight',
+      (cores * 1e6) / totalUs(relayed.sixteenCpu),
+      'direct',
+      direct.sixteenInFlight,
+      cpuNote(relayed.sixteenCpu),
+    );
+    row(
+      '  CPU of a governed call, 16 in flight',
+      (cores * 1e6) / totalUs(governed.sixteenCpu),
+      'direct',
+      direct.sixteenInFlight,
+      cpuNote(governed.sixteenCpu),
+    );
+    row(
+      "  bound: every core on the relayed call plus the kernel's CPU per decision",
+      (cores * 1e6) / (totalUs(relayed.sixteenCpu) + kernelEcho16CpuUs),
+      'direct',
+      direct.sixteenInFlight,
+      `kernel ${kernelEcho16CpuUs.toFixed(0)} µs per decision in-process (16 in flight); the governed edge spends ${(governed.sixteenCpu.edgeUs - relayed.sixteenCpu.edgeUs - kernelEcho16CpuUs).toFixed(0)} µs more`,
     );
     const bridges = await httpBridgeFigures();
     row(
