@@ -1,7 +1,8 @@
 /**
  * MCP edge figures for `npm run bench`: governed `tools/call` round trips per second and
  * p50/p99 latency through `chio mcp serve` (stdio) wrapping the real server-everything, beside the
- * same calls made directly to the same upstream in the same run; then calls per second with 16 in flight.
+ * same calls made directly to the same upstream in the same run; then calls per second with 16 in
+ * flight, and the CPU each party spends per call meanwhile (client, edge, upstream: process-cpu.ts).
  * Beside them, the same calls through a null relay (bench/null-relay.ts: a process that starts the
  * upstream and copies bytes both ways): the floor of any edge that wraps a stdio server, since the
  * client, the relay and the upstream then share this machine's cores.

@@ -5,8 +5,9 @@
  * authorize, reserve, dispatch, sign, commit, respond) and node's `--cpu-prof` on the edge (the
  * functions and modules with the most self time). Beside them, in the same run: one durable
  * commit (a one-row `BEGIN IMMEDIATE … COMMIT` at synchronous=FULL on the same disk), the floor
- * a governed call cannot go under. Then what the WAL carries per ledger entry, by table and index
- * (bench/wal-bytes.ts). Nothing here is asserted; it is read.
+ * a governed call cannot go under; and the same CPU work (signing a receipt) timed back to back and
+ * after 1 ms idle, as a lone call's steps run. Then what the WAL carries per ledger entry, by table
+ * and index (bench/wal-bytes.ts). Nothing here is asserted; it is read.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
