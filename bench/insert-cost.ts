@@ -85,7 +85,12 @@ type TreeAppenderLike = TreeAppender & { recentSubtrees?: () => RecentSubtreesLi
 const PIECES = ['exists', 'head', 'sessionHead', 'entryHash', 'insert', 'tree', 'upsertSession', 'countGrant'] as const;
 type Piece = (typeof PIECES)[number];
 
-/** The append of src/ledger/append.ts before the batch carried its heads, each statement timed. */
+/**
+ * The append of src/ledger/append.ts before the batch carried its heads, each statement timed.
+ * The SQL texts are written out here rather than imported (append.ts names them INSERT_ENTRY_SQL
+ * and UPSERT_SESSION_SQL): this file's compiled copy is also run against older builds' dist/ to
+ * compare them, and those builds do not export the names.
+ */
 function piecesCost(ledger: Ledger, entries: PreparedEntry[], carried: boolean): Record<Piece | 'txn', number> {
   const db = ledger.db;
   const exists = db.prepare('SELECT 1 AS one FROM ledger_entries WHERE receipt_id = ?');
