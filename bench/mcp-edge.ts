@@ -6,6 +6,11 @@
  * Beside them, the same calls through a null relay (bench/null-relay.ts: a process that starts the
  * upstream and copies bytes both ways): the floor of any edge that wraps a stdio server, since the
  * client, the relay and the upstream then share this machine's cores.
+ *
+ * Each route is measured twice at 16 in flight: in its first calls, as a freshly started edge
+ * serves them, and again at the JIT's steady state, after every process of the route has served
+ * `STEADY_AFTER` calls (V8 keeps compiling hot functions with its optimizing tier for the first
+ * ten thousand calls or so; a long-running edge spends its life past that point).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -36,7 +41,14 @@ export interface RoundTrips {
   sixteenInFlight: number;
   /** CPU per call with 16 in flight: the client (this process), the process it started, that process's children. */
   sixteenCpu: CallCpu;
+  /** The same at the JIT's steady state, after `STEADY_AFTER` calls on the session. */
+  steady: { perSecond: number; cpu: CallCpu };
 }
+
+/** Calls a route has served (warm-up included) before its steady-state window is measured. */
+export const STEADY_AFTER = 20_000;
+/** Calls in the steady-state window. */
+const STEADY_CALLS = 8_000;
 
 async function measure(args: string[], calls: number): Promise<RoundTrips> {
   const client = new Client({ name: 'chio-bench', version: '1.0.0' }, { capabilities: {} });
@@ -48,8 +60,12 @@ async function measure(args: string[], calls: number): Promise<RoundTrips> {
   const { result: sixteenInFlight, cpu: sixteenCpu } = await cpuPerCall(transport.pid!, concurrent, () =>
     concurrentEchoCalls(client, concurrent, 16),
   );
+  // Up to STEADY_AFTER calls in all (20 warm-up calls, `calls` one at a time, `concurrent` above),
+  // then the steady-state window.
+  await concurrentEchoCalls(client, STEADY_AFTER - 20 - calls - concurrent, 16);
+  const steady = await cpuPerCall(transport.pid!, STEADY_CALLS, () => concurrentEchoCalls(client, STEADY_CALLS, 16));
   await client.close();
-  return { ...sequential, sixteenInFlight, sixteenCpu };
+  return { ...sequential, sixteenInFlight, sixteenCpu, steady: { perSecond: steady.result, cpu: steady.cpu } };
 }
 
 export async function mcpEdgeFigures(

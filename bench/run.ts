@@ -11,6 +11,10 @@
  *   kernel       decisions per second on the allow and deny paths, and the kernel's own work
  *                (capability check, guards) beside the signing it has to do anyway; the MCP rows'
  *                echo call decided in-process 16 at a time (the bound of the edge at 16 in flight)
+ *   mcp edge     tools/call straight to server-everything, through a null relay and through
+ *                `chio mcp serve`: one call in flight; 16 in flight as a freshly started edge
+ *                serves them and again at the JIT's steady state, with each party's CPU per call
+ *                (bench/mcp-edge.ts); `chio mcp serve-http` beside mcp-proxy (bench/http-bridges.ts)
  *   checkpoints  checkpoints, inclusion proofs at 1,000,000 entries, appends with checkpointing on
  *                and off, evidence bundles (bench/checkpoints.ts, with its own raw limits)
  *   cli start    `chio` commands exec to exit beside `node -e 0` (bench/cli-start.ts)
@@ -57,7 +61,7 @@ import { guards, Kernel } from '../src/kernel/index.js';
 import { certificateFigures } from './certificates.js';
 import { checkpointFigures } from './checkpoints.js';
 import { httpBridgeFigures } from './http-bridges.js';
-import { mcpEdgeFigures } from './mcp-edge.js';
+import { mcpEdgeFigures, STEADY_AFTER } from './mcp-edge.js';
 import { totalUs } from './process-cpu.js';
 import type { CallCpu } from './process-cpu.js';
 import { acpEdgeFigures, acpProxyFigures } from './acp.js';
@@ -250,6 +254,8 @@ async function main(): Promise<void> {
   let kernelEcho16 = 0;
   /** CPU µs per decision of those (every thread of this process: signing on the pool, WAL backfill). */
   let kernelEcho16CpuUs = 0;
+  /** CPU µs per entry of SQLite alone writing the ledger's rows, 64 a commit (the ledger section). */
+  let sqliteEntryCpuUs = 0;
   // The ledger alone: receipts signed beforehand, 64 producers appending through group commit.
   {
     const presigned = Array.from({ length: 64 * perProducer }, (_, k) =>
@@ -282,16 +288,17 @@ async function main(): Promise<void> {
     );
     // The same rows written again by SQLite alone: what any writer of them can reach here.
     const floor = await sqliteFloor(join(dir, 'presigned-0-thread.sqlite'), join(dir, 'presigned-floor.sqlite'));
+    sqliteEntryCpuUs = floor.cpuUsPerEntry;
     row(
       '  bound: SQLite alone writing the same rows, 64 a commit',
-      floor,
+      floor.rate,
       'node sign',
       nodeSign,
-      `entries (link trigger, indexes), subtrees, sessions; the row above is ${(ledgerAlone / floor).toFixed(2)} of it`,
+      `entries (link trigger, indexes), subtrees, sessions; ${floor.cpuUsPerEntry.toFixed(0)} µs CPU an entry; the row above is ${(ledgerAlone / floor.rate).toFixed(2)} of it`,
     );
     row(
       '    … into a bare table (no link trigger, no index but receipt_id)',
-      await sqliteFloor(join(dir, 'presigned-0-thread.sqlite'), join(dir, 'presigned-bare.sqlite'), true),
+      (await sqliteFloor(join(dir, 'presigned-0-thread.sqlite'), join(dir, 'presigned-bare.sqlite'), true)).rate,
       'node sign',
       nodeSign,
       'the most a leaner schema could give',
@@ -607,6 +614,41 @@ async function main(): Promise<void> {
       'direct',
       direct.sixteenInFlight,
       `kernel ${kernelEcho16CpuUs.toFixed(0)} µs per decision in-process (16 in flight); the governed edge spends ${(governed.sixteenCpu.edgeUs - relayed.sixteenCpu.edgeUs - kernelEcho16CpuUs).toFixed(0)} µs more`,
+    );
+    // The same three routes at the JIT's steady state (mcp-edge.ts): every process of a route has
+    // served STEADY_AFTER calls. Whatever an edge does, a governed call adds to the relayed one at
+    // least one Ed25519 signature and the SQLite writes of one receipt's rows: with the relayed
+    // call's CPU (client, relay, upstream), that CPU over every core bounds the calls per second.
+    // Generous: the reservation's rows and the kernel's own checks are left out, and the rows are
+    // counted as written 64 a commit.
+    row(
+      `MCP tools/call direct, 16 in flight, steady state (after ${fmt(STEADY_AFTER)} calls)`,
+      direct.steady.perSecond,
+      '(limit)',
+      undefined,
+      cpuNote(direct.steady.cpu, 'server'),
+    );
+    row(
+      '  … through a null relay, steady state',
+      relayed.steady.perSecond,
+      'direct',
+      direct.steady.perSecond,
+      cpuNote(relayed.steady.cpu),
+    );
+    row(
+      'MCP tools/call through chio mcp serve, 16 in flight, steady state',
+      governed.steady.perSecond,
+      'direct',
+      direct.steady.perSecond,
+      `${cpuNote(governed.steady.cpu)}; goal ≥ 0.5`,
+    );
+    const signUs = 1e6 / nodeSign;
+    row(
+      '  bound: every core on the relayed call + one raw signature + SQLite alone writing its entry',
+      (cores * 1e6) / (totalUs(relayed.steady.cpu) + signUs + sqliteEntryCpuUs),
+      'direct',
+      direct.steady.perSecond,
+      `${totalUs(relayed.steady.cpu).toFixed(0)} + ${signUs.toFixed(0)} + ${sqliteEntryCpuUs.toFixed(0)} µs; the governed edge spends ${(governed.steady.cpu.edgeUs - relayed.steady.cpu.edgeUs).toFixed(0)} µs more than the relay`,
     );
     const bridges = await httpBridgeFigures();
     row(
