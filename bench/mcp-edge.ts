@@ -7,8 +7,8 @@
  * upstream and copies bytes both ways): the floor of any edge that wraps a stdio server, since the
  * client, the relay and the upstream then share this machine's cores.
  *
- * Each route is measured twice at 16 in flight: in its first calls, as a freshly started edge
- * serves them, and again at the JIT's steady state, after every process of the route has served
+ * Each route is measured twice, one call in flight and 16: in its first calls, as a freshly started
+ * edge serves them, and again at the JIT's steady state, after every process of the route has served
  * `STEADY_AFTER` calls (V8 keeps compiling hot functions with its optimizing tier for the first
  * ten thousand calls or so; a long-running edge spends its life past that point).
  */
@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { concurrentEchoCalls, sequentialEchoCalls } from './echo-calls.js';
+import type { Sequential } from './echo-calls.js';
 import { cpuPerCall } from './process-cpu.js';
 import type { CallCpu } from './process-cpu.js';
 
@@ -41,8 +42,8 @@ export interface RoundTrips {
   sixteenInFlight: number;
   /** CPU per call with 16 in flight: the client (this process), the process it started, that process's children. */
   sixteenCpu: CallCpu;
-  /** The same at the JIT's steady state, after `STEADY_AFTER` calls on the session. */
-  steady: { perSecond: number; cpu: CallCpu };
+  /** The same at the JIT's steady state, after `STEADY_AFTER` calls on the session: one call in flight, then 16. */
+  steady: { sequential: Sequential; perSecond: number; cpu: CallCpu };
 }
 
 /** Calls a route has served (warm-up included) before its steady-state window is measured. */
@@ -61,11 +62,17 @@ async function measure(args: string[], calls: number): Promise<RoundTrips> {
     concurrentEchoCalls(client, concurrent, 16),
   );
   // Up to STEADY_AFTER calls in all (20 warm-up calls, `calls` one at a time, `concurrent` above),
-  // then the steady-state window.
+  // then the same two windows again.
   await concurrentEchoCalls(client, STEADY_AFTER - 20 - calls - concurrent, 16);
+  const steadySequential = await sequentialEchoCalls(client, calls);
   const steady = await cpuPerCall(transport.pid!, STEADY_CALLS, () => concurrentEchoCalls(client, STEADY_CALLS, 16));
   await client.close();
-  return { ...sequential, sixteenInFlight, sixteenCpu, steady: { perSecond: steady.result, cpu: steady.cpu } };
+  return {
+    ...sequential,
+    sixteenInFlight,
+    sixteenCpu,
+    steady: { sequential: steadySequential, perSecond: steady.result, cpu: steady.cpu },
+  };
 }
 
 export async function mcpEdgeFigures(

@@ -615,14 +615,37 @@ async function main(): Promise<void> {
       direct.sixteenInFlight,
       `kernel ${kernelEcho16CpuUs.toFixed(0)} µs per decision in-process (16 in flight); the governed edge spends ${(governed.sixteenCpu.edgeUs - relayed.sixteenCpu.edgeUs - kernelEcho16CpuUs).toFixed(0)} µs more`,
     );
-    // The same three routes at the JIT's steady state (mcp-edge.ts): every process of a route has
-    // served STEADY_AFTER calls. Whatever an edge does, a governed call adds to the relayed one at
+    // The same routes at the JIT's steady state (mcp-edge.ts): every process of a route has served
+    // STEADY_AFTER calls. One in flight, the bound is the one above with the direct call's steady
+    // p50. At 16 in flight, whatever an edge does, a governed call adds to the relayed one at
     // least one Ed25519 signature and the SQLite writes of one receipt's rows: with the relayed
     // call's CPU (client, relay, upstream), that CPU over every core bounds the calls per second.
     // Generous: the reservation's rows and the kernel's own checks are left out, and the rows are
     // counted as written 64 a commit.
     row(
-      `MCP tools/call direct, 16 in flight, steady state (after ${fmt(STEADY_AFTER)} calls)`,
+      `MCP tools/call direct, one in flight, steady state (after ${fmt(STEADY_AFTER)} calls)`,
+      direct.steady.sequential.perSecond,
+      '(limit)',
+      undefined,
+      `p50 ${direct.steady.sequential.p50ms.toFixed(2)} ms, p99 ${direct.steady.sequential.p99ms.toFixed(2)} ms`,
+    );
+    row(
+      'MCP tools/call through chio mcp serve, one in flight, steady state',
+      governed.steady.sequential.perSecond,
+      'direct',
+      direct.steady.sequential.perSecond,
+      `p50 ${governed.steady.sequential.p50ms.toFixed(2)} ms, p99 ${governed.steady.sequential.p99ms.toFixed(2)} ms`,
+    );
+    const steadyFloor = withCommits(1000 / direct.steady.sequential.p50ms, 2, spaced.p50ms);
+    row(
+      '  bound: direct p50 + two spaced lone durable commits, steady state',
+      steadyFloor,
+      'direct',
+      direct.steady.sequential.perSecond,
+      `p50 ${(1000 / steadyFloor).toFixed(2)} ms; goal p50 ≤ ${(direct.steady.sequential.p50ms + lone.p50ms + 0.3).toFixed(2)} ms (direct + one back-to-back commit + 0.3), ${(direct.steady.sequential.p50ms + spaced.p50ms + 0.3).toFixed(2)} ms with a spaced one`,
+    );
+    row(
+      `MCP tools/call direct, 16 in flight, steady state`,
       direct.steady.perSecond,
       '(limit)',
       undefined,
