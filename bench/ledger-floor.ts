@@ -69,17 +69,18 @@ function readRows(source: string): Array<{ entry: EntryRow; subtrees: Subtree[];
   }
 }
 
-/**
- * Entries per second SQLite takes to write the rows of the ledger at `source` again into a new
- * ledger at `target`, `batch` entries a commit; the first 1,024 entries warm up and are not timed.
- */
 export interface FloorFigures {
-  /** Rows per second. */
+  /** Entries per second (each with its subtrees and session row). */
   rate: number;
   /** CPU of this process (every thread: the backfill thread's copy included) per entry written, µs. */
   cpuUsPerEntry: number;
 }
 
+/**
+ * Entries per second SQLite takes to write the rows of the ledger at `source` again into a new
+ * ledger at `target`, `batch` entries a commit, and the CPU it spends per entry; the first 1,024
+ * entries warm up and are not timed.
+ */
 export async function sqliteFloor(source: string, target: string, bare = false, batch = 64): Promise<FloorFigures> {
   const rows = readRows(source);
   const ledger = openLedger(target);
