@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openLedger, verifyChain } from '../../src/ledger/index.js';
@@ -88,6 +89,46 @@ describe('chio mcp serve-http --upstream-url in front of server-everything (stre
     expect(ledger.db.prepare('SELECT tool_server, tool_name, verdict FROM ledger_entries').all()).toEqual([
       { tool_server: 'everything', tool_name: 'echo', verdict: 'allow' },
     ]);
+    ledger.close();
+  });
+
+  // The SDK's HTTP client transport hands every request its connection's one AbortSignal, and
+  // Node's fetch adds a listener to it per request, dropped only at garbage collection: past 1,500
+  // a MaxListenersExceededWarning per call, memory held meanwhile. Seen at ~1,900 listeners after
+  // 3,000 calls before the edge gave each request a signal of its own.
+  it('3,000 calls over one upstream connection, 16 in flight: every one answered and receipted, no abort listener left to pile up (stderr has no MaxListenersExceededWarning)', async () => {
+    const port = await freePort();
+    await start([EVERYTHING, 'streamableHttp'], /listening on port/, { PORT: String(port) });
+    const db = join(tempDir(), 'http-upstream-long.sqlite');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CHIO_BIN, 'mcp', 'serve', '--receipt-db', db, '--upstream-url', `http://127.0.0.1:${port}/mcp`],
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr!.on('data', (d: Buffer) => {
+      stderr += d;
+    });
+    const client = new Client({ name: 'chio-test', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(transport);
+    const calls = 3000;
+    let next = 0;
+    let answered = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < calls) {
+          const i = next++;
+          const r = await client.callTool({ name: 'echo', arguments: { message: `m${i}` } });
+          expect(r.content).toEqual([{ type: 'text', text: `Echo: m${i}` }]);
+          answered += 1;
+        }
+      }),
+    );
+    await client.close();
+    expect(answered).toBe(calls);
+    expect(stderr).not.toMatch(/MaxListenersExceededWarning|listeners added/);
+    const ledger = openLedger(db, { readonly: true });
+    expect(verifyChain(ledger)).toMatchObject({ ok: true, entries: calls });
     ledger.close();
   });
 });

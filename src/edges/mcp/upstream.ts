@@ -27,6 +27,7 @@ import { z } from 'zod';
 import { ChioError } from '../../errors.js';
 import type { InvokeContext, ToolManifest, ToolServerConnection } from '../../kernel/index.js';
 import { GOVERNED_METHOD_HINT, isGovernedMethod, listAllTools, upstreamManifest } from './upstream-tools.js';
+import { isolatedAbortFetch } from './upstream-fetch.js';
 
 export { GOVERNED_METHODS, GOVERNED_METHOD_HINT, isGovernedMethod } from './upstream-tools.js';
 export type { GovernedMethod } from './upstream-tools.js';
@@ -198,7 +199,7 @@ export class UpstreamMcpServer implements ToolServerConnection {
   ): Promise<UpstreamMcpServer> {
     const transport: Transport =
       'url' in target
-        ? new StreamableHTTPClientTransport(new URL(target.url))
+        ? new StreamableHTTPClientTransport(new URL(target.url), { fetch: isolatedAbortFetch() })
         : new StdioClientTransport({
             command: target.command,
             args: target.args,
