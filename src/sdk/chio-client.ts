@@ -3,13 +3,15 @@
  * the MCP SDK's client (not a second MCP implementation). `initialize()` makes the `initialize`
  * request and sends `notifications/initialized` in one call; each `callTool` result carries the
  * id, verdict and ledger seq of the receipt the call produced (`_meta["chio/receipt"]`).
- * Owns: the SDK's session surface. Imports the MCP SDK client, zod and src/errors only.
+ * Owns: the SDK's session surface. Imports the MCP SDK client, zod, src/errors and src/wire's
+ * isolated-abort-fetch only.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ChioError } from '../errors.js';
+import { isolatedAbortFetch } from '../wire/isolated-abort-fetch.js';
 
 /** What the edge says about the receipt of a call (the full receipt: ReceiptQueryClient.get(id)). */
 const ReceiptRefSchema = z.object({
@@ -85,6 +87,8 @@ export class ChioClient {
   async initialize(): Promise<ChioSession> {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     const transport = new StreamableHTTPClientTransport(this.endpoint, {
+      // Each request on a signal of its own: a long session does not pile up Node fetch's abort listeners.
+      fetch: isolatedAbortFetch(),
       requestInit: { headers: { authorization: `Bearer ${this.token}` } },
     });
     try {

@@ -112,4 +112,36 @@ describe('the SDK against a hosted edge', () => {
       expect.objectContaining({ code: 'CHIO-SDK-RESPONSE' }),
     );
   });
+
+  // The MCP SDK's HTTP client transport hands every request its session's one AbortSignal, and
+  // Node's fetch leaves a listener on it per request until garbage collection: an agent's long
+  // session piled them up past 1,500 (a MaxListenersExceededWarning per call from then on).
+  it('a session making 3,000 calls, 16 at a time, leaves no abort listener piling up in the agent (no MaxListenersExceededWarning)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => {
+      if (w.name === 'MaxListenersExceededWarning') warnings.push(w.message);
+    };
+    process.on('warning', onWarning);
+    const session = await ChioClient.withStaticBearer(base, TOKEN).initialize();
+    try {
+      let next = 0;
+      let answered = 0;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < 3000) {
+            const i = next++;
+            const result = await session.callTool('echo', { message: `m${i}` });
+            expect(result.content).toEqual([{ type: 'text', text: `Echo: m${i}` }]);
+            expect(result.receipt?.decision).toBe('allow');
+            answered += 1;
+          }
+        }),
+      );
+      expect(answered).toBe(3000);
+    } finally {
+      await session.close();
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
 });

@@ -1,15 +1,15 @@
 /**
- * The fetch the edge gives the MCP SDK's Streamable HTTP client transport (an `--upstream-url`
- * upstream): every request on its own AbortSignal. The transport passes each request the one
- * signal of its connection, and Node's fetch (undici) adds an abort listener to the signal it is
- * given for every request, dropped only when the request object is garbage-collected: on an edge
- * relaying calls for hours the connection's signal piled up thousands of listeners (memory held
- * until a full GC, and a MaxListenersExceededWarning on stderr every call past 1,500).
- * Here each request gets a private controller, linked to the connection's signal by one listener
- * that is removed as soon as the exchange is over: at once for a response without a body or an
- * unsuccessful one, else when its body has been read to the end, failed or been cancelled, so
- * closing the transport still aborts a stream being read (an SSE response, the standalone GET).
- * Owns: that link. Imports nothing of the edge.
+ * A fetch for the MCP SDK's Streamable HTTP client transport that puts every request on an
+ * AbortSignal of its own. The transport passes each request the one signal of its session, and
+ * Node's fetch (undici) adds an abort listener to the signal it is given for every request,
+ * dropped only when the request object is garbage-collected: a session making calls for hours
+ * piled up thousands of listeners (memory held until a full GC, and a MaxListenersExceededWarning
+ * on stderr every call past 1,500). Here each request gets a private controller, linked to the
+ * session's signal by one listener that is removed as soon as the exchange is over: at once for a
+ * response without a body or an unsuccessful one, else when its body has been read to the end,
+ * failed or been cancelled, so closing the transport still aborts a stream being read (an SSE
+ * response, the standalone GET). Used by the MCP edge's `--upstream-url` connection and by the SDK.
+ * Owns: that link. Imports node: only.
  */
 
 import { getMaxListeners, setMaxListeners } from 'node:events';
