@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { isolatedAbortFetch } from '../src/wire/isolated-abort-fetch.js';
+import { isolatedAbortFetch } from '../src/isolated-abort-fetch.js';
 import { concurrentEchoCalls, sequentialEchoCalls } from './echo-calls.js';
 import { STEADY_AFTER } from './mcp-edge.js';
 

@@ -3,15 +3,15 @@
  * the MCP SDK's client (not a second MCP implementation). `initialize()` makes the `initialize`
  * request and sends `notifications/initialized` in one call; each `callTool` result carries the
  * id, verdict and ledger seq of the receipt the call produced (`_meta["chio/receipt"]`).
- * Owns: the SDK's session surface. Imports the MCP SDK client, zod, src/errors and src/wire's
- * isolated-abort-fetch only.
+ * Owns: the SDK's session surface. Imports the MCP SDK client, zod, src/errors and
+ * src/isolated-abort-fetch only.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ChioError } from '../errors.js';
-import { isolatedAbortFetch } from '../wire/isolated-abort-fetch.js';
+import { isolatedAbortFetch } from '../isolated-abort-fetch.js';
 
 /** What the edge says about the receipt of a call (the full receipt: ReceiptQueryClient.get(id)). */
 const ReceiptRefSchema = z.object({

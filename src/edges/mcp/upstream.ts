@@ -27,7 +27,7 @@ import { z } from 'zod';
 import { ChioError } from '../../errors.js';
 import type { InvokeContext, ToolManifest, ToolServerConnection } from '../../kernel/index.js';
 import { GOVERNED_METHOD_HINT, isGovernedMethod, listAllTools, upstreamManifest } from './upstream-tools.js';
-import { isolatedAbortFetch } from '../../wire/isolated-abort-fetch.js';
+import { isolatedAbortFetch } from '../../isolated-abort-fetch.js';
 
 export { GOVERNED_METHODS, GOVERNED_METHOD_HINT, isGovernedMethod } from './upstream-tools.js';
 export type { GovernedMethod } from './upstream-tools.js';

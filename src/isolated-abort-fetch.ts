@@ -26,7 +26,7 @@ const LINKS_BEFORE_WARNING = 1000;
 export function isolatedAbortFetch(base: Fetch = fetch): Fetch {
   return async (input, init) => {
     const shared = init?.signal ?? undefined;
-    if (shared === undefined || shared === null) return base(input, init);
+    if (shared === undefined) return base(input, init);
     if (shared.aborted) return base(input, init); // rejects at once, as the caller expects
     if (getMaxListeners(shared) < LINKS_BEFORE_WARNING) setMaxListeners(LINKS_BEFORE_WARNING, shared);
     const own = new AbortController();
