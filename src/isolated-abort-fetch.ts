@@ -17,7 +17,7 @@ import { getMaxListeners, setMaxListeners } from 'node:events';
 type Fetch = typeof fetch;
 
 /**
- * The connection's signal carries one link per request in flight, no more: past Node's default of
+ * The session's signal carries one link per request in flight, no more: past Node's default of
  * 10 listeners that is calls in flight, not a leak. A warning is kept for a thousand at once.
  */
 const LINKS_BEFORE_WARNING = 1000;

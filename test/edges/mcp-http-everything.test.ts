@@ -1,4 +1,5 @@
-// Both ends over Streamable HTTP: the real SDK client → `chio mcp serve-http --upstream-url` → the real server-everything in its Streamable HTTP mode.
+// The real server-everything in its Streamable HTTP mode behind `--upstream-url`: reached by the real SDK client through
+// `chio mcp serve-http` (every hop over HTTP), and through `chio mcp serve` over stdio for a long run of calls on one upstream connection.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
