@@ -734,22 +734,33 @@ async function main(): Promise<void> {
       'the reservation and the receipt, one call in flight',
     );
     const p = await acpProxyFigures();
-    row('ACP fs reads agent → editor, direct', p.readsDirect, '(limit)');
-    row('ACP fs reads through chio acp proxy (FsGuard)', p.readsProxied, 'direct', p.readsDirect);
-    row('ACP tool_call updates, direct', p.updatesDirect, '(limit)');
+    row('ACP fs reads agent → editor, direct', p.readsDirect.fresh, '(limit)');
+    row('ACP fs reads through chio acp proxy (FsGuard)', p.readsProxied.fresh, 'direct', p.readsDirect.fresh);
+    row('ACP tool_call updates, direct', p.updatesDirect.fresh, '(limit)');
     row(
       'ACP tool_call updates through the proxy (receipt each)',
-      p.updatesProxied,
+      p.updatesProxied.fresh,
       'direct',
-      p.updatesDirect,
+      p.updatesDirect.fresh,
       'goal ≥ 0.5',
     );
     row(
       '  same, beside 1 producer, 1 txn + fsync per receipt',
-      p.updatesProxied,
+      p.updatesProxied.fresh,
       '1 commit',
       oneCommitEach,
       'above 1: updates judged while earlier receipts commit share their fsyncs (each still forwarded after its own)',
+    );
+    const steady = `steady state (after ${fmt(STEADY_AFTER)} messages)`;
+    row(`ACP fs reads agent → editor, direct, ${steady}`, p.readsDirect.steady, '(limit)');
+    row('ACP fs reads through chio acp proxy, steady state', p.readsProxied.steady, 'direct', p.readsDirect.steady);
+    row(`ACP tool_call updates, direct, ${steady}`, p.updatesDirect.steady, '(limit)');
+    row(
+      'ACP tool_call updates through the proxy, steady state',
+      p.updatesProxied.steady,
+      'direct',
+      p.updatesDirect.steady,
+      'goal ≥ 0.5',
     );
   }
 
