@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import * as acp from '@agentclientprotocol/sdk';
+import { ledgerStats, openLedger } from '../src/ledger/index.js';
 import { STEADY_AFTER } from './mcp-edge.js';
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
@@ -59,6 +60,13 @@ export async function acpEdgeFigures(calls = 500): Promise<{ wire: number; invok
   }
 }
 
+/** Messages per second in a fresh process and at steady state, and the turns the session made. */
+interface TurnRates {
+  fresh: number;
+  steady: number;
+  turns: number;
+}
+
 /**
  * Messages per second of a prompt turn whose steps the fixture agent performs (requests or
  * notifications): the median of three turns, after one whole turn that warms the JIT up (a
@@ -68,7 +76,7 @@ export async function acpEdgeFigures(calls = 500): Promise<{ wire: number; invok
  * median of three more: the JIT's steady state (both routes keep getting faster for ~10,000
  * messages; mcp-edge.ts says why the two are printed apart).
  */
-async function turn(args: string[], steps: unknown[], root: string): Promise<{ fresh: number; steady: number }> {
+async function turn(args: string[], stepsOfTurn: (turn: number) => unknown[], root: string): Promise<TurnRates> {
   const { conn, close } = connect(args, {}, (c) =>
     c.onRequest('fs/read_text_file', () => ({ content: 'x' })).onNotification('session/update', () => {}),
   );
@@ -78,31 +86,40 @@ async function turn(args: string[], steps: unknown[], root: string): Promise<{ f
       clientCapabilities: { fs: { readTextFile: true } },
     });
     const { sessionId } = await conn.agent.request('session/new', { cwd: root, mcpServers: [] });
-    const prompt = (s: unknown[]) =>
-      conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: JSON.stringify(s) }] });
+    let turns = 0;
+    const prompt = () =>
+      conn.agent.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: JSON.stringify(stepsOfTurn(turns++)) }],
+      });
+    const perTurn = stepsOfTurn(0).length;
     const medianOfThree = async () => {
       const rates: number[] = [];
       for (let i = 0; i < 3; i++) {
         const start = process.hrtime.bigint();
-        await prompt(steps);
-        rates.push(steps.length / (Number(process.hrtime.bigint() - start) / 1e9));
+        await prompt();
+        rates.push(perTurn / (Number(process.hrtime.bigint() - start) / 1e9));
       }
       return rates.sort((a, b) => a - b)[1]!;
     };
-    await prompt(steps);
+    await prompt();
     const fresh = await medianOfThree();
-    for (let handled = 4 * steps.length; handled < STEADY_AFTER; handled += steps.length) await prompt(steps);
-    return { fresh, steady: await medianOfThree() };
+    for (let handled = 4 * perTurn; handled < STEADY_AFTER; handled += perTurn) await prompt();
+    const steady = await medianOfThree();
+    return { fresh, steady, turns };
   } finally {
     await close();
   }
 }
 
 export async function acpProxyFigures(n = 1000): Promise<{
-  readsDirect: { fresh: number; steady: number };
-  readsProxied: { fresh: number; steady: number };
-  updatesDirect: { fresh: number; steady: number };
-  updatesProxied: { fresh: number; steady: number };
+  readsDirect: TurnRates;
+  readsProxied: TurnRates;
+  updatesDirect: TurnRates;
+  updatesProxied: TurnRates;
+  /** Updates the proxied turns sent, and entries its ledger holds afterwards (at least one each). */
+  updatesSent: number;
+  updatesLedgerEntries: number;
 }> {
   const dir = mkdtempSync(join(tmpdir(), 'chio-bench-acp-proxy-'));
   const root = join(dir, 'project');
@@ -121,16 +138,37 @@ export async function acpProxyFigures(n = 1000): Promise<{
     AGENT,
   ];
   const reads = Array.from({ length: n }, () => ({ read: { path: join(root, 'a.txt') } }));
-  const updates = Array.from({ length: n }, (_, i) => ({
-    update: { sessionUpdate: 'tool_call', toolCallId: `tc-${i}`, title: 'Read a', kind: 'read', status: 'completed' },
-  }));
+  // Each turn's updates are new tool calls (their ids name the turn): the proxy maps an event sent
+  // again to the receipt it already recorded (src/proxy/acp/updates.ts), so repeating one turn's
+  // updates would measure that lookup, not a receipt each.
+  const updates = (t: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      update: {
+        sessionUpdate: 'tool_call',
+        toolCallId: `tc-${t}-${i}`,
+        title: 'Read a',
+        kind: 'read',
+        status: 'completed',
+      },
+    }));
   try {
-    return {
-      readsDirect: await turn([AGENT], reads, root),
-      readsProxied: await turn(proxied('reads.sqlite'), reads, root),
-      updatesDirect: await turn([AGENT], updates, root),
-      updatesProxied: await turn(proxied('updates.sqlite'), updates, root),
-    };
+    const readsDirect = await turn([AGENT], () => reads, root);
+    const readsProxied = await turn(proxied('reads.sqlite'), () => reads, root);
+    const updatesDirect = await turn([AGENT], updates, root);
+    const updatesProxied = await turn(proxied('updates.sqlite'), updates, root);
+    const ledger = openLedger(join(dir, 'updates.sqlite'), { readonly: true });
+    try {
+      return {
+        readsDirect,
+        readsProxied,
+        updatesDirect,
+        updatesProxied,
+        updatesSent: updatesProxied.turns * n,
+        updatesLedgerEntries: ledgerStats(ledger).entries,
+      };
+    } finally {
+      ledger.close();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -760,7 +760,7 @@ async function main(): Promise<void> {
       p.updatesProxied.steady,
       'direct',
       p.updatesDirect.steady,
-      'goal ≥ 0.5',
+      `goal ≥ 0.5; every update a new tool call: ${fmt(p.updatesSent)} sent, ${fmt(p.updatesLedgerEntries)} ledger entries`,
     );
   }
 
