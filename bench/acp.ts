@@ -16,6 +16,7 @@ import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import * as acp from '@agentclientprotocol/sdk';
 import { ledgerStats, openLedger } from '../src/ledger/index.js';
+import { treeCpu } from './process-cpu.js';
 import { STEADY_AFTER } from './mcp-edge.js';
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
@@ -34,7 +35,7 @@ function connect(args: string[], env: NodeJS.ProcessEnv, handlers: (c: acp.Clien
     child.stdin.end();
     await new Promise((r) => child.once('exit', r));
   };
-  return { conn, close };
+  return { conn, close, pid: child.pid! };
 }
 
 /** Calls per second of `n` calls one at a time, after 200 that warm the JIT up on both sides. */
@@ -65,6 +66,8 @@ interface TurnRates {
   fresh: number;
   steady: number;
   turns: number;
+  /** CPU µs per message over the steady turns: this client, the process it started, that process's children. */
+  steadyCpu: { clientUs: number; childUs: number; grandchildrenUs: number };
 }
 
 /**
@@ -77,7 +80,7 @@ interface TurnRates {
  * messages; mcp-edge.ts says why the two are printed apart).
  */
 async function turn(args: string[], stepsOfTurn: (turn: number) => unknown[], root: string): Promise<TurnRates> {
-  const { conn, close } = connect(args, {}, (c) =>
+  const { conn, close, pid } = connect(args, {}, (c) =>
     c.onRequest('fs/read_text_file', () => ({ content: 'x' })).onNotification('session/update', () => {}),
   );
   try {
@@ -105,8 +108,22 @@ async function turn(args: string[], stepsOfTurn: (turn: number) => unknown[], ro
     await prompt();
     const fresh = await medianOfThree();
     for (let handled = 4 * perTurn; handled < STEADY_AFTER; handled += perTurn) await prompt();
+    const tree0 = treeCpu(pid);
+    const client0 = process.cpuUsage();
     const steady = await medianOfThree();
-    return { fresh, steady, turns };
+    const tree = treeCpu(pid);
+    const client = process.cpuUsage(client0);
+    const messages = 3 * perTurn;
+    return {
+      fresh,
+      steady,
+      turns,
+      steadyCpu: {
+        clientUs: (client.user + client.system) / messages,
+        childUs: (tree.ownUs - tree0.ownUs) / messages,
+        grandchildrenUs: (tree.descendantsUs - tree0.descendantsUs) / messages,
+      },
+    };
   } finally {
     await close();
   }

@@ -762,6 +762,19 @@ async function main(): Promise<void> {
       p.updatesDirect.steady,
       `goal ≥ 0.5; every update a new tool call: ${fmt(p.updatesSent)} sent, ${fmt(p.updatesLedgerEntries)} ledger entries`,
     );
+    // The direct turn's CPU (the client here, the agent its child) on every core, plus what the
+    // proxy cannot skip per update: one raw signature and SQLite alone writing the entry.
+    const d = p.updatesDirect.steadyCpu;
+    const x = p.updatesProxied.steadyCpu;
+    const directUs = d.clientUs + d.childUs;
+    const updateSignUs = 1e6 / nodeSign;
+    row(
+      '  bound: every core on the direct turn + one raw signature + SQLite alone writing its entry',
+      (cpus().length * 1e6) / (directUs + updateSignUs + sqliteEntryCpuUs),
+      'direct',
+      p.updatesDirect.steady,
+      `${directUs.toFixed(0)} + ${updateSignUs.toFixed(0)} + ${sqliteEntryCpuUs.toFixed(0)} µs; through the proxy CPU µs per update: client ${x.clientUs.toFixed(0)}, proxy ${x.childUs.toFixed(0)}, agent ${x.grandchildrenUs.toFixed(0)}`,
+    );
   }
 
   // Compliance certificates over a 10,000-receipt session among 90,000 others.
