@@ -39,9 +39,10 @@ export default defineConfig({
     maxWorkers: 2,
     // Each worker runs its files one after another in one process, not a fresh process per file:
     // the suite is CPU-bound on two cores, and a fresh fork per file re-imported the SDKs and
-    // vitest itself 130 times (import time 90 s → 24 s; the suite 794 s → 715–735 s on Node 20).
-    // No test file changes process-wide state (environment, globals, module mocks); each one's
-    // own kernels, servers and children are closed in its afterAll.
+    // vitest itself 130 times (import time 90 s → 25 s; the suite 797 s → 722 s on Node 20 in CI).
+    // So a test file must leave the process as it found it (CONTRIBUTING.md, "Where the suite's
+    // time goes"): no test writes the environment or globals or mocks a module, and each closes
+    // the kernels, servers and children it opens.
     isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
