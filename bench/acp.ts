@@ -2,7 +2,7 @@
  * ACP figures for `npm run bench`, each beside a limit measured in the same run:
  *  - the ACP edge (examples/hello-acp over stdio, the real ACP SDK client, one call in flight):
  *    governed `tool/invoke` round trips beside `session/list_capabilities` round trips on the
- *    same wire (transport alone, no kernel);
+ *    same wire (transport alone, no kernel), fresh and at the JIT's steady state;
  *  - the ACP proxy: one prompt turn in which the SDK fixture agent makes N allowed fs reads, or
  *    sends N tool_call updates (each a signed receipt), through `chio acp proxy` beside the same
  *    turn straight to the agent; in the first few thousand messages of each process and again at
@@ -38,23 +38,62 @@ function connect(args: string[], env: NodeJS.ProcessEnv, handlers: (c: acp.Clien
   return { conn, close, pid: child.pid! };
 }
 
-/** Calls per second of `n` calls one at a time, after 200 that warm the JIT up on both sides. */
-async function perSecond(n: number, call: (i: number) => Promise<unknown>): Promise<number> {
-  for (let i = 0; i < 200; i++) await call(i);
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) await call(i);
-  return n / (Number(process.hrtime.bigint() - start) / 1e9);
+/** One call at a time: calls per second and latency percentiles. */
+export interface Sequential {
+  perSecond: number;
+  p50ms: number;
+  p99ms: number;
 }
 
-export async function acpEdgeFigures(calls = 500): Promise<{ wire: number; invoke: number }> {
+/** `n` calls one at a time, after 200 that warm the JIT up on both sides. */
+async function sequential(n: number, call: (i: number) => Promise<unknown>): Promise<Sequential> {
+  for (let i = 0; i < 200; i++) await call(i);
+  const ms: number[] = [];
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    await call(i);
+    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  const perSecond = n / (Number(process.hrtime.bigint() - start) / 1e9);
+  ms.sort((a, b) => a - b);
+  return { perSecond, p50ms: ms[Math.floor(n / 2)]!, p99ms: ms[Math.floor(n * 0.99)]! };
+}
+
+/** `n` calls with `inFlight` at a time. */
+async function concurrent(n: number, inFlight: number, call: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < n) await call(next++);
+    }),
+  );
+}
+
+/**
+ * The ACP edge one call in flight: `session/list_capabilities` (the wire alone) and governed
+ * `tool/invoke` round trips, in the edge's first calls and again after it has served
+ * `STEADY_AFTER` of each (16 in flight in between; mcp-edge.ts says why the two are apart).
+ */
+export async function acpEdgeFigures(
+  calls = 500,
+): Promise<{ wire: Sequential; invoke: Sequential; steady: { wire: Sequential; invoke: Sequential } }> {
   const home = mkdtempSync(join(tmpdir(), 'chio-bench-acp-edge-'));
   const { conn, close } = connect([HELLO_ACP, 'serve'], { HELLO_ACP_HOME: home });
+  const wireCall = () => conn.agent.request('session/list_capabilities', {});
+  const invokeCall = (i: number) =>
+    conn.agent.request('tool/invoke', { capabilityId: 'hello_tool', arguments: { name: `n${i}` } });
   try {
-    const wire = await perSecond(calls, () => conn.agent.request('session/list_capabilities', {}));
-    const invoke = await perSecond(calls, (i) =>
-      conn.agent.request('tool/invoke', { capabilityId: 'hello_tool', arguments: { name: `n${i}` } }),
-    );
-    return { wire, invoke };
+    const wire = await sequential(calls, wireCall);
+    const invoke = await sequential(calls, invokeCall);
+    const done = calls + 200;
+    await concurrent(STEADY_AFTER - done, 16, wireCall);
+    await concurrent(STEADY_AFTER - done, 16, invokeCall);
+    return {
+      wire,
+      invoke,
+      steady: { wire: await sequential(calls, wireCall), invoke: await sequential(calls, invokeCall) },
+    };
   } finally {
     await close();
     rmSync(home, { recursive: true, force: true });

