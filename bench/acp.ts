@@ -17,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 import * as acp from '@agentclientprotocol/sdk';
 import { ledgerStats, openLedger } from '../src/ledger/index.js';
 import { treeCpu } from './process-cpu.js';
+import { concurrentCalls, sequentialCalls } from './echo-calls.js';
+import type { Sequential } from './echo-calls.js';
 import { STEADY_AFTER } from './mcp-edge.js';
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
@@ -38,38 +40,6 @@ function connect(args: string[], env: NodeJS.ProcessEnv, handlers: (c: acp.Clien
   return { conn, close, pid: child.pid! };
 }
 
-/** One call at a time: calls per second and latency percentiles. */
-export interface Sequential {
-  perSecond: number;
-  p50ms: number;
-  p99ms: number;
-}
-
-/** `n` calls one at a time, after 200 that warm the JIT up on both sides. */
-async function sequential(n: number, call: (i: number) => Promise<unknown>): Promise<Sequential> {
-  for (let i = 0; i < 200; i++) await call(i);
-  const ms: number[] = [];
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint();
-    await call(i);
-    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  const perSecond = n / (Number(process.hrtime.bigint() - start) / 1e9);
-  ms.sort((a, b) => a - b);
-  return { perSecond, p50ms: ms[Math.floor(n / 2)]!, p99ms: ms[Math.floor(n * 0.99)]! };
-}
-
-/** `n` calls with `inFlight` at a time. */
-async function concurrent(n: number, inFlight: number, call: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next < n) await call(next++);
-    }),
-  );
-}
-
 /**
  * The ACP edge one call in flight: `session/list_capabilities` (the wire alone) and governed
  * `tool/invoke` round trips, in the edge's first calls and again after it has served
@@ -84,15 +54,18 @@ export async function acpEdgeFigures(
   const invokeCall = (i: number) =>
     conn.agent.request('tool/invoke', { capabilityId: 'hello_tool', arguments: { name: `n${i}` } });
   try {
-    const wire = await sequential(calls, wireCall);
-    const invoke = await sequential(calls, invokeCall);
+    const wire = await sequentialCalls(calls, wireCall, 200);
+    const invoke = await sequentialCalls(calls, invokeCall, 200);
     const done = calls + 200;
-    await concurrent(STEADY_AFTER - done, 16, wireCall);
-    await concurrent(STEADY_AFTER - done, 16, invokeCall);
+    await concurrentCalls(STEADY_AFTER - done, 16, wireCall);
+    await concurrentCalls(STEADY_AFTER - done, 16, invokeCall);
     return {
       wire,
       invoke,
-      steady: { wire: await sequential(calls, wireCall), invoke: await sequential(calls, invokeCall) },
+      steady: {
+        wire: await sequentialCalls(calls, wireCall, 200),
+        invoke: await sequentialCalls(calls, invokeCall, 200),
+      },
     };
   } finally {
     await close();
