@@ -111,7 +111,7 @@ export function canonicalJson(value: unknown): string {
   // library: RFC 8785 §3.2.2 serialises a string and a finite number exactly as JSON.stringify.
   if (typeof value === 'string') {
     if (!value.isWellFormed()) refuse([], 'string contains a lone surrogate');
-    return JSON.stringify(value);
+    return quote(value);
   }
   try {
     return serialize(value, 0);
@@ -138,9 +138,12 @@ function serialize(value: unknown, depth: number): string {
   switch (typeof value) {
     case 'string':
       if (!value.isWellFormed()) throw NOT_CANONICAL;
-      return JSON.stringify(value);
+      return quote(value);
     case 'number':
-      if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) throw NOT_CANONICAL;
+      // A safe integer's text is its decimal digits (ECMAScript Number::toString, RFC 8785 §3.2.2.3),
+      // which a template writes several times faster than JSON.stringify; -0 is "0" either way.
+      if (Number.isSafeInteger(value)) return `${value}`;
+      if (!Number.isFinite(value) || Number.isInteger(value)) throw NOT_CANONICAL;
       return JSON.stringify(value);
     case 'boolean':
       return value ? 'true' : 'false';
@@ -166,7 +169,7 @@ function serialize(value: unknown, depth: number): string {
   if (proto !== Object.prototype && proto !== null) throw NOT_CANONICAL;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') throw NOT_CANONICAL;
   if (Object.getOwnPropertySymbols(value).length > 0) throw NOT_CANONICAL;
-  const names = Object.keys(value).sort();
+  const names = sortedInPlace(Object.keys(value));
   let out = '{';
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
@@ -176,6 +179,24 @@ function serialize(value: unknown, depth: number): string {
     out += prefix + serialize((value as Record<string, unknown>)[name], depth + 1);
   }
   return `${out}}`;
+}
+
+/** Characters JSON.stringify escapes in a well-formed string (RFC 8259 §7): `"`, `\\` and C0 controls. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the C0 controls are exactly what must be found
+const ESCAPED = /["\\\u0000-\u001f]/;
+
+/**
+ * JSON.stringify of a well-formed string (RFC 8785 §3.2.2.2 serialises strings as it does). Most
+ * strings in a receipt need no escape at all, and for those quoting them directly is ~3× faster.
+ */
+function quote(value: string): string {
+  return ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`;
+}
+
+/** `names` sorted by UTF-16 code units (RFC 8785 §3.2.3); a list already in order is left as it is. */
+function sortedInPlace(names: string[]): string[] {
+  for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) return names.sort();
+  return names;
 }
 
 /** RFC 8785 canonical JSON as UTF-8 bytes (the form that is hashed and signed). */

@@ -123,17 +123,20 @@ function prepare(draft: ReceiptDraft, publicKeyHex: string, options: SignOptions
   const nonce = options.nonce ?? (typeof existingNonce === 'string' ? existingNonce : randomUUID());
   if (nonce.trim() === '') throw new ChioError('CHIO-RECEIPT-INVALID', 'the signing nonce must not be blank');
 
-  const unsigned: Record<string, unknown> = {
-    ...d,
-    action: { parameters: d.action.parameters, parameter_hash: parameterHash },
-    metadata: { ...d.metadata, [SIGNING_NONCE_KEY]: nonce },
-    kernel_key: publicKeyHex,
-  };
+  // The receipt is zod's output object, completed in place: zod builds a new object for the draft
+  // (only `metadata`, a custom JSON-object check, and `parameters` are the caller's, and both are
+  // replaced or left untouched here), so no copy of its ~17 members is made twice. Assigning the
+  // members keeps the order a spread would give: action and metadata where the draft had them,
+  // kernel_key (then id and signature, in `finish`) after the rest.
+  const unsigned: Record<string, unknown> = d === (draft as unknown) ? { ...d } : d;
+  unsigned.action = { parameters: d.action.parameters, parameter_hash: parameterHash };
+  unsigned.metadata = { ...d.metadata, [SIGNING_NONCE_KEY]: nonce };
+  unsigned.kernel_key = publicKeyHex;
   const members = canonicalMembers(unsigned, 'action');
   members.set('action', actionText(parameterHash, parametersText));
   const parts = new ReceiptTextParts(members);
   const id = sha256Hex(parts.idInput);
-  const idText = JSON.stringify(id);
+  const idText = `"${id}"`; // lowercase hex: JSON.stringify would add nothing but the quotes
   return { unsigned, parts, id, idText, signed: parts.signed(idText) };
 }
 
@@ -150,8 +153,11 @@ function finish(pending: PendingReceipt, signature: Uint8Array, signer: Ed25519S
       'CHIO-RECEIPT-SIGNER-MISMATCH',
       `the signer's signature does not verify under the key it names (${JSON.stringify(String(signer.publicKeyHex).slice(0, 80))})`,
     );
-  const receipt = { ...pending.unsigned, id: pending.id, signature: signatureHex } as Receipt;
-  SignedHere.stamp(receipt, pending.parts.body(pending.idText, JSON.stringify(signatureHex)));
+  // `unsigned` was built for this receipt alone (prepare) and is not seen outside this module.
+  const receipt = pending.unsigned as Receipt;
+  receipt.id = pending.id;
+  receipt.signature = signatureHex;
+  SignedHere.stamp(receipt, pending.parts.body(pending.idText, `"${signatureHex}"`));
   return freezeReceipt(receipt);
 }
 

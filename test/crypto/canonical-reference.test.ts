@@ -50,4 +50,50 @@ describe('canonicalJson refuses exactly the lossy JSON values', () => {
     expect(canonicalJson(value)).toBe(canonicalize(value));
     expect(canonicalJson(value)).toBe('{"__proto__":{"a":1},"b":2,"c":[{"__proto__":null,"constructor":"x"}]}');
   });
+
+  it('same text for every string of one code unit below U+0100, alone, inside plain text and as a member name (escapes written only where JSON needs them)', () => {
+    for (let unit = 0; unit < 0x100; unit++) {
+      const c = String.fromCharCode(unit);
+      for (const text of [c, `path/${c}`, `${c}tail`, `a${c}b${c}`]) {
+        expect(canonicalJson(text)).toBe(canonicalize(text));
+        expect(canonicalJson([text, { [text]: text }])).toBe(canonicalize([text, { [text]: text }]));
+      }
+    }
+  });
+
+  it('same text for integers at and around the safe range, and for -0 and fractions; refusal beyond 2^53-1', () => {
+    const accepted = [
+      0,
+      -0,
+      1,
+      -1,
+      9,
+      10,
+      2 ** 31,
+      -(2 ** 31) - 1,
+      2 ** 32,
+      Number.MAX_SAFE_INTEGER,
+      Number.MIN_SAFE_INTEGER,
+      1e21 / 1e6,
+      0.1,
+      -2.5e-7,
+      5e-324,
+      123.456,
+    ];
+    for (const n of accepted) {
+      expect(canonicalJson(n)).toBe(canonicalize(n));
+      expect(canonicalJson({ n })).toBe(canonicalize({ n }));
+    }
+    for (const n of [
+      Number.MAX_SAFE_INTEGER + 1,
+      -(2 ** 60),
+      1e21,
+      1.7976931348623157e308,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+    ]) {
+      expect(() => canonicalJson(n)).toThrow(ChioError);
+      expect(() => canonicalJson([n])).toThrow(ChioError);
+    }
+  });
 });
