@@ -35,6 +35,7 @@ import {
   canonicalJson,
   fromHex,
   referenceEd25519,
+  sha256Hex,
   signerFromSeed,
   toHex,
   verifySignature,
@@ -51,6 +52,7 @@ import {
 import type { ChainVerdict } from '../src/ledger/index.js';
 import {
   canonicalMembers,
+  idInputText,
   ReceiptDraftSchema,
   signedText,
   signReceipt,
@@ -182,14 +184,20 @@ async function main(): Promise<void> {
   row('sign a receipt (zod + JCS + id + Ed25519)', signOne, 'node sign', nodeSign, 'goal ≥ 0.8');
   {
     // What signing a receipt cannot skip besides the signature: the draft is validated (a boundary:
-    // drafts come from producers) and canonicalized (RFC 8785) once each. Their sum bounds the row above.
+    // drafts come from producers) and canonicalized (RFC 8785) once each, and two SHA-256 digests
+    // are taken (DESIGN §4 parameter_hash = H(parameters), §5 id = sha256 of the id input), here
+    // of the sample receipt's own texts. Their sum bounds the row above.
     const parse = rate(1000, (i) => ReceiptDraftSchema.parse(drafts[i % 1024]));
     const jcs = rate(1000, (i) => canonicalJson(drafts[i % 1024]));
+    const parametersText = canonicalJson(sample.action.parameters);
+    const idInput = idInputText(canonicalMembers(sample));
+    const digests = rate(1000, () => sha256Hex(parametersText) + sha256Hex(idInput));
     row('  zod parse of the draft alone', parse, 'node sign', nodeSign);
     row('  JCS of the draft alone', jcs, 'node sign', nodeSign);
+    row('  the two SHA-256 digests alone (parameter_hash, id)', digests, 'node sign', nodeSign);
     row(
-      '  bound: Ed25519 + parse + JCS, nothing else',
-      inSeries(nodeSign, parse, jcs),
+      '  bound: Ed25519 + parse + JCS + the two digests, nothing else',
+      inSeries(nodeSign, parse, jcs, digests),
       'node sign',
       nodeSign,
       'the most signing a receipt can reach',

@@ -79,26 +79,37 @@ export class ReceiptTextParts {
   /** Members after "signature". */
   private readonly tail: string;
 
-  /** `members`: canonical text of each member; `id` and `signature`, if present, are left out. */
-  constructor(members: ReadonlyMap<string, string>) {
-    const names = [...members.keys()].sort();
-    let head = '';
-    let bodyHead = '';
-    let middle = '';
-    let tail = '';
-    for (const name of names) {
-      if (name === 'id' || name === 'signature') continue;
-      const member = canonicalMember(name, members.get(name)!);
-      if (name < 'id') {
-        bodyHead = bodyHead === '' ? member : `${bodyHead},${member}`;
-        if (!NOT_SIGNED.has(name)) head = head === '' ? member : `${head},${member}`;
-      } else if (name < 'signature') middle = middle === '' ? member : `${middle},${member}`;
-      else tail = tail === '' ? member : `${tail},${member}`;
+  /**
+   * `members`: canonical text of each member; `id` and `signature`, if present, are left out.
+   * (A `Runs` already gathered is taken as it is: `ofReceipt`.)
+   */
+  constructor(members: ReadonlyMap<string, string> | Runs) {
+    let runs: Runs;
+    if (members instanceof Runs) runs = members;
+    else {
+      runs = new Runs();
+      for (const name of [...members.keys()].sort()) runs.add(name, members.get(name)!);
     }
-    this.head = head;
-    this.bodyHead = bodyHead;
-    this.middle = middle;
-    this.tail = tail;
+    this.head = runs.head;
+    this.bodyHead = runs.bodyHead;
+    this.middle = runs.middle;
+    this.tail = runs.tail;
+  }
+
+  /**
+   * The same texts straight from a receipt object, its member names sorted once and each member
+   * canonicalized once, with no map of texts in between (the signer's path). `actionText` is the
+   * `action` member's text: the signer has canonicalized the parameters already, for their hash.
+   * Members whose value is undefined are absent, as in `canonicalMembers`. Throws
+   * CHIO-CRYPTO-NOT-CANONICAL for a non-JSON value.
+   */
+  static ofReceipt(receipt: Readonly<Record<string, unknown>>, actionText: string): ReceiptTextParts {
+    const runs = new Runs();
+    for (const name of sortedMemberNames(receipt)) {
+      const value = receipt[name];
+      if (value !== undefined) runs.add(name, name === 'action' ? actionText : canonicalJson(value));
+    }
+    return new ReceiptTextParts(runs);
   }
 
   /** JCS(receipt minus id, signature, algorithm): what the id hashes. */
@@ -115,6 +126,32 @@ export class ReceiptTextParts {
   body(idText: string, signatureText: string): string {
     return wrap(this.bodyHead, `"id":${idText}`, this.middle, `"signature":${signatureText}`, this.tail);
   }
+}
+
+/** A receipt's members in name order, gathered into the runs around `id` and `signature`. */
+class Runs {
+  head = '';
+  bodyHead = '';
+  middle = '';
+  tail = '';
+
+  /** Adds one member; call in RFC 8785 order (names sorted by UTF-16 code units). */
+  add(name: string, text: string): void {
+    if (name === 'id' || name === 'signature') return;
+    const member = canonicalMember(name, text);
+    if (name < 'id') {
+      this.bodyHead = this.bodyHead === '' ? member : `${this.bodyHead},${member}`;
+      if (!NOT_SIGNED.has(name)) this.head = this.head === '' ? member : `${this.head},${member}`;
+    } else if (name < 'signature') this.middle = this.middle === '' ? member : `${this.middle},${member}`;
+    else this.tail = this.tail === '' ? member : `${this.tail},${member}`;
+  }
+}
+
+/** Own member names sorted by UTF-16 code units (RFC 8785 §3.2.3); already sorted lists are kept. */
+function sortedMemberNames(receipt: Readonly<Record<string, unknown>>): string[] {
+  const names = Object.keys(receipt);
+  for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) return names.sort();
+  return names;
 }
 
 /** `{` + the non-empty runs joined by commas + `}`. */

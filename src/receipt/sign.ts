@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { canonicalJson, isSeedSigner, sha256Hex, toHex, verifySignature } from '../crypto/index.js';
 import type { Ed25519Signer } from '../crypto/index.js';
 import { ChioError } from '../errors.js';
-import { actionText, canonicalMembers, ReceiptTextParts } from './encode.js';
+import { actionText, ReceiptTextParts } from './encode.js';
 import { describeIssues, ReceiptDraftSchema } from './schema.js';
 import type { Receipt, ReceiptDraft } from './schema.js';
 import { semanticViolation } from './semantics.js';
@@ -132,9 +132,7 @@ function prepare(draft: ReceiptDraft, publicKeyHex: string, options: SignOptions
   unsigned.action = { parameters: d.action.parameters, parameter_hash: parameterHash };
   unsigned.metadata = { ...d.metadata, [SIGNING_NONCE_KEY]: nonce };
   unsigned.kernel_key = publicKeyHex;
-  const members = canonicalMembers(unsigned, 'action');
-  members.set('action', actionText(parameterHash, parametersText));
-  const parts = new ReceiptTextParts(members);
+  const parts = ReceiptTextParts.ofReceipt(unsigned, actionText(parameterHash, parametersText));
   const id = sha256Hex(parts.idInput);
   const idText = `"${id}"`; // lowercase hex: JSON.stringify would add nothing but the quotes
   return { unsigned, parts, id, idText, signed: parts.signed(idText) };

@@ -68,7 +68,13 @@ describe("a receipt's texts from members sorted once", () => {
             return;
           }
           const parts = new ReceiptTextParts(members);
+          // Built straight from the object (the signer's path), `action` given as its text.
+          const record = value as Record<string, unknown>;
+          const direct = ReceiptTextParts.ofReceipt(record, members.get('action') ?? canonicalJson(null));
           const idText = JSON.stringify(id);
+          expect(direct.idInput).toBe(parts.idInput);
+          expect(direct.signed(idText)).toBe(parts.signed(idText));
+          expect(direct.body(idText, '"s"')).toBe(parts.body(idText, '"s"'));
           const signatureText = JSON.stringify(signature);
           const whole = new Map(members).set('id', idText).set('signature', signatureText);
           expect(parts.idInput).toBe(idInputText(whole));
