@@ -55,7 +55,9 @@ export function classify(value: unknown, options: ClassifyOptions = {}): Incomin
   if (value === null || typeof value !== 'object')
     return { kind: 'invalid', id: null, reason: 'a message is a JSON object' };
   const v = value as Record<string, unknown>;
-  const id = RequestIdSchema.safeParse(v.id).success ? (v.id as RequestId) : null;
+  // The id an invalid message is answered with, when it has a usable one. Read only on that path:
+  // for a notification (no id) the failed parse builds zod issues, on every update an ACP agent streams.
+  const idOf = (): RequestId | null => (RequestIdSchema.safeParse(v.id).success ? (v.id as RequestId) : null);
   if ('method' in v) {
     if ('id' in v) {
       const r = RequestSchema.safeParse(v);
@@ -63,7 +65,7 @@ export function classify(value: unknown, options: ClassifyOptions = {}): Incomin
         ? { kind: 'request', message: r.data }
         : {
             kind: 'invalid',
-            id,
+            id: idOf(),
             reason: 'not a valid JSON-RPC 2.0 request (jsonrpc "2.0", string or integer id, method, object params)',
           };
     }
@@ -74,7 +76,7 @@ export function classify(value: unknown, options: ClassifyOptions = {}): Incomin
   }
   const r = ResponseSchema.safeParse(v);
   if (r.success && 'result' in v !== 'error' in v) return { kind: 'response', message: r.data };
-  return { kind: 'invalid', id, reason: 'not a JSON-RPC 2.0 request, notification or response' };
+  return { kind: 'invalid', id: idOf(), reason: 'not a JSON-RPC 2.0 request, notification or response' };
 }
 
 export function errorResponse(id: RequestId | null, code: number, message: string, data?: unknown): object {
