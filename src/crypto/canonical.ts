@@ -169,7 +169,7 @@ function serialize(value: unknown, depth: number): string {
   if (proto !== Object.prototype && proto !== null) throw NOT_CANONICAL;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') throw NOT_CANONICAL;
   if (Object.getOwnPropertySymbols(value).length > 0) throw NOT_CANONICAL;
-  const names = sortedInPlace(Object.keys(value));
+  const names = sortedKeys(value);
   let out = '{';
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
@@ -193,8 +193,9 @@ function quote(value: string): string {
   return ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`;
 }
 
-/** `names` sorted by UTF-16 code units (RFC 8785 §3.2.3); a list already in order is left as it is. */
-function sortedInPlace(names: string[]): string[] {
+/** Own member names in RFC 8785 order (UTF-16 code units, §3.2.3); a list already in order is not sorted again. */
+export function sortedKeys(value: object): string[] {
+  const names = Object.keys(value);
   for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) return names.sort();
   return names;
 }

@@ -9,6 +9,7 @@ export {
   canonicalMember,
   joinCanonicalMembers,
   MAX_JSON_DEPTH,
+  sortedKeys,
 } from './canonical.js';
 export type { JsonValue } from './canonical.js';
 export { sha256Hex, hashCanonical, NULL_CONTENT_HASH } from './sha256.js';

@@ -5,7 +5,7 @@
  *  - body text   = JCS(whole receipt) — what the ledger stores (DESIGN §6)
  * Owns: which members each string covers. Must not import ledger, kernel, edges or cli.
  */
-import { canonicalJson, canonicalMember, joinCanonicalMembers, sha256Hex } from '../crypto/index.js';
+import { canonicalJson, canonicalMember, joinCanonicalMembers, sha256Hex, sortedKeys } from '../crypto/index.js';
 
 /** Members never covered by the id. */
 const NOT_IN_ID = new Set(['id', 'signature', 'algorithm']);
@@ -105,7 +105,7 @@ export class ReceiptTextParts {
    */
   static ofReceipt(receipt: Readonly<Record<string, unknown>>, actionText: string): ReceiptTextParts {
     const runs = new Runs();
-    for (const name of sortedMemberNames(receipt)) {
+    for (const name of sortedKeys(receipt)) {
       const value = receipt[name];
       if (value !== undefined) runs.add(name, name === 'action' ? actionText : canonicalJson(value));
     }
@@ -145,13 +145,6 @@ class Runs {
     } else if (name < 'signature') this.middle = this.middle === '' ? member : `${this.middle},${member}`;
     else this.tail = this.tail === '' ? member : `${this.tail},${member}`;
   }
-}
-
-/** Own member names sorted by UTF-16 code units (RFC 8785 §3.2.3); already sorted lists are kept. */
-function sortedMemberNames(receipt: Readonly<Record<string, unknown>>): string[] {
-  const names = Object.keys(receipt);
-  for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) return names.sort();
-  return names;
 }
 
 /** `{` + the non-empty runs joined by commas + `}`. */
