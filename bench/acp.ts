@@ -5,8 +5,9 @@
  *    same wire (transport alone, no kernel), fresh and at the JIT's steady state;
  *  - the ACP proxy: one prompt turn in which the SDK fixture agent makes N allowed fs reads, or
  *    sends N tool_call updates (each a signed receipt), through `chio acp proxy` beside the same
- *    turn straight to the agent; in the first few thousand messages of each process and again at
- *    the JIT's steady state.
+ *    turn straight to the agent, the two routes' turns alternating; in the first few thousand
+ *    messages of each process and again at the JIT's steady state.
+ * Owns: those measurements. Imports the product's ledger reader only to count the entries written.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -82,62 +83,96 @@ interface TurnRates {
   steadyCpu: { clientUs: number; childUs: number; grandchildrenUs: number };
 }
 
-/**
- * Messages per second of a prompt turn whose steps the fixture agent performs (requests or
- * notifications): the median of three turns, after one whole turn that warms the JIT up (a
- * proxy's per-message path is several times slower until V8 has optimized it: 1,000 updates ran
- * at ~1,400/s in a first turn and ~4,000/s by the third, where the direct turn changes less).
- * Then, on the same session, turns until the process has handled `STEADY_AFTER` messages, and the
- * median of three more: the JIT's steady state (both routes keep getting faster for ~10,000
- * messages; mcp-edge.ts says why the two are printed apart).
- */
-async function turn(args: string[], stepsOfTurn: (turn: number) => unknown[], root: string): Promise<TurnRates> {
+/** One route's ACP session: prompt turns whose steps the fixture agent performs, each timed, with its CPU. */
+interface Route {
+  /** Runs one turn: messages per second, and the CPU µs it took (this client, the process, its children). */
+  turn(): Promise<{ rate: number; clientUs: number; childUs: number; grandchildrenUs: number }>;
+  readonly perTurn: number;
+  turns: number;
+  close(): Promise<void>;
+}
+
+async function openRoute(args: string[], stepsOfTurn: (turn: number) => unknown[], root: string): Promise<Route> {
   const { conn, close, pid } = connect(args, {}, (c) =>
     c.onRequest('fs/read_text_file', () => ({ content: 'x' })).onNotification('session/update', () => {}),
   );
+  await conn.agent.request('initialize', {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities: { fs: { readTextFile: true } },
+  });
+  const { sessionId } = await conn.agent.request('session/new', { cwd: root, mcpServers: [] });
+  const route: Route = {
+    perTurn: stepsOfTurn(0).length,
+    turns: 0,
+    close,
+    async turn() {
+      const steps = JSON.stringify(stepsOfTurn(route.turns++));
+      const tree0 = treeCpu(pid);
+      const client0 = process.cpuUsage();
+      const start = process.hrtime.bigint();
+      await conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: steps }] });
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      const client = process.cpuUsage(client0);
+      const tree = treeCpu(pid);
+      return {
+        rate: route.perTurn / seconds,
+        clientUs: client.user + client.system,
+        childUs: tree.ownUs - tree0.ownUs,
+        grandchildrenUs: tree.descendantsUs - tree0.descendantsUs,
+      };
+    },
+  };
+  return route;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * Messages per second of the same prompt turn straight to the agent and through the proxy, each
+ * route in its own session, their turns alternating so that both see the machine as it is at that
+ * moment (on this VM a turn's speed drifts by ±30 % from one minute to the next, and a direct turn
+ * timed apart from the proxied one made the ratio drift with it). Each route's first turn warms the
+ * JIT up (a proxy's per-message path is several times slower until V8 has optimized it: 1,000
+ * updates ran at ~1,400/s in a first turn and ~4,000/s by the third), then the median of three
+ * turns each, alternating. Then turns, still alternating, until each process has handled
+ * `STEADY_AFTER` messages, and the median of three more each: the JIT's steady state (both routes
+ * keep getting faster for ~10,000 messages; mcp-edge.ts says why the two are printed apart).
+ */
+async function pairedTurns(
+  direct: string[],
+  proxied: string[],
+  stepsOfTurn: (turn: number) => unknown[],
+  root: string,
+): Promise<[TurnRates, TurnRates]> {
+  const routes = [await openRoute(direct, stepsOfTurn, root), await openRoute(proxied, stepsOfTurn, root)] as const;
   try {
-    await conn.agent.request('initialize', {
-      protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: true } },
-    });
-    const { sessionId } = await conn.agent.request('session/new', { cwd: root, mcpServers: [] });
-    let turns = 0;
-    const prompt = () =>
-      conn.agent.request('session/prompt', {
-        sessionId,
-        prompt: [{ type: 'text', text: JSON.stringify(stepsOfTurn(turns++)) }],
-      });
-    const perTurn = stepsOfTurn(0).length;
-    const medianOfThree = async () => {
-      const rates: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        const start = process.hrtime.bigint();
-        await prompt();
-        rates.push(perTurn / (Number(process.hrtime.bigint() - start) / 1e9));
-      }
-      return rates.sort((a, b) => a - b)[1]!;
+    const alternate = async (rounds: number) => {
+      const runs = routes.map(() => [] as Awaited<ReturnType<Route['turn']>>[]);
+      for (let r = 0; r < rounds; r++) for (const [k, route] of routes.entries()) runs[k]!.push(await route.turn());
+      return runs;
     };
-    await prompt();
-    const fresh = await medianOfThree();
-    for (let handled = 4 * perTurn; handled < STEADY_AFTER; handled += perTurn) await prompt();
-    const tree0 = treeCpu(pid);
-    const client0 = process.cpuUsage();
-    const steady = await medianOfThree();
-    const tree = treeCpu(pid);
-    const client = process.cpuUsage(client0);
-    const messages = 3 * perTurn;
-    return {
-      fresh,
-      steady,
-      turns,
-      steadyCpu: {
-        clientUs: (client.user + client.system) / messages,
-        childUs: (tree.ownUs - tree0.ownUs) / messages,
-        grandchildrenUs: (tree.descendantsUs - tree0.descendantsUs) / messages,
-      },
+    await alternate(1);
+    const fresh = await alternate(3);
+    while (routes.some((route) => route.turns * route.perTurn < STEADY_AFTER)) await alternate(1);
+    const steady = await alternate(3);
+    const rates = (k: number): TurnRates => {
+      const runs = steady[k]!;
+      const messages = runs.length * routes[k]!.perTurn;
+      const sum = (f: (run: (typeof runs)[number]) => number) => runs.reduce((t, run) => t + f(run), 0) / messages;
+      return {
+        fresh: median(fresh[k]!.map((run) => run.rate)),
+        steady: median(runs.map((run) => run.rate)),
+        turns: routes[k]!.turns,
+        steadyCpu: {
+          clientUs: sum((run) => run.clientUs),
+          childUs: sum((run) => run.childUs),
+          grandchildrenUs: sum((run) => run.grandchildrenUs),
+        },
+      };
     };
+    return [rates(0), rates(1)];
   } finally {
-    await close();
+    for (const route of routes) await route.close();
   }
 }
 
@@ -181,10 +216,8 @@ export async function acpProxyFigures(n = 1000): Promise<{
       },
     }));
   try {
-    const readsDirect = await turn([AGENT], () => reads, root);
-    const readsProxied = await turn(proxied('reads.sqlite'), () => reads, root);
-    const updatesDirect = await turn([AGENT], updates, root);
-    const updatesProxied = await turn(proxied('updates.sqlite'), updates, root);
+    const [readsDirect, readsProxied] = await pairedTurns([AGENT], proxied('reads.sqlite'), () => reads, root);
+    const [updatesDirect, updatesProxied] = await pairedTurns([AGENT], proxied('updates.sqlite'), updates, root);
     const ledger = openLedger(join(dir, 'updates.sqlite'), { readonly: true });
     try {
       return {
