@@ -187,7 +187,8 @@ async function main(): Promise<void> {
     // drafts come from producers) and canonicalized (RFC 8785) once each, and two SHA-256 digests
     // are taken (DESIGN §4 parameter_hash = H(parameters), §5 id = sha256 of the id input), here
     // of the sample receipt's own texts. Their sum, each timed alone, is a first bound of the row
-    // above; the same steps done together in one loop, the second (and lower) one.
+    // above; the same steps done together in one loop, the second (lower, unless the VM's speed
+    // changed between the raw signing rate and this row).
     const parse = rate(1000, (i) => ReceiptDraftSchema.parse(drafts[i % 1024]));
     const jcs = rate(1000, (i) => canonicalJson(drafts[i % 1024]));
     const parametersText = canonicalJson(sample.action.parameters);
