@@ -4,7 +4,8 @@
  * SDK client over Streamable HTTP: `echo` calls one at a time (p50) and 16 in flight (calls/s),
  * in the bridges' first calls and again at the JIT's steady state, once each session has made
  * `STEADY_AFTER` calls (mcp-edge.ts). The bridge users run today is the limit governance is
- * measured against.
+ * measured against. At steady state with 16 in flight, each party's CPU per call is counted too
+ * (process-cpu.ts): the client (this process), the bridge and the upstream it started.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -19,6 +20,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { isolatedAbortFetch } from '../src/isolated-abort-fetch.js';
 import { concurrentEchoCalls, sequentialEchoCalls } from './echo-calls.js';
 import { STEADY_AFTER } from './mcp-edge.js';
+import { cpuPerCall } from './process-cpu.js';
+import type { CallCpu } from './process-cpu.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(
@@ -37,8 +40,8 @@ export interface BridgeWindows {
 }
 
 export interface BridgeFigure extends BridgeWindows {
-  /** The same two windows at the JIT's steady state. */
-  steady: BridgeWindows;
+  /** The same two windows at the JIT's steady state, and the CPU per call of its 16-in-flight window. */
+  steady: BridgeWindows & { cpu: CallCpu };
 }
 
 /** Calls in the steady-state window with 16 in flight. */
@@ -70,21 +73,27 @@ async function connect(url: URL): Promise<Client> {
 
 /**
  * `echo` one at a time, then `inFlight` at a time, through one client session; then calls until
- * the session has made `STEADY_AFTER`, and the two windows again.
+ * the session has made `STEADY_AFTER`, and the two windows again. `pid`: the bridge's process.
  */
-export async function drive(url: URL, calls: number, inFlight = 16): Promise<BridgeFigure> {
+export async function drive(url: URL, pid: number, calls: number, inFlight = 16): Promise<BridgeFigure> {
   const client = await connect(url);
   const first = await sequentialEchoCalls(client, calls);
   const concurrent = await concurrentEchoCalls(client, calls, inFlight);
   // 20 warm-up calls and `calls` one at a time, `calls` at 16: the rest of STEADY_AFTER.
   await concurrentEchoCalls(client, STEADY_AFTER - 20 - 2 * calls, inFlight);
   const steady = await sequentialEchoCalls(client, calls);
-  const steadyConcurrent = await concurrentEchoCalls(client, STEADY_CALLS, inFlight);
+  const steadyConcurrent = await cpuPerCall(pid, STEADY_CALLS, () =>
+    concurrentEchoCalls(client, STEADY_CALLS, inFlight),
+  );
   await client.close();
   return {
     sequential: { perSecond: first.perSecond, p50ms: first.p50ms },
     concurrent,
-    steady: { sequential: { perSecond: steady.perSecond, p50ms: steady.p50ms }, concurrent: steadyConcurrent },
+    steady: {
+      sequential: { perSecond: steady.perSecond, p50ms: steady.p50ms },
+      concurrent: steadyConcurrent.result,
+      cpu: steadyConcurrent.cpu,
+    },
   };
 }
 
@@ -145,8 +154,8 @@ export async function httpBridgeFigures(calls = 500): Promise<{ chio: BridgeFigu
       chio.once('exit', (code) => reject(new Error(`chio mcp serve-http exited ${code}: ${err}`)));
     });
     // Alternate so neither gets the quieter minute.
-    const mcpProxy = await drive(new URL(`http://127.0.0.1:${proxyPort}/mcp`), calls);
-    const chioFigure = await drive(chioUrl, calls);
+    const mcpProxy = await drive(new URL(`http://127.0.0.1:${proxyPort}/mcp`), proxy.pid!, calls);
+    const chioFigure = await drive(chioUrl, chio.pid!, calls);
     return { chio: chioFigure, mcpProxy };
   } finally {
     await Promise.all([stop(proxy), stop(chio)]);
