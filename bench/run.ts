@@ -754,8 +754,9 @@ async function main(): Promise<void> {
     // Not a bound of physics, as the null relay is for stdio: mcp-proxy's own rate, had each of its
     // calls also cost the least a receipt costs (one signature, SQLite writing its entry), the
     // rate scaled by the CPU per call (every core busy). A governed bridge that relayed at
-    // mcp-proxy's cost (the same SDK transport on both sides) would reach this; the goal asks for
-    // a bridge whose HTTP handling is cheaper than mcp-proxy's by at least governance's cost.
+    // mcp-proxy's cost would reach this; the goal asks for a bridge whose HTTP handling is cheaper
+    // than mcp-proxy's by at least governance's cost (chio answers a quick call with one JSON
+    // object where mcp-proxy opens an SSE stream: src/edges/mcp/held-answers.ts).
     const proxyCpu = totalUs(bridges.mcpProxy.steady.cpu);
     row(
       '  if chio relayed at mcp-proxy’s CPU + one raw signature + SQLite alone writing its entry',

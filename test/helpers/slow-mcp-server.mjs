@@ -1,4 +1,5 @@
-// A small real upstream MCP server (the SDK's McpServer): `echo`, and `wait`, which answers after `ms` milliseconds.
+// A small real upstream MCP server (the SDK's McpServer): `echo`, and `wait`, which answers after `ms` milliseconds
+// (after one progress notification when the call carries a progressToken).
 // Over stdio by default; with `--http` over Streamable HTTP at 127.0.0.1 on a free port (one McpServer
 // per session, sessions ended by DELETE), printing `listening <url>` once ready.
 import { randomUUID } from 'node:crypto';
@@ -16,7 +17,14 @@ function slowServer() {
   server.registerTool(
     'wait',
     { description: 'answers after ms milliseconds', inputSchema: { ms: z.number().int().min(0).max(60_000) } },
-    async ({ ms }) => {
+    async ({ ms }, extra) => {
+      // With a progressToken, one progress notification first (MCP basic/utilities/progress).
+      const progressToken = extra._meta?.progressToken;
+      if (progressToken !== undefined)
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress: 0, total: 1 },
+        });
       await new Promise((resolve) => setTimeout(resolve, ms));
       return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
     },

@@ -20,6 +20,7 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.
 import type { Kernel } from '../../kernel/index.js';
 import { applyServerTimeouts, closeServer } from '../../wire/index.js';
 import { BoundedEventStore } from './event-store.js';
+import { DEFAULT_JSON_ANSWER_HOLD_MS, HeldAnswers } from './held-answers.js';
 import { HttpSessions, sessionLimits, TOO_MANY_SESSIONS } from './http-sessions.js';
 import { INVALID_REQUEST, PARSE_ERROR, SESSION_NOT_FOUND } from './jsonrpc.js';
 import { McpSession } from './session.js';
@@ -49,6 +50,11 @@ export interface HttpEdgeOptions {
   maxSessions?: number | undefined;
   /** A session with no request for this long is ended (default 15 minutes). */
   sessionIdleTimeoutMs?: number | undefined;
+  /**
+   * How long a request's answer may wait to go back as one JSON object rather than an SSE stream
+   * (held-answers.ts; default 100 ms); 0 answers every request with an SSE stream.
+   */
+  jsonAnswerHoldMs?: number | undefined;
   /**
    * Other routes served beside /mcp (the audit API under `/v1/`): requests whose path starts with
    * `prefix` go to `handler` after the Host and Origin checks; the handler authenticates them itself.
@@ -107,19 +113,25 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
   const limits = sessionLimits(options);
   const sessions = new HttpSessions(limits);
   const outboxes = new WeakMap<StreamableHTTPServerTransport, StandaloneOutbox>();
+  const answers = new WeakMap<StreamableHTTPServerTransport, HeldAnswers>();
+  const holdMs = options.jsonAnswerHoldMs ?? DEFAULT_JSON_ANSWER_HOLD_MS;
   let port = 0;
   let hostNames = new Set<string>();
   let origins = new Set<string>();
 
   /** Wires an McpSession to its transport: client messages in, responses and notifications out. */
   function connect(session: McpSession, transport: StreamableHTTPServerTransport): void {
-    // Server-to-client messages (relayed upstream logging, resource updates, progress, and the
-    // upstream's requests, on the stream of the client request they belong with when there is one,
-    // else on the GET stream once the client has opened it: standalone-outbox.ts).
-    const outbox = new StandaloneOutbox(transport);
+    // Every server-to-client message goes through `held`: a request whose answer is held here
+    // gets it as JSON, or is handed to the transport (held-answers.ts); the rest go to the
+    // transport. Server-to-client messages (relayed upstream logging, resource updates, progress,
+    // and the upstream's requests, on the stream of the client request they belong with when there
+    // is one, else on the GET stream once the client has opened it: standalone-outbox.ts).
+    const held = new HeldAnswers(transport, session.sessionId, (request) => dispatch(request), holdMs);
+    answers.set(transport, held);
+    const outbox = new StandaloneOutbox(held);
     outboxes.set(transport, outbox);
     session.setOutbound((message, related) => outbox.send(message as JSONRPCMessage, related));
-    transport.onmessage = (message) => {
+    const dispatch = (message: JSONRPCMessage) => {
       const m = message as { id?: RequestId; method?: unknown };
       if (m.id !== undefined && typeof m.method === 'string') outbox.requestArrived(m.id);
       void session
@@ -128,7 +140,7 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
           if (response === null) return;
           const id = (message as { id?: string | number }).id;
           try {
-            await transport.send(response as JSONRPCMessage, id === undefined ? {} : { relatedRequestId: id });
+            await held.send(response as JSONRPCMessage, id === undefined ? {} : { relatedRequestId: id });
           } catch {
             // The client left before its answer (no stream to resume): the receipt is already
             // committed; there is no one to tell. This must never take the edge down.
@@ -138,6 +150,9 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
             sessions.close(session.sessionId);
         })
         .catch(() => {});
+    };
+    transport.onmessage = (message) => {
+      if (!held.handedOver(message)) dispatch(message);
     };
   }
 
@@ -231,6 +246,8 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
         return reject(res, 400, INVALID_REQUEST, 'batches are not supported (removed in MCP 2025-06-18)');
       if (existing !== undefined) {
         res.once('close', sessions.begin(sessionId as string));
+        const held = answers.get(existing);
+        if (held?.canHold(req, parsed)) return held.hold(req, res, parsed);
         return existing.handleRequest(req, res, parsed);
       }
       if (!isJSONRPCRequest(parsed) || !isInitializeRequest(parsed)) {

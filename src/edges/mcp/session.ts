@@ -195,14 +195,15 @@ export class McpSession {
     );
   }
 
-  private send(method: string, params: unknown): void {
-    this.emit({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) });
+  /** A notification to the client; `related`: the client request it belongs with (its progress, its chunks). */
+  private send(method: string, params: unknown, related?: RequestId): void {
+    this.emit({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }, related);
   }
 
   /** A message to the client whose delivery nobody waits for (a transport that cannot send drops it). */
-  private emit(message: object): void {
+  private emit(message: object, related?: RequestId): void {
     try {
-      const sent = this.outbound?.(message);
+      const sent = this.outbound?.(message, related);
       if (sent instanceof Promise) sent.catch(() => {});
     } catch {
       // the client is gone: nothing to tell it
@@ -436,11 +437,11 @@ export class McpSession {
     const onProgress =
       typeof token === 'string' || typeof token === 'number'
         ? (u: { progress: number; total?: number; message?: string }) =>
-            this.send('notifications/progress', { progressToken: token, ...u })
+            this.send('notifications/progress', { progressToken: token, ...u }, req.id)
         : undefined;
     const onChunk = this.chunkNotifications
       ? (data: unknown, index: number) =>
-          this.send(TOOL_CHUNK_NOTIFICATION, { requestId: req.id, chunkIndex: index, data })
+          this.send(TOOL_CHUNK_NOTIFICATION, { requestId: req.id, chunkIndex: index, data }, req.id)
       : undefined;
     try {
       return await this.governedCall(target, p.arguments ?? {}, String(req.id), controller.signal, onProgress, onChunk);

@@ -8,10 +8,10 @@
  * after initialize would never get them. So they are held here, and sent when the GET stream first
  * opens or on the stream of the client's next request, whichever comes first. Once the stream has
  * opened, they go to the transport as they come (stored there for replay across reconnects).
- * Owns: that holding. Imports the SDK transport type only.
+ * Owns: that holding. Sends through a MessageSink (the transport, or held-answers.ts in front of it).
  */
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { MessageSink } from './held-answers.js';
 
 /** Messages held at most; past it, newer ones are dropped (a session whose client never listens nor asks). */
 export const MAX_HELD = 256;
@@ -20,12 +20,12 @@ export class StandaloneOutbox {
   private opened = false;
   private held: JSONRPCMessage[] = [];
 
-  constructor(private readonly transport: StreamableHTTPServerTransport) {}
+  constructor(private readonly sink: MessageSink) {}
 
   /** Sends a message on the stream of `related`, on the standalone stream, or holds it (see the header). */
   send(message: JSONRPCMessage, related: RequestId | undefined): Promise<void> | void {
-    if (related !== undefined) return this.transport.send(message, { relatedRequestId: related });
-    if (this.opened) return this.transport.send(message);
+    if (related !== undefined) return this.sink.send(message, { relatedRequestId: related });
+    if (this.opened) return this.sink.send(message);
     if (this.held.length < MAX_HELD) this.held.push(message);
   }
 
@@ -44,6 +44,6 @@ export class StandaloneOutbox {
     const messages = this.held;
     this.held = [];
     for (const m of messages)
-      void this.transport.send(m, related === undefined ? {} : { relatedRequestId: related }).catch(() => {});
+      void this.sink.send(m, related === undefined ? {} : { relatedRequestId: related }).catch(() => {});
   }
 }

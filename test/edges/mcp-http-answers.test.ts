@@ -1,0 +1,182 @@
+// How `chio mcp serve-http` answers a POSTed request, as a real child process in front of a real
+// upstream: one JSON object when the response is all there is and it comes quickly; an SSE stream
+// (with its priming event, so a dropped connection can be resumed) when anything else goes with
+// the request or the call outlasts the hold. Either way the receipt is committed before the answer,
+// and requests the transport refuses are refused as before, with nothing run.
+import { request } from 'node:http';
+import { Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLedger, verifyChain } from '../../src/ledger/index.js';
+import { messages, openSession, post, PROTOCOL, SLOW_MCP_SERVER, sleep, startHttpEdge } from '../helpers/http-edge.js';
+import type { RunningEdge } from '../helpers/http-edge.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const dir = tempDir();
+const db = join(dir, 'answers.sqlite');
+let edge: RunningEdge;
+
+const call = (id: number, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) },
+});
+
+/** Entries in the ledger, and whether its chain verifies. */
+function entries(): { n: number; ok: boolean } {
+  const ledger = openLedger(db, { readonly: true });
+  try {
+    const verdict = verifyChain(ledger);
+    return { n: verdict.ok ? verdict.entries : -1, ok: verdict.ok };
+  } finally {
+    ledger.close();
+  }
+}
+
+const headersFor = (session: string) => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-session-id': session,
+  'mcp-protocol-version': PROTOCOL,
+});
+
+/** Opens a GET stream and resolves with its text once `until` matches it (then hangs up). */
+function readStream(headers: Record<string, string>, until: RegExp, timeoutMs = 10_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: edge.url.hostname, port: edge.url.port, path: edge.url.pathname, method: 'GET', headers },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => {
+          text += c.toString('utf8');
+          if (until.test(text)) {
+            req.destroy();
+            resolve(text);
+          }
+        });
+      },
+    );
+    req.on('error', (e) => (e.message === 'socket hang up' ? undefined : reject(e)));
+    setTimeout(() => reject(new Error('the stream never carried the answer')), timeoutMs).unref();
+    req.end();
+  });
+}
+
+beforeAll(async () => {
+  edge = await startHttpEdge(['--receipt-db', db, '--server-id', 'slow', '--', process.execPath, SLOW_MCP_SERVER]);
+});
+afterAll(async () => {
+  await edge?.stop();
+});
+
+describe('the answer to a POSTed request', () => {
+  it('a quick tools/call gets one JSON object: the governed result and its receipt, already in the ledger', async () => {
+    const session = await openSession(edge);
+    // The first call of a fresh edge may outlast the hold while its code warms up; the next ones do not.
+    await post(edge, call(1, 'echo', { text: 'warm' }), session);
+    const before = entries();
+    const reply = await post(edge, call(2, 'echo', { text: 'quick' }), session);
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.headers['mcp-session-id']).toBe(session);
+    const [answer] = messages(reply);
+    expect(answer).toMatchObject({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { content: [{ type: 'text', text: 'quick' }], _meta: { 'chio/receipt': { decision: 'allow' } } },
+    });
+    // Read at once: the receipt was committed before the answer left.
+    expect(entries()).toEqual({ n: before.n + 1, ok: true });
+  });
+
+  it('a call whose upstream sends progress gets an SSE stream: the progress first, then the result', async () => {
+    const session = await openSession(edge);
+    const reply = await post(edge, call(3, 'wait', { ms: 0 }, { progressToken: 'p-3' }), session);
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toContain('text/event-stream');
+    const sent = messages(reply);
+    expect(sent.map((m) => m.method ?? `result ${m.id}`)).toEqual(['notifications/progress', 'result 3']);
+    expect(sent[0]).toMatchObject({ params: { progressToken: 'p-3', progress: 0 } });
+    expect(sent[1]).toMatchObject({ result: { content: [{ type: 'text', text: 'waited 0 ms' }] } });
+  });
+
+  it('a call that outlasts the hold gets an SSE stream with a priming event; dropped, it is resumed with Last-Event-ID and the answer arrives', async () => {
+    const session = await openSession(edge);
+    const body = JSON.stringify(call(4, 'wait', { ms: 1500 }));
+    const socket = new Socket();
+    await new Promise<void>((resolve) => socket.connect(Number(edge.url.port), edge.url.hostname, resolve));
+    const head = Object.entries({ ...headersFor(session), host: edge.url.host, 'content-length': String(body.length) })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    // The stream opens once the hold has passed: its headers and the priming event's id, then the
+    // client loses the connection while the call is still running.
+    const opened = await new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (c: Buffer) => {
+        text += c.toString('utf8');
+        if (/\nid: \S+\n/.test(text)) resolve(text);
+      });
+      socket.write(`POST /mcp HTTP/1.1\r\n${head}\r\n${body}`);
+    });
+    socket.destroy();
+    expect(opened).toMatch(/content-type: text\/event-stream/i);
+    const primed = /\nid: (\S+)\n/.exec(opened)![1]!;
+    const resumed = await readStream(
+      {
+        accept: 'text/event-stream',
+        'mcp-session-id': session,
+        'mcp-protocol-version': PROTOCOL,
+        'last-event-id': primed,
+      },
+      /waited 1500 ms/,
+    );
+    const answer = resumed
+      .split('\n')
+      .filter((l) => l.startsWith('data: {'))
+      .map((l) => JSON.parse(l.slice(6)));
+    expect(answer).toContainEqual(
+      expect.objectContaining({
+        id: 4,
+        result: expect.objectContaining({ content: [{ type: 'text', text: 'waited 1500 ms' }] }),
+      }),
+    );
+  });
+
+  it('requests the transport refuses are refused as before (Accept without SSE → 406, an unknown protocol version → 400), and nothing runs', async () => {
+    const session = await openSession(edge);
+    const before = entries();
+    const body = JSON.stringify(call(5, 'echo', { text: 'never' }));
+    const noSse = await edge.send('POST', { ...headersFor(session), accept: 'application/json' }, body);
+    expect(noSse.status).toBe(406);
+    const oldVersion = await edge.send('POST', { ...headersFor(session), 'mcp-protocol-version': '1999-01-01' }, body);
+    expect(oldVersion.status).toBe(400);
+    const notJson = await edge.send('POST', { ...headersFor(session), 'content-type': 'text/plain' }, body);
+    expect(notJson.status).toBe(415);
+    await sleep(300);
+    expect(entries()).toEqual(before);
+  });
+
+  it('a client that hangs up while its answer is held: the call still ends with its receipt, and the edge goes on serving', async () => {
+    const session = await openSession(edge);
+    const before = entries();
+    const body = JSON.stringify(call(6, 'wait', { ms: 40 }));
+    const socket = new Socket();
+    await new Promise<void>((resolve) => socket.connect(Number(edge.url.port), edge.url.hostname, resolve));
+    const head = Object.entries({ ...headersFor(session), host: edge.url.host, 'content-length': String(body.length) })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    await new Promise<void>((resolve) => socket.write(`POST /mcp HTTP/1.1\r\n${head}\r\n${body}`, () => resolve()));
+    await sleep(10);
+    socket.destroy();
+    let after = entries();
+    for (let i = 0; i < 50 && after.n === before.n; i++) {
+      await sleep(100);
+      after = entries();
+    }
+    expect(after).toEqual({ n: before.n + 1, ok: true });
+    expect(edge.child.exitCode).toBeNull();
+    const next = await post(edge, call(7, 'echo', { text: 'still here' }), session);
+    expect(messages(next)[0]).toMatchObject({ id: 7, result: { content: [{ type: 'text', text: 'still here' }] } });
+  });
+});
