@@ -41,6 +41,17 @@ const headersFor = (session: string) => ({
   'mcp-protocol-version': PROTOCOL,
 });
 
+/** A raw socket to the edge and the text of a POST of `message` in `session`, to send on it when the test is ready. */
+async function rawPost(session: string, message: object): Promise<{ socket: Socket; text: string }> {
+  const body = JSON.stringify(message);
+  const socket = new Socket();
+  await new Promise<void>((resolve) => socket.connect(Number(edge.url.port), edge.url.hostname, resolve));
+  const head = Object.entries({ ...headersFor(session), host: edge.url.host, 'content-length': String(body.length) })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return { socket, text: `POST /mcp HTTP/1.1\r\n${head}\r\n${body}` };
+}
+
 /** Opens a GET stream and resolves with its text once `until` matches it (then hangs up). */
 function readStream(headers: Record<string, string>, until: RegExp, timeoutMs = 10_000): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -73,21 +84,28 @@ afterAll(async () => {
 describe('the answer to a POSTed request', () => {
   it('a quick tools/call gets one JSON object: the governed result and its receipt, already in the ledger', async () => {
     const session = await openSession(edge);
-    // The first call of a fresh edge may outlast the hold while its code warms up; the next ones do not.
-    await post(edge, call(1, 'echo', { text: 'warm' }), session);
-    const before = entries();
-    const reply = await post(edge, call(2, 'echo', { text: 'quick' }), session);
-    expect(reply.status).toBe(200);
-    expect(reply.headers['content-type']).toBe('application/json');
-    expect(reply.headers['mcp-session-id']).toBe(session);
-    const [answer] = messages(reply);
-    expect(answer).toMatchObject({
-      jsonrpc: '2.0',
-      id: 2,
-      result: { content: [{ type: 'text', text: 'quick' }], _meta: { 'chio/receipt': { decision: 'allow' } } },
-    });
-    // Read at once: the receipt was committed before the answer left.
-    expect(entries()).toEqual({ n: before.n + 1, ok: true });
+    // A call that outlasts the hold (the first of a fresh edge while its code warms up, or one
+    // stalled on a busy machine) gets a stream instead; so up to five calls, and one must be quick.
+    let found = false;
+    for (let id = 1; id <= 5 && !found; id++) {
+      const before = entries();
+      const reply = await post(edge, call(id, 'echo', { text: `quick ${id}` }), session);
+      expect(reply.status).toBe(200);
+      if (reply.headers['content-type'] !== 'application/json') continue;
+      found = true;
+      expect(reply.headers['mcp-session-id']).toBe(session);
+      expect(JSON.parse(reply.body)).toMatchObject({
+        jsonrpc: '2.0',
+        id,
+        result: {
+          content: [{ type: 'text', text: `quick ${id}` }],
+          _meta: { 'chio/receipt': { decision: 'allow' } },
+        },
+      });
+      // Read at once: the receipt was committed before the answer left.
+      expect(entries()).toEqual({ n: before.n + 1, ok: true });
+    }
+    expect(found).toBe(true);
   });
 
   it('a call whose upstream sends progress gets an SSE stream: the progress first, then the result', async () => {
@@ -103,12 +121,7 @@ describe('the answer to a POSTed request', () => {
 
   it('a call that outlasts the hold gets an SSE stream with a priming event; dropped, it is resumed with Last-Event-ID and the answer arrives', async () => {
     const session = await openSession(edge);
-    const body = JSON.stringify(call(4, 'wait', { ms: 1500 }));
-    const socket = new Socket();
-    await new Promise<void>((resolve) => socket.connect(Number(edge.url.port), edge.url.hostname, resolve));
-    const head = Object.entries({ ...headersFor(session), host: edge.url.host, 'content-length': String(body.length) })
-      .map(([k, v]) => `${k}: ${v}\r\n`)
-      .join('');
+    const { socket, text: requestText } = await rawPost(session, call(4, 'wait', { ms: 1500 }));
     // The stream opens once the hold has passed: its headers and the priming event's id, then the
     // client loses the connection while the call is still running.
     const opened = await new Promise<string>((resolve) => {
@@ -117,7 +130,7 @@ describe('the answer to a POSTed request', () => {
         text += c.toString('utf8');
         if (/\nid: \S+\n/.test(text)) resolve(text);
       });
-      socket.write(`POST /mcp HTTP/1.1\r\n${head}\r\n${body}`);
+      socket.write(requestText);
     });
     socket.destroy();
     expect(opened).toMatch(/content-type: text\/event-stream/i);
@@ -160,13 +173,8 @@ describe('the answer to a POSTed request', () => {
   it('a client that hangs up while its answer is held: the call still ends with its receipt, and the edge goes on serving', async () => {
     const session = await openSession(edge);
     const before = entries();
-    const body = JSON.stringify(call(6, 'wait', { ms: 40 }));
-    const socket = new Socket();
-    await new Promise<void>((resolve) => socket.connect(Number(edge.url.port), edge.url.hostname, resolve));
-    const head = Object.entries({ ...headersFor(session), host: edge.url.host, 'content-length': String(body.length) })
-      .map(([k, v]) => `${k}: ${v}\r\n`)
-      .join('');
-    await new Promise<void>((resolve) => socket.write(`POST /mcp HTTP/1.1\r\n${head}\r\n${body}`, () => resolve()));
+    const { socket, text } = await rawPost(session, call(6, 'wait', { ms: 40 }));
+    await new Promise<void>((resolve) => socket.write(text, () => resolve()));
     await sleep(10);
     socket.destroy();
     let after = entries();
