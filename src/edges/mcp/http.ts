@@ -121,11 +121,11 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
 
   /** Wires an McpSession to its transport: client messages in, responses and notifications out. */
   function connect(session: McpSession, transport: StreamableHTTPServerTransport): void {
-    // Every server-to-client message goes through `held`: a request whose answer is held here
-    // gets it as JSON, or is handed to the transport (held-answers.ts); the rest go to the
-    // transport. Server-to-client messages (relayed upstream logging, resource updates, progress,
-    // and the upstream's requests, on the stream of the client request they belong with when there
-    // is one, else on the GET stream once the client has opened it: standalone-outbox.ts).
+    // Server-to-client messages (relayed upstream logging, resource updates, progress, and the
+    // upstream's requests) go on the stream of the client request they belong with when there is
+    // one, else on the GET stream once the client has opened it (standalone-outbox.ts). All of them
+    // pass through `held` first: a request whose answer is held gets its response as one JSON
+    // object, or is handed to the transport when anything else comes for it (held-answers.ts).
     const held = new HeldAnswers(transport, session.sessionId, (request) => dispatch(request), holdMs);
     answers.set(transport, held);
     const outbox = new StandaloneOutbox(held);
