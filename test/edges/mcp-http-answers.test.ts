@@ -156,7 +156,7 @@ describe('the answer to a POSTed request', () => {
     );
   });
 
-  it('requests the transport refuses are refused as before (Accept without SSE → 406, an unknown protocol version → 400), and nothing runs', async () => {
+  it('requests the transport refuses are refused as before (Accept without SSE → 406, an unknown protocol version → 400, a body not typed JSON → 415), and nothing runs', async () => {
     const session = await openSession(edge);
     const before = entries();
     const body = JSON.stringify(call(5, 'echo', { text: 'never' }));
@@ -164,10 +164,44 @@ describe('the answer to a POSTed request', () => {
     expect(noSse.status).toBe(406);
     const oldVersion = await edge.send('POST', { ...headersFor(session), 'mcp-protocol-version': '1999-01-01' }, body);
     expect(oldVersion.status).toBe(400);
-    const notJson = await edge.send('POST', { ...headersFor(session), 'content-type': 'text/plain' }, body);
-    expect(notJson.status).toBe(415);
+    // Content-Type as the transport parses it (a media type, not a substring): a parameter that
+    // mentions JSON, a longer subtype and a second Content-Type line are all refused before anything runs.
+    for (const contentType of ['text/plain', 'text/plain; a=application/json', 'application/jsonp']) {
+      const refused = await edge.send('POST', { ...headersFor(session), 'content-type': contentType }, body);
+      expect(refused.status, contentType).toBe(415);
+    }
+    const { socket, text } = await rawPost(session, call(5, 'echo', { text: 'never' }));
+    const twoLines = await new Promise<string>((resolve) => {
+      socket.once('data', (c: Buffer) => resolve(c.toString('utf8')));
+      socket.write(
+        text.replace(
+          'content-type: application/json\r\n',
+          'content-type: application/json\r\ncontent-type: text/plain\r\n',
+        ),
+      );
+    });
+    socket.destroy();
+    expect(twoLines).toMatch(/^HTTP\/1\.1 415 /);
     await sleep(300);
     expect(entries()).toEqual(before);
+  });
+
+  it('a session ended (DELETE) while an answer is held: the call that ran still gets its answer as JSON, never a 404 that would make a client run it again', async () => {
+    const session = await openSession(edge);
+    const before = entries();
+    const answer = post(edge, call(8, 'wait', { ms: 400 }), session);
+    await sleep(30);
+    const ended = await edge.send('DELETE', { 'mcp-session-id': session, 'mcp-protocol-version': PROTOCOL });
+    expect(ended.status).toBe(200);
+    const reply = await answer;
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(reply.body)).toMatchObject({
+      id: 8,
+      result: { content: [{ type: 'text', text: 'waited 400 ms' }], _meta: { 'chio/receipt': { decision: 'allow' } } },
+    });
+    expect(entries()).toEqual({ n: before.n + 1, ok: true });
+    expect((await post(edge, call(9, 'echo', { text: 'gone' }), session)).status).toBe(404);
   });
 
   it('a client that hangs up while its answer is held: the call still ends with its receipt, and the edge goes on serving', async () => {

@@ -16,6 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import {
   isInitializeRequest,
   isJSONRPCErrorResponse,
@@ -53,6 +54,8 @@ export interface MessageSink {
 
 export class HeldAnswers implements MessageSink {
   private readonly held = new Map<RequestId, Held>();
+  /** The session has ended (DELETE, shutdown): its transport would refuse a hand-over. */
+  private closed = false;
 
   constructor(
     private readonly transport: StreamableHTTPServerTransport,
@@ -68,13 +71,26 @@ export class HeldAnswers implements MessageSink {
    * to the transport, which answers it (or refuses it) as it always does.
    */
   canHold(req: IncomingMessage, body: unknown): body is JSONRPCRequest {
-    if (this.holdMs <= 0 || !isJSONRPCRequest(body) || isInitializeRequest(body)) return false;
+    if (this.holdMs <= 0 || this.closed || !isJSONRPCRequest(body) || isInitializeRequest(body)) return false;
     if (this.held.has(body.id)) return false;
-    const accept = req.headers.accept ?? '';
+    // The headers as the transport reads them (a fetch Request built from every raw header line):
+    // Node keeps only the first of two Content-Type lines, the transport sees both joined.
+    const accept = headerAsFetchSeesIt(req, 'accept') ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
-    if (!(req.headers['content-type'] ?? '').includes('application/json')) return false;
-    const version = req.headers['mcp-protocol-version'];
-    return version === undefined || (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version));
+    if (!isJsonContentType(headerAsFetchSeesIt(req, 'content-type') ?? null)) return false;
+    const version = headerAsFetchSeesIt(req, 'mcp-protocol-version');
+    return version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+  }
+
+  /**
+   * The session has ended: nothing is handed to its transport any more (it would answer a request
+   * that has already run with 404, and a client would run it again in a new session). A held
+   * request gets its response as JSON whenever it comes; other messages for it are dropped, as the
+   * transport drops them for the streams it closed.
+   */
+  close(): void {
+    this.closed = true;
+    for (const entry of this.held.values()) if (entry.queue === undefined) clearTimeout(entry.timer);
   }
 
   /** Dispatches `request` and holds its answer (see the header). */
@@ -103,6 +119,7 @@ export class HeldAnswers implements MessageSink {
     const id = options.relatedRequestId;
     const entry = id === undefined ? undefined : this.held.get(id);
     if (entry === undefined) return this.transport.send(message, options);
+    if (entry.queue === undefined && this.closed && !isAnswerTo(message, id!)) return Promise.resolve();
     if (entry.queue === undefined && isAnswerTo(message, id!)) {
       clearTimeout(entry.timer);
       this.held.delete(id!);
@@ -141,7 +158,7 @@ export class HeldAnswers implements MessageSink {
   }
 
   private handOver(entry: Held): void {
-    if (entry.queue !== undefined) return;
+    if (entry.queue !== undefined || this.closed) return;
     clearTimeout(entry.timer);
     entry.queue = [];
     // The transport validates the request again, registers its stream, writes the priming event,
@@ -150,6 +167,14 @@ export class HeldAnswers implements MessageSink {
       if (!entry.res.headersSent) entry.res.writeHead(500).end();
     });
   }
+}
+
+/** A header's lines joined with ", ", as a fetch `Headers` built from the raw lines holds it; undefined when absent. */
+function headerAsFetchSeesIt(req: IncomingMessage, name: string): string | undefined {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
+    if (req.rawHeaders[i]!.toLowerCase() === name) values.push(req.rawHeaders[i + 1]!);
+  return values.length === 0 ? undefined : values.join(', ');
 }
 
 function isAnswerTo(message: JSONRPCMessage, id: RequestId): boolean {

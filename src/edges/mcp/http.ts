@@ -154,6 +154,7 @@ export async function serveHttp(options: HttpEdgeOptions): Promise<HttpEdge> {
     transport.onmessage = (message) => {
       if (!held.handedOver(message)) dispatch(message);
     };
+    transport.onclose = () => held.close();
   }
 
   /** A session-less POST whose body is an initialize request: the only way a session begins. */
