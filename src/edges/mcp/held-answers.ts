@@ -17,13 +17,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
-import {
-  isInitializeRequest,
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, isJSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /** How long a request's answer may wait to be written as JSON, by default. */
@@ -119,8 +113,9 @@ export class HeldAnswers implements MessageSink {
     const id = options.relatedRequestId;
     const entry = id === undefined ? undefined : this.held.get(id);
     if (entry === undefined) return this.transport.send(message, options);
-    if (entry.queue === undefined && this.closed && !isAnswerTo(message, id!)) return Promise.resolve();
-    if (entry.queue === undefined && isAnswerTo(message, id!)) {
+    const answer = isAnswerTo(message, id!);
+    if (entry.queue === undefined && this.closed && !answer) return Promise.resolve();
+    if (entry.queue === undefined && answer) {
       clearTimeout(entry.timer);
       this.held.delete(id!);
       const body = JSON.stringify(message);
@@ -149,7 +144,7 @@ export class HeldAnswers implements MessageSink {
    * id meanwhile breaks MCP's rule that ids are unique in a session; that one is not run.)
    */
   handedOver(message: JSONRPCMessage): boolean {
-    if (!isJSONRPCRequest(message)) return false;
+    if (this.held.size === 0 || !isJSONRPCRequest(message)) return false;
     const entry = this.held.get(message.id);
     if (entry === undefined || entry.queue === undefined) return false;
     this.held.delete(message.id);
@@ -177,6 +172,7 @@ function headerAsFetchSeesIt(req: IncomingMessage, name: string): string | undef
   return values.length === 0 ? undefined : values.join(', ');
 }
 
+/** Whether `message` (built by this edge's session, not the client) is the response to request `id`. */
 function isAnswerTo(message: JSONRPCMessage, id: RequestId): boolean {
-  return (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === id;
+  return ('result' in message || 'error' in message) && 'id' in message && message.id === id;
 }
